@@ -1,0 +1,77 @@
+"""Pydantic problems in words a person understands: `Please enter Enrollment Id`, `Service zip must be …`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.requests.catalog import ACTION_GROUP
+
+LABELS = {
+    "ssn": "SSN",
+    "port_ssn": "Port SSN",
+    "dob": "Date of birth",
+    "imei": "IMEI",
+    "iccid": "ICCID",
+    "uiccid": "UICCID",
+    "esn": "ESN",
+    "mdn": "MDN",
+    "cvv": "CVV",
+    "ip_address": "IP address",
+    "login_log_otp": "Login log OTP",
+}
+
+
+def label(field: str) -> str:
+    """`enrollment_id` → `Enrollment Id`; `service_zip` → `Service zip`."""
+    if field in LABELS:
+        return LABELS[field]
+    words = field.split("_")
+    if words[-1] == "id":
+        return " ".join(word.capitalize() for word in words)
+    return " ".join(words).capitalize()
+
+
+def _place(loc: tuple[Any, ...]) -> tuple[str, str]:
+    """The field's label and, for an element of a list such as `lines`, a `Line 2: ` prefix."""
+    parts = [p for p in loc if p != "body" and p not in ACTION_GROUP]
+    prefix, field = "", "body"
+    for index, part in enumerate(parts):
+        if isinstance(part, int) and index > 0:
+            prefix += f"{label(str(parts[index - 1])).rstrip('s')} {part + 1}: "
+        elif isinstance(part, str):
+            field = part
+    return prefix, field
+
+
+def describe(problem: dict[str, Any]) -> str:
+    kind = problem["type"]
+    if kind == "json_invalid":
+        return "Request body is not valid JSON"
+    prefix, field = _place(tuple(problem.get("loc", ())))
+    name = label(field)
+    context = problem.get("ctx") or {}
+    if kind in ("missing", "blank"):
+        return f"{prefix}Please enter {name}"
+    if kind == "rule":
+        return f"{prefix}{name} {problem['msg']}"
+    if kind == "literal_error":
+        return f"{prefix}{name} must be one of {context.get('expected', '')}"
+    if kind in ("too_short", "too_long"):
+        return f"{prefix}{name} {_length_rule(context)}"
+    if kind == "string_too_long":
+        return f"{prefix}{name} must be at most {context.get('max_length')} characters"
+    if kind == "string_pattern_mismatch":
+        return f"{prefix}{name} has an invalid format"
+    if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
+        expected = {"string_type": "text", "list_type": "a list"}.get(kind, "an object")
+        return f"{prefix}{name} must be {expected}"
+    return f"{prefix}{name} is invalid"
+
+
+def _length_rule(context: dict[str, Any]) -> str:
+    low, high = context.get("min_length"), context.get("max_length")
+    if low is not None and high is not None:
+        return f"must hold between {low} and {high} items"
+    if high is not None:
+        return f"must hold at most {high} items"
+    return f"must hold at least {low} items"

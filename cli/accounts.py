@@ -1,0 +1,106 @@
+"""Vendors, API users and agents as the admin CLI and the demo seed create them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from models.db import transaction
+from models.passwords import hash_secret_async
+from models.tables.agent import ROLES, Agent
+from models.tables.vendor import ApiUser, Vendor
+
+
+class AdminError(Exception):
+    """A refusal the CLI prints as it is (unknown vendor, duplicate username, …)."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    vendor_code: str
+    username: str
+    password: str
+    pin: str | None = None
+    roles: tuple[str, ...] = ("agent",)
+    email: str | None = None
+    api_password: str | None = None
+    active: bool = True
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+async def _vendor(session: AsyncSession, code: str) -> Vendor:
+    vendor = (await session.exec(select(Vendor).where(Vendor.code == code.upper()))).first()
+    if vendor is None:
+        raise AdminError(f"vendor {code} does not exist")
+    return vendor
+
+
+async def create_vendor(sessions: async_sessionmaker[AsyncSession], code: str, name: str) -> bool:
+    """Creates the vendor; False when it already exists (creation is idempotent)."""
+    async with transaction(sessions) as session:
+        if (await session.exec(select(Vendor).where(Vendor.code == code.upper()))).first():
+            return False
+        session.add(Vendor(code=code.upper(), name=name))
+    return True
+
+
+async def create_api_user(
+    sessions: async_sessionmaker[AsyncSession], vendor_code: str, username: str, password: str, pin: str
+) -> bool:
+    async with transaction(sessions) as session:
+        vendor = await _vendor(session, vendor_code)
+        query = select(ApiUser).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
+        if (await session.exec(query)).first():
+            return False
+        assert vendor.id is not None
+        session.add(
+            ApiUser(
+                vendor_id=vendor.id,
+                username=username,
+                password_hash=await hash_secret_async(password),
+                pin_hash=await hash_secret_async(pin),
+            )
+        )
+    return True
+
+
+async def create_agent(sessions: async_sessionmaker[AsyncSession], spec: AgentSpec) -> bool:
+    """Creates the agent (and, with a PIN, API credentials under the same name); False if it exists."""
+    unknown = set(spec.roles) - set(ROLES)
+    if unknown:
+        raise AdminError(f"unknown role(s): {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
+    async with transaction(sessions) as session:
+        vendor = await _vendor(session, spec.vendor_code)
+        existing = (await session.exec(select(Agent).where(Agent.username == spec.username))).first()
+        if existing is not None:
+            if existing.vendor_id != vendor.id:
+                raise AdminError(f"agent {spec.username} already exists for another vendor")
+            return False
+        assert vendor.id is not None
+        session.add(
+            Agent(
+                vendor_id=vendor.id,
+                username=spec.username,
+                email=spec.email,
+                roles=",".join(dict.fromkeys(spec.roles)),
+                active=spec.active,
+                password_hash=await hash_secret_async(spec.password),
+                requires_api_password=spec.api_password is not None,
+                api_password_hash=await hash_secret_async(spec.api_password) if spec.api_password else None,
+            )
+        )
+    if spec.pin is not None:
+        await create_api_user(sessions, spec.vendor_code, spec.username, spec.password, spec.pin)
+    return True
+
+
+async def set_agent_active(sessions: async_sessionmaker[AsyncSession], username: str, active: bool) -> None:
+    async with transaction(sessions) as session:
+        agent = (await session.exec(select(Agent).where(Agent.username == username))).first()
+        if agent is None:
+            raise AdminError(f"agent {username} does not exist")
+        agent.active = active
+        session.add(agent)

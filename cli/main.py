@@ -1,0 +1,127 @@
+"""`lineup`: the admin CLI (database, vendors, agents, demo data) and the one-machine runner."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
+
+import typer
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from cli.accounts import AdminError, AgentSpec, create_agent, create_api_user, create_vendor, set_agent_active
+from cli.demo import seed_demo as seed
+from models import migrate
+from models.db import make_engine, session_factory
+from models.settings import get_settings
+
+app = typer.Typer(no_args_is_help=True, help="Lineup administration")
+db_app = typer.Typer(no_args_is_help=True, help="Database schema")
+vendor_app = typer.Typer(no_args_is_help=True, help="Vendors")
+api_user_app = typer.Typer(no_args_is_help=True, help="API users (credentials for /authenticate)")
+agent_app = typer.Typer(no_args_is_help=True, help="Agents")
+app.add_typer(db_app, name="db")
+app.add_typer(vendor_app, name="vendor")
+app.add_typer(api_user_app, name="api-user")
+app.add_typer(agent_app, name="agent")
+
+T = TypeVar("T")
+
+
+def with_sessions(work: Callable[[async_sessionmaker[AsyncSession]], Awaitable[T]]) -> T:
+    """Runs `work` against the configured database; AdminError becomes a clean exit 1."""
+
+    async def main() -> T:
+        engine = make_engine(get_settings())
+        try:
+            return await work(session_factory(engine))
+        finally:
+            await engine.dispose()
+
+    try:
+        return asyncio.run(main())
+    except AdminError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: str = "head") -> None:
+    """Applies the Alembic migrations up to REVISION (default: head)."""
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    migrate.upgrade(settings.db_url, revision)
+    typer.echo(f"database at {revision}")
+
+
+@vendor_app.command("create")
+def vendor_create(code: Annotated[str, typer.Option("--vendor-id")], name: str = "") -> None:
+    """Creates a vendor (the `vendor_id` channels authenticate with)."""
+    created = with_sessions(lambda s: create_vendor(s, code, name or code))
+    typer.echo(f"vendor {code.upper()} {'created' if created else 'already exists'}")
+
+
+@api_user_app.command("create")
+def api_user_create(
+    vendor_id: Annotated[str, typer.Option()],
+    username: Annotated[str, typer.Option()],
+    password: Annotated[str, typer.Option()],
+    pin: Annotated[str, typer.Option()],
+) -> None:
+    """Creates API credentials for /authenticate."""
+    created = with_sessions(lambda s: create_api_user(s, vendor_id, username, password, pin))
+    typer.echo(f"api user {username} {'created' if created else 'already exists'}")
+
+
+@agent_app.command("create")
+def agent_create(
+    vendor_id: Annotated[str, typer.Option()],
+    username: Annotated[str, typer.Option()],
+    password: Annotated[str, typer.Option()],
+    pin: Annotated[str | None, typer.Option(help="Also lets the agent authenticate for the API")] = None,
+    role: Annotated[list[str] | None, typer.Option(help="agent, support or admin; repeatable")] = None,
+    email: Annotated[str | None, typer.Option()] = None,
+    require_api_password: Annotated[str | None, typer.Option(help="Password every API call must carry")] = None,
+) -> None:
+    """Creates an agent."""
+    spec = AgentSpec(
+        vendor_code=vendor_id,
+        username=username,
+        password=password,
+        pin=pin,
+        roles=tuple(role or ["agent"]),
+        email=email,
+        api_password=require_api_password,
+    )
+    created = with_sessions(lambda s: create_agent(s, spec))
+    typer.echo(f"agent {username} {'created' if created else 'already exists'}")
+
+
+@agent_app.command("disable")
+def agent_disable(username: str) -> None:
+    """Deactivates an agent: its agent_id is refused from then on."""
+    with_sessions(lambda s: set_agent_active(s, username, False))
+    typer.echo(f"agent {username} disabled")
+
+
+@agent_app.command("enable")
+def agent_enable(username: str) -> None:
+    """Reactivates an agent."""
+    with_sessions(lambda s: set_agent_active(s, username, True))
+    typer.echo(f"agent {username} enabled")
+
+
+@app.command("seed-demo")
+def seed_demo() -> None:
+    """Creates the demo vendors, API users and agents that are missing (safe to run again)."""
+    created = with_sessions(seed)
+    typer.echo(f"demo data ready ({created} records created)")
+
+
+@app.command("run")
+def run() -> None:
+    """Runs everything on one machine in the foreground: Temporal, sandbox, worker and API."""
+    from cli.run import run_all
+
+    raise typer.Exit(run_all(get_settings()))

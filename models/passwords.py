@@ -1,0 +1,32 @@
+"""argon2 hashing for passwords and PINs, off the event loop (each hash costs tens of milliseconds)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+_hasher = PasswordHasher()
+
+# Verifying against this when the user does not exist keeps a wrong username as slow as a wrong password.
+_DUMMY = _hasher.hash("no-such-user")
+
+
+def hash_secret(secret: str) -> str:
+    return _hasher.hash(secret)
+
+
+def verify_secret(stored: str | None, offered: str) -> bool:
+    try:
+        return _hasher.verify(stored or _DUMMY, offered) and stored is not None
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+async def verify_secret_async(stored: str | None, offered: str) -> bool:
+    return await asyncio.to_thread(verify_secret, stored, offered)
+
+
+async def hash_secret_async(secret: str) -> str:
+    return await asyncio.to_thread(hash_secret, secret)

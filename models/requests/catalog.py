@@ -1,0 +1,58 @@
+"""Which action lives in which group, and the request model of every implemented action."""
+
+from __future__ import annotations
+
+import typing
+from types import UnionType
+from typing import Any, get_args
+
+from models.requests import agent
+from models.requests.base import ActionRequest
+
+# Every action the interface and decisions.md name, implemented or not, so an action posted to the wrong
+# group is told apart from one that does not exist.
+ACTION_GROUP: dict[str, str] = {
+    "create_customer_prepaid_multiline": "customer",
+    "add_line_nonlifeline_customer": "customer",
+    "create_prepaid_postpaid_customer_v2": "customer",
+    "line_inquiry": "customer",
+    "nlad_etc_check": "nlad",
+    "tpiv_listing": "nlad",
+    "send": "mail",
+    "update_location_coordinate": "agent",
+    "check_signature": "agent",
+    "save_signature": "agent",
+    "add_notes": "notes",
+    "saved_card_list": "cards",
+    "agent_change_password": "auth",
+    "check_device_compatibility": "inventory",
+    "query_portin": "port",
+    "update_portin": "port",
+    "update_tax_calculation_status_plum": "payment",
+    "make_payment": "payment",
+    "check_service_availability": "enrollment",
+    "plan_list": "plan",
+    "list_stuck_enrollments": "ops",
+    "retry_enrollment": "ops",
+}
+
+GROUPS = frozenset(ACTION_GROUP.values())
+
+GROUP_UNIONS: dict[str, Any] = {
+    "agent": agent.AgentAction,
+}
+
+
+def _members(union: Any) -> tuple[type[ActionRequest], ...]:
+    if isinstance(union, UnionType) or typing.get_origin(union) is typing.Union:
+        return get_args(union)
+    return (union,)
+
+
+def _action_names(model: type[ActionRequest]) -> tuple[str, ...]:
+    return get_args(model.model_fields["action"].annotation)
+
+
+ACTION_MODELS: dict[str, type[ActionRequest]] = {
+    name: model for union in GROUP_UNIONS.values() for model in _members(union) for name in _action_names(model)
+}

@@ -1,0 +1,46 @@
+"""Agents (the people behind `agent_id`) and the locations they report."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from models.db import utcnow
+
+ROLES = ("agent", "support", "admin")
+
+
+class Agent(SQLModel, table=True):
+    __tablename__ = "agent"
+
+    id: int | None = Field(default=None, primary_key=True)
+    vendor_id: int = Field(foreign_key="vendor.id", index=True)
+    # Globally unique so an agent id sent with another vendor's token is told apart (`Invalid company`).
+    username: str = Field(max_length=100, unique=True)
+    email: str | None = Field(default=None, max_length=254)
+    roles: str = Field(default="agent", max_length=100)  # comma-separated subset of ROLES
+    active: bool = True
+    password_hash: str = Field(max_length=255)
+    requires_api_password: bool = False
+    api_password_hash: str | None = Field(default=None, max_length=255)
+    password_changed_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def role_set(self) -> frozenset[str]:
+        return frozenset(r for r in self.roles.split(",") if r)
+
+
+class AgentLocation(SQLModel, table=True):
+    __tablename__ = "agent_location"
+
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agent.id", index=True)
+    vendor_id: int = Field(foreign_key="vendor.id")
+    latitude: str = Field(max_length=32)
+    longitude: str = Field(max_length=32)
+    ip_address: str | None = Field(default=None, max_length=45)
+    login_log_id: int | None = Field(default=None, foreign_key="login_log.id")
+    reported_by: int = Field(foreign_key="agent.id")  # the agent_id of the call
+    recorded_at: datetime = Field(default_factory=utcnow)

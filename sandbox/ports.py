@@ -1,0 +1,246 @@
+"""Port-in stand-in: submission, lazily computed status, resolution by update, cancellation.
+
+Scenarios, decided by the input:
+- port number ending 98: rejected at submission (930, not eligible);
+- port number ending 96: stays SUBMITTED forever (the old carrier never answers, so it cannot reject
+  either; this wins over the account checks);
+- account number blank or ending 0000: RESOLUTION_REQUIRED 8A; else transfer PIN blank or 0000:
+  RESOLUTION_REQUIRED 6B (account is checked first, as the old carrier matches the account before the PIN);
+- otherwise SUBMITTED, CONFIRMED after half of port_complete_seconds, COMPLETED after all of it, counted
+  from the latest (re)submission. Completion opens an ACTIVE line for the vendor with the ported number.
+
+Status is computed when read, from stored timestamps; no background task is needed. Account numbers and
+PINs are never stored: only whether they would be rejected.
+"""
+
+import random
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel
+
+from sandbox.config import SandboxConfig
+from sandbox.deps import ConfigDep, IdempotencyKey, StoreDep
+from sandbox.faults import add_latency, maybe_fail
+from sandbox.identifiers import is_valid_mdn, random_digits
+from sandbox.lines import open_line
+from sandbox.store import Row, Store
+
+router = APIRouter(prefix="/carrier/ports", dependencies=[Depends(add_latency), Depends(maybe_fail)])
+
+RESOLUTIONS = {
+    "8A": "Account number required or incorrect",
+    "6B": "Transfer PIN required or incorrect",
+}
+NOT_FOUND = {"STATUSCODE": "404", "DESCRIPTION": "Port not found"}
+# Fields a resolution update may correct (besides the account number and PIN, which are never stored).
+CORRECTABLE = ("first_name", "last_name", "address_one", "city", "state", "zip")
+
+
+class PortRequest(BaseModel):
+    """Move a number from another carrier onto a SIM of ours."""
+
+    vendor_id: str
+    enrollment_id: str
+    port_number: str
+    iccid: str | None = None
+    current_carrier: str | None = None
+    account_number: str | None = None
+    account_password: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    address_one: str | None = None
+    address_two: str | None = None
+    city: str | None = None
+    state: str | None = None
+    zip: str | None = None
+
+
+class PortRef(BaseModel):
+    """Names one port request of a vendor."""
+
+    vendor_id: str
+    port_id: str
+
+
+class PortUpdate(PortRef):
+    """Corrections to a port awaiting resolution; only the fields given change."""
+
+    account_number: str | None = None
+    account_password: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    address_one: str | None = None
+    city: str | None = None
+    state: str | None = None
+    zip: str | None = None
+
+
+def iso(timestamp: float) -> str:
+    """UTC ISO-8601 with seconds, as the carrier prints times."""
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+def account_rejected(account_number: str | None) -> bool:
+    """The old carrier would not match this account number."""
+    return not account_number or account_number.endswith("0000")
+
+
+def pin_rejected(account_password: str | None) -> bool:
+    """The old carrier would not accept this transfer PIN."""
+    return not account_password or account_password == "0000"
+
+
+def _stage_for(port: Row) -> str:
+    if port["stuck"]:
+        return "SUBMITTED"
+    return "RESOLUTION_REQUIRED" if port["account_issue"] or port["pin_issue"] else "SUBMITTED"
+
+
+def settle_due_ports(store: Store, *, complete_seconds: float, now: float) -> None:
+    """Complete every default-path port whose time has come, opening its line."""
+    with store.transaction():
+        for port_id in store.due_port_ids(submitted_before=now - complete_seconds):
+            port = store.get_port(port_id)
+            assert port is not None
+            # The number leaves whoever held it here before.
+            store.release_mdn(port["port_number"])
+            line = open_line(
+                store,
+                vendor_id=port["vendor_id"],
+                mdn=port["port_number"],
+                iccid=port["iccid"],
+                enrollment_id=port["enrollment_id"],
+            )
+            store.update_port(port_id, {"stage": "COMPLETED", "completed_at": now, "line_id": line["id"]})
+
+
+def current_status(port: Row, *, complete_seconds: float, now: float) -> str:
+    """The status a reader sees now (COMPLETED is stored by settle_due_ports before any read)."""
+    if port["stage"] != "SUBMITTED" or port["stuck"]:
+        return str(port["stage"])
+    return "CONFIRMED" if now - port["submitted_at"] >= complete_seconds / 2 else "SUBMITTED"
+
+
+def status_answer(store: Store, port: Row, *, complete_seconds: float, now: float) -> Row:
+    """The ports/status answer for one port."""
+    status = current_status(port, complete_seconds=complete_seconds, now=now)
+    code = None
+    if status == "RESOLUTION_REQUIRED":
+        code = "8A" if port["account_issue"] else "6B"
+    answer: Row = {
+        "STATUSCODE": "00",
+        "DESCRIPTION": "Success",
+        "PORT_ID": port["port_id"],
+        "PORTIN_STATUS": status,
+        "RESOLUTION_CODE": code,
+        "RESOLUTION_DESCRIPTION": RESOLUTIONS.get(code) if code else None,
+        "REQUEST_DATETIME": iso(port["submitted_at"]),
+        "RESPONSE_DATETIME": iso(now),
+        "MDN": port["port_number"],
+    }
+    if status == "COMPLETED":
+        line = store.get_line(port["line_id"])
+        assert line is not None
+        answer.update(MSID=line["msid"], MSL=line["msl"])
+    return answer
+
+
+def _vendor_port(store: Store, ref: PortRef, config: SandboxConfig, now: float) -> Row | None:
+    settle_due_ports(store, complete_seconds=config.port_complete_seconds, now=now)
+    port = store.get_port(ref.port_id)
+    # Another vendor's port is as unknown to this vendor as a port that never existed.
+    return port if port is not None and port["vendor_id"] == ref.vendor_id else None
+
+
+@router.post("")
+async def submit_port(body: PortRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
+    """Submit a port-in; the number's last digits and the old-account fields decide its path."""
+    return store.idempotent(endpoint="carrier/ports", key=key, compute=lambda: _submit(store, body))
+
+
+def _submit(store: Store, body: PortRequest) -> Row:
+    if not is_valid_mdn(body.port_number):
+        return {"STATUSCODE": "604", "DESCRIPTION": "MDN invalid"}
+    if body.port_number.endswith("98"):
+        return {"STATUSCODE": "930", "DESCRIPTION": "Number not eligible for port-in"}
+    now = time.time()
+    port: Row = {
+        **body.model_dump(exclude={"account_number", "account_password"}),
+        "port_id": _new_port_id(store),
+        "account_issue": int(account_rejected(body.account_number)),
+        "pin_issue": int(pin_rejected(body.account_password)),
+        "stuck": int(body.port_number.endswith("96")),
+        "submitted_at": now,
+    }
+    port["stage"] = _stage_for(port)
+    store.add_port(port)
+    return {
+        "STATUSCODE": "00",
+        "DESCRIPTION": "Port request submitted",
+        "PORT_ID": port["port_id"],
+        "PORTIN_STATUS": "SUBMITTED",
+        "REQUEST_DATETIME": iso(now),
+    }
+
+
+def _new_port_id(store: Store) -> str:
+    while True:
+        port_id = "PRT" + random.choice("123456789") + random_digits(9)
+        if store.get_port(port_id) is None:
+            return port_id
+
+
+@router.post("/status")
+async def port_status(body: PortRef, store: StoreDep, config: ConfigDep) -> dict[str, Any]:
+    """Where the port stands; COMPLETED answers carry the new line's MSID and MSL."""
+    now = time.time()
+    port = _vendor_port(store, body, config, now)
+    if port is None:
+        return NOT_FOUND
+    return status_answer(store, port, complete_seconds=config.port_complete_seconds, now=now)
+
+
+@router.post("/update")
+async def update_port(
+    body: PortUpdate, key: IdempotencyKey, store: StoreDep, config: ConfigDep
+) -> dict[str, Any]:
+    """Resubmit a port awaiting resolution with corrected data; answers like ports/status."""
+    return store.idempotent(
+        endpoint="carrier/ports/update", key=key, compute=lambda: _update(store, body, config)
+    )
+
+
+def _update(store: Store, body: PortUpdate, config: SandboxConfig) -> Row:
+    now = time.time()
+    port = _vendor_port(store, body, config, now)
+    if port is None:
+        return NOT_FOUND
+    if current_status(port, complete_seconds=config.port_complete_seconds, now=now) != "RESOLUTION_REQUIRED":
+        return {"STATUSCODE": "931", "DESCRIPTION": "Port is not awaiting resolution"}
+    changes: Row = {name: getattr(body, name) for name in CORRECTABLE if getattr(body, name) is not None}
+    # Fields not given keep their earlier verdict: unchanged data gets the same rejection.
+    if body.account_number is not None:
+        changes["account_issue"] = int(account_rejected(body.account_number))
+    if body.account_password is not None:
+        changes["pin_issue"] = int(pin_rejected(body.account_password))
+    merged = {**port, **changes}
+    changes.update(stage=_stage_for(merged), submitted_at=now)
+    store.update_port(port["port_id"], changes)
+    return status_answer(store, {**merged, **changes}, complete_seconds=config.port_complete_seconds, now=now)
+
+
+@router.post("/cancel")
+async def cancel_port(body: PortRef, store: StoreDep, config: ConfigDep) -> dict[str, Any]:
+    """Withdraw a port that has not completed; cancelling twice answers the same."""
+    now = time.time()
+    port = _vendor_port(store, body, config, now)
+    if port is None:
+        return NOT_FOUND
+    if port["stage"] == "COMPLETED":
+        return {"STATUSCODE": "932", "DESCRIPTION": "Port already completed"}
+    store.update_port(port["port_id"], {"stage": "CANCELLED"})
+    cancelled = {**port, "stage": "CANCELLED"}
+    return status_answer(store, cancelled, complete_seconds=config.port_complete_seconds, now=now)

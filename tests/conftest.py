@@ -1,0 +1,89 @@
+"""Shared fixtures: settings on a temp data dir, a migrated and seeded template database (SQLite and
+PostgreSQL), the API in-process over ASGI, and tokens."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.databases import postgres_database, sqlite_template
+
+pytest_plugins = ["tests.support.exit_guard"]
+
+
+@pytest.fixture(scope="session")
+def sqlite_template_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sqlite_template(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template_path: Path, data_dir: Path) -> str:
+    """A fresh copy of the migrated, demo-seeded database for this test."""
+    target = data_dir / "lineup.db"
+    shutil.copyfile(sqlite_template_path, target)
+    return f"sqlite+aiosqlite:///{target}"
+
+
+@pytest.fixture(scope="session")
+async def postgres_url() -> AsyncIterator[str]:
+    async with postgres_database() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+    """Persistence tests run on both engines."""
+    if request.param == "sqlite":
+        return sqlite_url
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine_name(request: pytest.FixtureRequest) -> str:
+    """For tests that make their own database: requesting PostgreSQL skips, or fails under CI, without it."""
+    if request.param == "postgresql":
+        request.getfixturevalue("postgres_url")
+    name: str = request.param
+    return name
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+def settings(data_dir: Path, sqlite_url: str, settings_overrides: dict[str, Any]) -> Any:
+    from tests.support.app import make_settings
+
+    return make_settings(data_dir, sqlite_url, **settings_overrides)
+
+
+@pytest.fixture
+async def api(settings: Any) -> AsyncIterator[Any]:
+    from tests.support.app import ApiClient
+
+    async with ApiClient.running(settings) as client:
+        yield client
+
+
+@pytest.fixture(autouse=True)
+def _no_env_leak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests build Settings explicitly; a developer's LINEUP_* variables must not change them."""
+    for name in list(os.environ):
+        if name.startswith("LINEUP_"):
+            monkeypatch.delenv(name)
+    yield

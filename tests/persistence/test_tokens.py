@@ -1,0 +1,50 @@
+"""Single use under concurrency, on SQLite and PostgreSQL: of 20 uses of one token exactly one passes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from api import tokens
+from api.errors import LineupError
+from models.db import make_engine, session_factory, transaction
+from models.tables.vendor import ApiUser
+from sqlmodel import select
+
+from tests.support.app import make_settings
+
+CONCURRENT_USES = 20
+
+
+async def test_concurrent_uses_of_one_token_let_exactly_one_through(db_url, data_dir):
+    engine = make_engine(make_settings(data_dir, db_url))
+    sessions = session_factory(engine)
+    try:
+        async with transaction(sessions) as session:
+            user = (await session.exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
+            assert user.id is not None
+            owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
+            token = await tokens.issue(session, owner, 900)
+
+        async def use() -> str:
+            try:
+                async with transaction(sessions) as session:
+                    await tokens.consume(session, token)
+                return "accepted"
+            except LineupError as refusal:
+                return refusal.msg
+
+        outcomes = await asyncio.gather(*(use() for _ in range(CONCURRENT_USES)))
+    finally:
+        await engine.dispose()
+    assert sorted(outcomes) == ["Token already used"] * (CONCURRENT_USES - 1) + ["accepted"]
+
+
+async def test_concurrent_requests_with_one_token_through_the_api(api):
+    from tests.builders import body
+
+    token = await api.token()
+    answers = await asyncio.gather(
+        *(api.post("/agent", body("update_location_coordinate"), token=token) for _ in range(CONCURRENT_USES))
+    )
+    codes = sorted(a.json()["msg_code"] for a in answers)
+    assert codes == ["RESTAPI000"] + ["RESTAPI001"] * (CONCURRENT_USES - 1)

@@ -1,0 +1,72 @@
+"""The API in-process (lifespan included) over httpx's ASGI transport, with token helpers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlmodel import select
+
+from api import tokens
+from api.main import create_app
+from models.db import transaction
+from models.settings import Settings
+from models.tables.vendor import ApiUser, Vendor
+
+
+def make_settings(data_dir: Path, database_url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "data_dir": data_dir,
+        "database_url": database_url,
+        "temporal_address": "127.0.0.1:1",  # unreachable unless a test provides a server
+        "encryption_key": None,
+    }
+    values.update(overrides)
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+class ApiClient:
+    """Posts envelopes; `token()` mints a token as /authenticate would, without the argon2 cost."""
+
+    def __init__(self, app: Any, http: httpx.AsyncClient) -> None:
+        self.app, self.http = app, http
+
+    @classmethod
+    @asynccontextmanager
+    async def running(cls, settings: Settings, **app_kwargs: Any) -> AsyncIterator[ApiClient]:
+        app = create_app(settings, **app_kwargs)
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+            async with httpx.AsyncClient(transport=transport, base_url="http://lineup.test") as http:
+                yield cls(app, http)
+
+    @property
+    def sessions(self) -> Any:
+        return self.app.state.sessions
+
+    async def token(self, vendor: str = "DEMO", username: str | None = None) -> str:
+        async with transaction(self.sessions) as session:
+            query = select(ApiUser).join(Vendor).where(Vendor.code == vendor)
+            if username:
+                query = query.where(ApiUser.username == username)
+            user = (await session.exec(query)).first()
+            assert user is not None and user.id is not None
+            owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
+            return await tokens.issue(session, owner, self.app.state.settings.token_ttl_seconds)
+
+    async def post(self, path: str, body: Any = None, *, token: str | None = None, **kwargs: Any) -> httpx.Response:
+        headers = dict(kwargs.pop("headers", {}))
+        if token is not None:
+            headers["token"] = token
+        if body is not None:
+            kwargs["json"] = body
+        return await self.http.post(path, headers=headers, **kwargs)
+
+    async def call(self, path: str, body: dict[str, Any], *, vendor: str = "DEMO") -> dict[str, Any]:
+        """One call with a fresh token; returns the envelope."""
+        response = await self.post(path, body, token=await self.token(vendor))
+        payload: dict[str, Any] = response.json()
+        return payload

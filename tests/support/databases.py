@@ -1,0 +1,63 @@
+"""Migrated, demo-seeded databases: a SQLite template copied per test, and one PostgreSQL database per run."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from cli.demo import seed_demo
+from models import migrate
+from models.db import make_engine, session_factory
+from models.settings import Settings
+
+PG_HOST, PG_PORT, PG_USER, PG_ADMIN_DB = "127.0.0.1", 5432, "postgres", "test"
+
+
+async def seed(url: str, data_dir: Path) -> None:
+    engine = make_engine(Settings(data_dir=data_dir), url)
+    try:
+        await seed_demo(session_factory(engine))
+    finally:
+        await engine.dispose()
+
+
+def sqlite_template(directory: Path) -> Path:
+    path = directory / "template.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    migrate.upgrade(url)
+    asyncio.run(seed(url, directory))
+    return path
+
+
+def _unavailable(reason: str) -> None:
+    # CI has PostgreSQL; there a missing server is a failure, not a reason to skip half the suite.
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"PostgreSQL is required under CI=true: {reason}")
+    pytest.skip(f"PostgreSQL not available: {reason}")
+
+
+@asynccontextmanager
+async def postgres_database() -> AsyncIterator[str]:
+    """A new database on the local server, migrated and seeded; dropped afterwards."""
+    name = f"lineup_test_{secrets.token_hex(4)}"
+    try:
+        admin = await asyncpg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, database=PG_ADMIN_DB, timeout=5)
+    except (OSError, asyncpg.PostgresError) as exc:
+        _unavailable(str(exc))
+        raise
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        url = f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
+        await migrate.upgrade_async(url)
+        await seed(url, Path("/nonexistent-unused"))
+        yield url
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()

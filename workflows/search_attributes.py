@@ -1,0 +1,19 @@
+"""Custom search attributes operations staff filter on in the Temporal UI. Ids and states only, never PII."""
+
+from __future__ import annotations
+
+from temporalio.common import SearchAttributeKey
+
+ENROLLMENT_ID = SearchAttributeKey.for_keyword("EnrollmentId")
+PARENT_ENROLLMENT_ID = SearchAttributeKey.for_keyword("ParentEnrollmentId")
+AGENT_ID = SearchAttributeKey.for_keyword("AgentId")
+LINE_STATUS = SearchAttributeKey.for_keyword("LineStatus")
+ACTIVATION_TYPE = SearchAttributeKey.for_keyword("ActivationType")
+CARRIER = SearchAttributeKey.for_keyword("Carrier")
+
+ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER)
+
+
+def dev_server_flags() -> list[str]:
+    """`temporal server start-dev` flags that register every attribute before any worker starts."""
+    return [flag for key in ALL for flag in ("--search-attribute", f"{key.name}=Keyword")]
