@@ -1,6 +1,7 @@
 """Port-in stand-in: submission, lazily computed status, resolution by update, cancellation.
 
 Scenarios, decided by the input:
+- port number that is not a valid 10-digit NANP number: rejected at submission (604, MDN invalid);
 - port number ending 98: rejected at submission (930, not eligible);
 - port number ending 96: stays SUBMITTED forever (the old carrier never answers, so it cannot reject
   either; this wins over the account checks);
@@ -8,6 +9,7 @@ Scenarios, decided by the input:
   RESOLUTION_REQUIRED 6B (account is checked first, as the old carrier matches the account before the PIN);
 - otherwise SUBMITTED, CONFIRMED after half of port_complete_seconds, COMPLETED after all of it, counted
   from the latest (re)submission. Completion opens an ACTIVE line for the vendor with the ported number.
+Cancelling works in any state but COMPLETED (932, port already completed).
 
 Status is computed when read, from stored timestamps; no background task is needed. Account numbers and
 PINs are never stored: only whether they would be rejected.
