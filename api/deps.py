@@ -8,9 +8,10 @@ from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from api.errors import upstream_down
+from activities.adapters.payments import PaymentGateway
+from activities.lines import LineRepository
+from api.temporal import TemporalConnection
 from models.settings import Settings
-from temporalio.client import Client
 
 
 def get_settings(request: Request) -> Settings:
@@ -23,13 +24,24 @@ def get_sessions(request: Request) -> async_sessionmaker[AsyncSession]:
     return sessions
 
 
-def get_temporal(request: Request) -> Client:
-    client: Client | None = request.app.state.temporal.client
-    if client is None:
-        raise upstream_down("The workflow engine")
-    return client
+def get_temporal(request: Request) -> TemporalConnection:
+    """The connection, not the client: a route checks its fields before it needs Temporal."""
+    connection: TemporalConnection = request.app.state.temporal
+    return connection
+
+
+def get_lines(request: Request) -> LineRepository:
+    lines: LineRepository = request.app.state.lines
+    return lines
+
+
+def get_gateway(request: Request) -> PaymentGateway:
+    gateway: PaymentGateway = request.app.state.gateway
+    return gateway
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionsDep = Annotated[async_sessionmaker[AsyncSession], Depends(get_sessions)]
-TemporalDep = Annotated[Client, Depends(get_temporal)]
+TemporalDep = Annotated[TemporalConnection, Depends(get_temporal)]
+LinesDep = Annotated[LineRepository, Depends(get_lines)]
+GatewayDep = Annotated[PaymentGateway, Depends(get_gateway)]

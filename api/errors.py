@@ -46,7 +46,7 @@ async def on_lineup_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def on_invalid_request(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    messages = list(dict.fromkeys(describe(problem) for problem in exc.errors()))
+    messages = list(dict.fromkeys(message for problem in exc.errors() for message in describe(problem)))
     return await on_lineup_error(request, refuse(*messages))
 
 

@@ -20,6 +20,7 @@ from models.requests.base import ActionRequest
 from models.requests.catalog import ACTION_GROUP, ACTION_MODELS
 from models.settings import Settings
 from models.tables.agent import Agent
+from models.tables.vendor import Vendor
 from sqlmodel import select
 
 PORTAL_SOURCE = "ENROLLMENT_PORTAL"
@@ -30,6 +31,7 @@ class Caller:
     """Who is calling: the token's vendor and API user, and the acting agent when one was named."""
 
     vendor_id: int
+    vendor_code: str
     api_user_id: int
     login_log_id: int | None
     agent: Agent | None
@@ -118,6 +120,8 @@ def gate(group: str) -> Callable[..., Awaitable[Caller]]:
         async with transaction(sessions) as session:
             owner = await tokens.consume(session, token)
             request.state.fresh_token = await tokens.issue(session, owner, settings.token_ttl_seconds)
+            vendor = await session.get(Vendor, owner.vendor_id)
+        assert vendor is not None  # the token's foreign key guarantees it
         request.state.vendor_id, request.state.api_user_id = owner.vendor_id, owner.api_user_id
         action, model = _action_model(group, payload)
         request.state.action = action
@@ -125,7 +129,7 @@ def gate(group: str) -> Callable[..., Awaitable[Caller]]:
         agent = await _check_agent(model, payload, owner.vendor_id, sessions)
         request.state.agent = agent.username if agent else None
         _check_role(model, agent)
-        return Caller(owner.vendor_id, owner.api_user_id, owner.login_log_id, agent, action)
+        return Caller(owner.vendor_id, vendor.code, owner.api_user_id, owner.login_log_id, agent, action)
 
     return check
 

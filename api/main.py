@@ -8,16 +8,21 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 from temporalio.client import Client
 
+from activities.adapters.payments import PaymentGateway
+from activities.lines import LineRepository
 from api import errors, openapi
 from api.audit import AuditLog
 from api.logs import configure_logging
 from api.middleware import BodyLimit, RequestContext
-from api.routes import agent, authenticate, health
+from api.routes import agent, authenticate, customer, enrollment, health, ops, payment, plan
 from api.temporal import TemporalConnection
+from models.crypto import cipher_for
 from models.db import make_engine, session_factory
 from models.settings import Settings, get_settings
 
-OPERATION_ROUTERS = (authenticate.router, agent.router)
+OPERATION_ROUTERS = (
+    authenticate.router, customer.router, agent.router, payment.router, enrollment.router, plan.router, ops.router,
+)  # fmt: skip
 
 
 def create_app(settings: Settings | None = None, *, temporal: Client | None = None) -> FastAPI:
@@ -28,10 +33,13 @@ def create_app(settings: Settings | None = None, *, temporal: Client | None = No
         engine = make_engine(settings)
         app.state.sessions = session_factory(engine)
         app.state.audit = AuditLog(app.state.sessions)
+        app.state.lines = LineRepository(app.state.sessions, cipher_for(settings))
+        app.state.gateway = PaymentGateway(settings.payments_url)
         app.state.temporal = TemporalConnection(settings, temporal)
         app.state.temporal.start()
         yield
         await app.state.temporal.close()
+        await app.state.gateway.close()
         await engine.dispose()
 
     app = FastAPI(

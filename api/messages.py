@@ -43,7 +43,22 @@ def _place(loc: tuple[Any, ...]) -> tuple[str, str]:
     return prefix, field
 
 
-def describe(problem: dict[str, Any]) -> str:
+def describe(problem: dict[str, Any]) -> list[str]:
+    """One pydantic problem as messages; a conditional rule names every field it misses."""
+    prefix, _ = _place(tuple(problem.get("loc", ())))
+    if problem["type"] == "required_when":
+        return [
+            f"{prefix}{_join([label(f) for f in fields])} {'is' if len(fields) == 1 else 'are'} required for {reason}"
+            for reason, fields in problem["ctx"]["problems"].items()
+        ]
+    return [_describe_one(problem)]
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _describe_one(problem: dict[str, Any]) -> str:
     kind = problem["type"]
     if kind == "json_invalid":
         return "Request body is not valid JSON"
@@ -55,7 +70,7 @@ def describe(problem: dict[str, Any]) -> str:
     if kind == "rule":
         return f"{prefix}{name} {problem['msg']}"
     if kind == "literal_error":
-        return f"{prefix}{name} must be one of {context.get('expected', '')}"
+        return f"{prefix}{name} must be one of {context.get('expected', '').replace(chr(39), '')}"
     if kind in ("too_short", "too_long"):
         return f"{prefix}{name} {_length_rule(context)}"
     if kind == "string_too_long":

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 
 from temporalio.client import Client
 
+from api.errors import upstream_down
 from models.settings import Settings
-
-log = logging.getLogger("lineup.temporal")
+from workflows.client import connect_until_up
 
 
 class TemporalConnection:
@@ -21,20 +20,16 @@ class TemporalConnection:
 
     def start(self) -> None:
         if self.client is None:
-            self._task = asyncio.create_task(self._connect_until_up())
+            self._task = asyncio.create_task(self._connect())
 
-    async def _connect_until_up(self) -> None:
-        delay = 0.2
-        while self.client is None:
-            try:
-                self.client = await Client.connect(
-                    self._settings.temporal_address, namespace=self._settings.temporal_namespace
-                )
-                log.info("connected to temporal", extra={"fields": {"address": self._settings.temporal_address}})
-            except Exception as exc:  # noqa: BLE001 — any failure means "not yet"; readyz reports it
-                log.warning("temporal not reachable yet", extra={"fields": {"error": str(exc)}})
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+    async def _connect(self) -> None:
+        self.client = await connect_until_up(self._settings)
+
+    def require(self) -> Client:
+        """The client, or the upstream-down envelope while Temporal is not reachable."""
+        if self.client is None:
+            raise upstream_down("The workflow engine")
+        return self.client
 
     async def close(self) -> None:
         if self._task is not None:

@@ -12,6 +12,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from cli.accounts import AdminError, AgentSpec, create_agent, create_api_user, create_vendor, set_agent_active
 from cli.demo import seed_demo as seed
+from cli.operations import ops_app, temporal_app
 from models import migrate
 from models.db import make_engine, session_factory
 from models.settings import get_settings
@@ -25,6 +26,8 @@ app.add_typer(db_app, name="db")
 app.add_typer(vendor_app, name="vendor")
 app.add_typer(api_user_app, name="api-user")
 app.add_typer(agent_app, name="agent")
+app.add_typer(ops_app, name="ops")
+app.add_typer(temporal_app, name="temporal")
 
 T = TypeVar("T")
 

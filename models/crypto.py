@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import os
 import secrets
-from functools import cache
 from pathlib import Path
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -60,6 +59,5 @@ class FieldCipher:
         return self._aead.decrypt(raw[:12], raw[12:], None).decode()
 
 
-@cache
 def cipher_for(settings: Settings) -> FieldCipher:
     return FieldCipher(load_key(settings))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Literal
@@ -26,27 +27,41 @@ def blank() -> PydanticCustomError:
     return PydanticCustomError("blank", "is required")
 
 
-def rule(pattern: str, message: str, *, example: str | None = None, strip: bool = True) -> Any:
+def checked(check: Callable[[str], str], schema: dict[str, Any] | None = None, *, numbers: bool = False) -> Any:
+    """A required, trimmed string passed through `check`, which raises `fail(...)`; blank is missing.
+    With `numbers`, a JSON number is taken as its text (samples send some ids and OTPs as numbers)."""
+
+    def required(value: str) -> str:
+        if value == "":
+            raise blank()
+        return check(value)
+
+    before: list[Any] = [BeforeValidator(_number_or_string)] if numbers else []
+    extras: list[Any] = [WithJsonSchema(schema)] if schema else []
+    return Annotated[str, *before, StringConstraints(strip_whitespace=True), AfterValidator(required), *extras]
+
+
+def rule(pattern: str, message: str, *, example: str | None = None) -> Any:
     """A required string matching `pattern` entirely; `message` says the rule in words."""
     compiled = re.compile(pattern)
 
     def check(value: str) -> str:
-        if value == "":
-            raise blank()
         if not compiled.fullmatch(value):
             raise fail(message)
         return value
 
-    schema: dict[str, Any] = {"type": "string", "pattern": f"^{pattern}$", "description": message}
+    schema: dict[str, Any] = {"type": "string", "pattern": f"^(?:{pattern})$", "description": message}
     if example is not None:
         schema["examples"] = [example]
-    return Annotated[str, StringConstraints(strip_whitespace=strip), AfterValidator(check), WithJsonSchema(schema)]
+    return checked(check, schema)
 
 
-def _required_text(value: str) -> str:
-    if not value.strip():
-        raise blank()
-    return value.strip()
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
 
 
 def _number_or_string(value: Any) -> Any:
@@ -56,10 +71,8 @@ def _number_or_string(value: Any) -> Any:
     return value
 
 
-def _in_range(low: int, high: int, what: str) -> Any:
+def _in_range(low: int, high: int, what: str) -> Callable[[str], str]:
     def check(value: str) -> str:
-        if value == "":
-            raise blank()
         try:
             number = Decimal(value)
         except InvalidOperation:
@@ -94,27 +107,105 @@ def _state(value: str) -> str:
     return value.upper()
 
 
-Text = Annotated[str, AfterValidator(_required_text)]
+def _digits_with_check(pattern: str, message: str) -> Callable[[str], str]:
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value) or not luhn_ok(value):
+            raise fail(message)
+        return value
+
+    return check
+
+
+def _card_number(value: str) -> str:
+    digits = value.replace(" ", "").replace("-", "")
+    return _digits_with_check(r"\d{12,19}", "must be a valid card number")(digits)
+
+
+def _email(value: str) -> str:
+    if len(value) > 254 or not re.fullmatch(r"[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}", value):
+        raise fail("must be a valid e-mail address")
+    return value
+
+
+def _numeric(value: str) -> str:
+    if not value.isdigit():
+        raise fail("must be numeric")
+    return value
+
+
+Text = checked(lambda value: value)
 NumOrStr = Annotated[str, BeforeValidator(_number_or_string)]
-Digits = rule(r"\d+", "must contain digits only")
+Numeric = checked(_numeric, numbers=True)
 Zip5 = rule(r"\d{5}", "must be exactly 5 digits", example="30301")
 Zip5to8 = rule(r"\d{5,8}", "must be 5 to 8 digits", example="30301")
 Phone10 = rule(r"\d{10}", "must be exactly 10 digits", example="4045550123")
 Ssn4 = rule(r"\d{4}", "must be exactly 4 digits", example="1234")
-Alnum = rule(r"[A-Za-z0-9]+", "must contain letters and digits only", example="EA1B2C3D4E5F")
+Alnum = rule(r"[A-Za-z0-9]{1,24}", "must be letters and digits only", example="EA1B2C3D4E5F6G7H")
 PersonName = rule(
     r"[A-Za-z '`-]{1,50}",
-    "may contain only English letters, spaces, apostrophes, accents grave and hyphens, at most 50",
+    "may contain only English letters, spaces, apostrophes, accents grave and hyphens, at most 50 characters",
     example="Mary-Jane",
 )
 City = rule(r"[A-Za-z -]{1,60}", "may contain only letters, spaces and hyphens", example="Atlanta")
-AddressLine = rule(r"[A-Za-z0-9 /#.,'-]{1,100}", "may contain letters, digits, spaces and / # - . , '")
-State = Annotated[str, StringConstraints(strip_whitespace=True, max_length=2), AfterValidator(_state)]
-Latitude = Annotated[NumOrStr, StringConstraints(strip_whitespace=True), AfterValidator(_in_range(-90, 90, "latitude"))]
-Longitude = Annotated[
-    NumOrStr, StringConstraints(strip_whitespace=True), AfterValidator(_in_range(-180, 180, "longitude"))
-]
-IpAddress = Annotated[str, StringConstraints(strip_whitespace=True), AfterValidator(_ip)]
-PastDate = Annotated[str, AfterValidator(_past_date)]
+AddressLine = rule(r"[A-Za-z0-9 /#-]{1,100}", "may contain only letters, digits, spaces and / # -", example="12 Main St")
+State = checked(_state, {"type": "string", "maxLength": 2, "examples": ["GA"]})
+Latitude = checked(_in_range(-90, 90, "latitude"), numbers=True)
+Longitude = checked(_in_range(-180, 180, "longitude"), numbers=True)
+IpAddress = checked(_ip)
+PastDate = checked(_past_date, {"type": "string", "format": "date", "examples": ["1980-04-12"]})
+Otp = checked(lambda value: value, numbers=True)
+CardNumber = checked(_card_number)
+Iccid = checked(_digits_with_check(r"89\d{16,20}", "must be 18 to 22 digits starting 89 with a valid check digit"))
+Imei = checked(_digits_with_check(r"\d{15}", "must be 15 digits with a valid check digit"))
+Mdn = rule(r"[2-9]\d{2}[2-9]\d{6}", "must be 10 digits; area code and exchange may not start with 0 or 1")
+Email = checked(_email, {"type": "string", "format": "email", "examples": ["pat@example.com"]})
+Cvv = rule(r"\d{3,4}", "must be 3 or 4 digits", example="123")
+Month = rule(r"0[1-9]|1[0-2]", "must be a two-digit month, 01 to 12", example="08")
+Year4 = rule(r"20\d{2}", "must be a four-digit year", example="2029")
 YesNo = Literal["Y", "N", ""]
-Otp = Annotated[NumOrStr, AfterValidator(_required_text)]
+
+
+def _esn(value: str) -> str:
+    """A SIM (ICCID), an IMEI, a MEID (14 hex) or an ESN (8 hex or 11 digits)."""
+    upper = value.upper()
+    if re.fullmatch(r"89\d{16,20}|\d{15}", upper) and luhn_ok(upper):
+        return upper
+    if re.fullmatch(r"[0-9A-F]{14}|[0-9A-F]{8}|\d{11}|\d{18}", upper):
+        return upper
+    raise fail("must be a valid SIM, IMEI, MEID or ESN")
+
+
+def _name_with_letters(minimum: int) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z '`-]{1,50}", value):
+            raise fail("may contain only English letters, spaces, apostrophes, accents grave and hyphens, at most 50")
+        if sum(char.isalpha() for char in value) < minimum:
+            raise fail(f"must contain at least {minimum} letter{'s' if minimum > 1 else ''}")
+        return value
+
+    return check
+
+
+CARRIERS = ("ATT", "TMB", "VER", "SPR", "TMBRLY", "USC")
+CarrierCode = Annotated[
+    str, StringConstraints(strip_whitespace=True, to_upper=True), AfterValidator(lambda v: _carrier(v))
+]
+
+
+def _carrier(value: str) -> str:
+    if value == "":
+        raise blank()
+    if value not in CARRIERS:
+        raise fail(f"must be a carrier abbreviation: {', '.join(CARRIERS)}")
+    return value
+
+
+Esn = checked(_esn)
+MiddleInitial = checked(_name_with_letters(1))
+LastName = checked(_name_with_letters(2))
+CardHolder = rule(r"[A-Za-z .'`-]{2,100}", "may contain only letters, spaces and . ' ` -", example="Pat Q Doe")
+AccountNumber = rule(r"[A-Za-z0-9-]{1,30}", "must be letters, digits and hyphens, at most 30")
+AccountPin = rule(r"[A-Za-z0-9]{1,20}", "must be letters and digits, at most 20")
+PortSsn = rule(r"\d{4}|\d{9}", "must be the last 4 digits or all 9 digits")

@@ -2,23 +2,69 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
+
+from models.types import luhn_ok
 
 BASE: dict[str, Any] = {"source": "API", "agent_id": "demo.agent"}
 
+
+def with_check_digit(stem: str) -> str:
+    return next(stem + digit for digit in "0123456789" if luhn_ok(stem + digit))
+
+
+def new_iccid() -> str:
+    return with_check_digit("89" + "".join(secrets.choice("0123456789") for _ in range(17)))
+
+
+def imei(fourteenth: str) -> str:
+    """An IMEI whose 14th digit drives the sandbox's device scenario."""
+    return with_check_digit("35" + "".join(secrets.choice("0123456789") for _ in range(11)) + fourteenth)
+
+
+def line(enrollment_id: str, **overrides: Any) -> dict[str, Any]:
+    """One line of create_customer_prepaid_multiline: a new activation, shipped."""
+    result: dict[str, Any] = {
+        "enrollment_id": enrollment_id, "first_name": "Pat", "middle_initial": "Q", "last_name": "O'Neil",
+        "email": f"pat.{enrollment_id.lower()}@example.com", "password": "line-pass-1",
+        "service_address_one": "12 Main St", "service_address_two": "Apt #4", "service_city": "Atlanta",
+        "service_state": "GA", "service_zip": "30301", "plan_id": "102", "activation_type": "NEWACTIVATION",
+        "enrollment_type": "SHIPMENT", "alternate_phone_number": "4045550123", "action": None,
+    }  # fmt: skip
+    result.update(overrides)
+    return {key: value for key, value in result.items() if value is not None or key == "action"}
+
+
+PORT_FIELDS: dict[str, Any] = {
+    "activation_type": "PORTIN", "port_current_carrier": "ATT", "port_first_name": "Pat", "port_last_name": "Smith",
+    "port_address_one": "9 Elm St", "port_city": "Atlanta", "port_state": "GA", "port_zip_code": "30301",
+    "port_account_number": "ACC12345", "port_account_password": "4321", "port_ssn": "6789",
+    "port_number": "4045551234",
+}  # fmt: skip
+HANDOVER_FIELDS: dict[str, Any] = {"enrollment_type": "HANDOVER", "handover_type": "cbe", "carrier": "TMB"}
+
 VALID: dict[str, dict[str, Any]] = {
     "update_location_coordinate": {
-        "username": "demo.agent",
-        "latitude": "33.7490",
-        "longitude": "-84.3880",
-        "ip_address": "203.0.113.7",
+        "username": "demo.agent", "latitude": "33.7490", "longitude": "-84.3880", "ip_address": "203.0.113.7",
     },
-}
-
-GROUP = {"update_location_coordinate": "/agent"}
+    "check_service_availability": {"zip_code": "30301", "enrollment_type": "NON_LIFELINE", "is_enrollment": "Y"},
+    "plan_list": {},
+    "line_inquiry": {"enrollment_id": "EXXXX", "line_inquiry": "", "balance_inquiry": ""},
+    "make_payment": {
+        "enrollment_id": "EXXXX", "plan_id": "102", "card_number": "4111111111111111", "exp_month": "12",
+        "exp_year": "2030", "cvv": "123", "name_on_card": "Pat Q O'Neil", "address1": "12 Main St",
+        "city": "Atlanta", "state": "GA", "zip": "30301", "save_card": "Y",
+    },
+    "create_customer_prepaid_multiline": {"parent_enrollment_id": "EXXXX", "lines": []},
+}  # fmt: skip
 
 
 def body(action: str, /, **overrides: Any) -> dict[str, Any]:
     """The valid body of `action` with `overrides` applied; an override of None removes the field."""
-    result = {"action": action, **BASE, **VALID[action], **overrides}
+    result = {"action": action, **BASE, **VALID.get(action, {}), **overrides}
     return {key: value for key, value in result.items() if value is not None}
+
+
+def create(parent: str, *lines: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+    return body("create_customer_prepaid_multiline", parent_enrollment_id=parent, lines=list(lines), **overrides)

@@ -87,3 +87,28 @@ def _no_env_leak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if name.startswith("LINEUP_"):
             monkeypatch.delenv(name)
     yield
+
+
+@pytest.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[Any]:
+    from tests.support.temporal import dev_server
+
+    async with dev_server() as env:
+        yield env
+
+
+@pytest.fixture(scope="session")
+async def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
+    from tests.support.temporal import sandbox_server
+
+    async with sandbox_server(tmp_path_factory.mktemp("sandbox"), port_complete_seconds=4) as url:
+        yield url
+
+
+@pytest.fixture
+async def stack(data_dir: Path, sqlite_url: str, temporal_env: Any, sandbox_url: str, settings_overrides: dict[str, Any]) -> AsyncIterator[Any]:
+    """API, worker, Temporal and sandbox wired together, on a task queue of this test's own."""
+    from tests.support.stack import Stack
+
+    async with Stack.running(data_dir, sqlite_url, temporal_env, sandbox_url, **settings_overrides) as running:
+        yield running

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from models.requests.optional import BlankIsAbsent
 from models.types import NumOrStr, rule
 
 CORE_SOURCES = frozenset({"API", "TABLET", "WEBSITE"})
@@ -16,7 +17,7 @@ ALL_SOURCES = VOICE_SOURCES | {"CSR"}
 TransactionId = rule(r"[A-Za-z0-9]{1,64}", "must be letters and digits only, at most 64", example="ORD20261121A1")
 
 
-class ActionRequest(BaseModel):
+class ActionRequest(BlankIsAbsent):
     """Fields of section 2.1 plus the envelope extensions; unknown fields are ignored, as the original does."""
 
     model_config = ConfigDict(extra="ignore")

@@ -6,7 +6,7 @@ import typing
 from types import UnionType
 from typing import Any, get_args
 
-from models.requests import agent
+from models.requests import agent, customer, enrollment, ops, payment
 from models.requests.base import ActionRequest
 
 # Every action the interface and decisions.md name, implemented or not, so an action posted to the wrong
@@ -40,6 +40,11 @@ GROUPS = frozenset(ACTION_GROUP.values())
 
 GROUP_UNIONS: dict[str, Any] = {
     "agent": agent.AgentAction,
+    "customer": customer.CustomerAction,
+    "enrollment": enrollment.EnrollmentAction,
+    "plan": enrollment.PlanAction,
+    "payment": payment.PaymentAction,
+    "ops": ops.OpsAction,
 }
 
 

@@ -1,0 +1,110 @@
+"""Persistence activities: idempotent writes keyed by enrollment id, so a retried activity or a
+repeated request finds the row it already wrote."""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio import activity
+
+from activities.errors import RecordNotFound
+from models.db import transaction, utcnow
+from models.messages import ActivationRecord, EnrollmentOrder, LinePlan, LineState, PortRecord
+from models.tables.enrollment import Line, PortIn
+
+CUSTOMER_ID_ATTEMPTS = 5
+
+
+def plan_of(line: Line) -> LinePlan:
+    assert line.customer_id is not None and line.cust_id is not None
+    return LinePlan(
+        enrollment_id=line.enrollment_id, customer_id=line.customer_id, cust_id=line.cust_id,
+        enrollment_type=line.enrollment_type, activation_type=line.activation_type,
+        activation_later=line.activation_later, invoice_number=line.invoice_number, carrier=line.carrier,
+        status=line.status, mdn=line.mdn, msid=line.msid, msl=line.msl,
+    )  # fmt: skip
+
+
+class StoreActivities:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+
+    @activity.defn
+    async def create_customers(self, order: EnrollmentOrder) -> list[LinePlan]:
+        """Gives every line of the order its customer record; the account holder's id is each line's cust_id."""
+        for _ in range(CUSTOMER_ID_ATTEMPTS):
+            try:
+                return await self._create_customers(order)
+            except IntegrityError:  # two random customer ids met; draw again
+                continue
+        raise RuntimeError("could not allocate unique customer ids")
+
+    async def _create_customers(self, order: EnrollmentOrder) -> list[LinePlan]:
+        async with transaction(self._sessions) as session:
+            query = select(Line).where(col(Line.enrollment_id).in_(order.enrollment_ids))
+            lines = {line.enrollment_id: line for line in (await session.exec(query)).all()}
+            missing = set(order.enrollment_ids) - set(lines)
+            if missing:
+                raise RecordNotFound(f"lines {sorted(missing)} were never received")
+            holder = lines.get(order.parent_enrollment_id) or await session.get(Line, order.parent_enrollment_id)
+            if holder is None:
+                raise RecordNotFound(f"account holder {order.parent_enrollment_id} not found")
+            for line in sorted(lines.values(), key=lambda item: item is not holder):
+                if line.customer_id is None:
+                    line.customer_id = f"{secrets.randbelow(9 * 10**8) + 10**8}"
+                    line.cust_id = holder.customer_id or line.customer_id
+                    line.status, line.status_since = "CUSTOMER_CREATED", utcnow()
+                    session.add(line)
+                    await session.flush()
+            return [plan_of(lines[eid]) for eid in order.enrollment_ids]
+
+    @activity.defn
+    async def set_line_status(self, state: LineState) -> None:
+        async with transaction(self._sessions) as session:
+            line = await session.get(Line, state.enrollment_id)
+            if line is None:
+                raise RecordNotFound(f"line {state.enrollment_id} not found")
+            if (line.status, line.last_error) != (state.status, state.error):
+                line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
+                session.add(line)
+
+    @activity.defn
+    async def record_activation(self, record: ActivationRecord) -> None:
+        async with transaction(self._sessions) as session:
+            line = await session.get(Line, record.enrollment_id)
+            if line is None:
+                raise RecordNotFound(f"line {record.enrollment_id} not found")
+            if line.status != "ACTIVE":
+                done = record.activated
+                line.mdn, line.msid, line.msl = done.mdn, done.msid, done.msl
+                line.iccid = line.iccid or done.iccid
+                line.status, line.last_error, line.status_since = "ACTIVE", None, utcnow()
+                line.activated_at = utcnow()
+                session.add(line)
+
+    @activity.defn
+    async def record_shipment(self, enrollment_id: str) -> str:
+        """Records the SIM shipment; the reference derives from the enrollment id, so a retry repeats it."""
+        async with transaction(self._sessions) as session:
+            line = await session.get(Line, enrollment_id)
+            if line is None:
+                raise RecordNotFound(f"line {enrollment_id} not found")
+            if line.shipment_reference is None:
+                line.shipment_reference = f"SHP{enrollment_id[-10:].upper()}"
+                session.add(line)
+            return line.shipment_reference
+
+    @activity.defn
+    async def record_port_submitted(self, record: PortRecord) -> None:
+        async with transaction(self._sessions) as session:
+            port = await session.get(PortIn, record.enrollment_id)
+            if port is None:
+                raise RecordNotFound(f"port-in of line {record.enrollment_id} not found")
+            if port.carrier_port_id is None:
+                port.carrier_port_id, port.status = record.port_id, record.status
+                port.requested_at = utcnow()
+                session.add(port)

@@ -1,0 +1,128 @@
+"""`/customer`: create_customer_prepaid_multiline (and its aliases) and line_inquiry."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from models.requests.base import WEB_SOURCES, ActionRequest
+from models.requests.optional import BlankIsAbsent
+from models.types import (
+    AccountNumber, AccountPin, AddressLine, Alnum, CarrierCode, City, Email, Esn, Iccid, LastName, Mdn,
+    MiddleInitial, Numeric, PersonName, Phone10, PortSsn, State, Text, YesNo, Zip5,
+)  # fmt: skip
+
+PORT_FIELDS = (
+    "port_current_carrier", "port_first_name", "port_last_name", "port_address_one", "port_city", "port_state",
+    "port_zip_code", "port_account_number", "port_account_password", "port_ssn", "port_number",
+)  # fmt: skip
+
+
+class LineRequest(BlankIsAbsent):
+    """One line (section 2.3). Conditional rules: PORTIN needs the port fields; HANDOVER needs
+    handover_type `cbe`, esn and carrier; phone_type 4G needs uiccid."""
+
+    enrollment_id: Alnum
+    password: str | None = Field(default=None, min_length=6, max_length=64)
+    model_id: str | None = None
+    first_name: PersonName
+    middle_initial: MiddleInitial | None = None
+    last_name: LastName
+    alternate_phone_number: Phone10 | None = None
+    email: Email
+    service_address_one: AddressLine
+    service_address_two: AddressLine | None = None
+    service_city: City
+    service_state: State
+    service_zip: Zip5
+    plan_id: Numeric
+    notify_bill_via_text: YesNo | None = None
+    notify_bill_via_email: YesNo | None = None
+    phone_type: Literal["4G", "3G", "4GLTE"] | None = None
+    part_number: str | None = None
+    equipment_id: str | None = None
+    equipment_child_id: str | None = None
+    device_id: str | None = None
+    uiccid: Iccid | None = None
+    brand_code: Literal["ASW", "BST", "SPP", "VMU", "SPR", "PLD"] | None = None
+    sku_type: Literal["INTL", "BYO", "NEW"] | None = None
+    esn: Esn | None = None
+    carrier: CarrierCode | None = None
+    activation_type: Literal["NEWACTIVATION", "PORTIN"]
+    enrollment_type: Literal["SHIPMENT", "HANDOVER"]
+    handover_type: Literal["cbe"] | None = None
+    port_current_carrier: Text | None = None
+    port_first_name: PersonName | None = None
+    port_last_name: LastName | None = None
+    port_address_one: AddressLine | None = None
+    port_address_two: AddressLine | None = None
+    port_city: City | None = None
+    port_state: State | None = None
+    port_zip_code: Zip5 | None = None
+    port_account_number: AccountNumber | None = None
+    port_account_password: AccountPin | None = None
+    port_ssn: PortSsn | None = None
+    port_number: Mdn | None = None
+    billing_address_one: AddressLine | None = None
+    billing_address_two: AddressLine | None = None
+    billing_city: City | None = None
+    billing_state: State | None = None
+    billing_zip: Zip5 | None = None
+    device_type: Literal["CDMA", "GSM"] | None = None
+    coupon_code: str | None = None
+    coupon_transaction_id: str | None = None
+    activation_later: YesNo | None = None
+    action: Any = None  # the sample sends it per line, as null
+
+    @model_validator(mode="after")
+    def _conditional_fields(self) -> LineRequest:
+        missing: dict[str, list[str]] = {}
+        if self.activation_type == "PORTIN":
+            missing["a PORTIN activation"] = [f for f in PORT_FIELDS if getattr(self, f) is None]
+        if self.enrollment_type == "HANDOVER":
+            missing["a HANDOVER enrollment"] = [f for f in ("handover_type", "esn", "carrier") if getattr(self, f) is None]
+        if self.phone_type == "4G":
+            missing["phone type 4G"] = ["uiccid"] if self.uiccid is None else []
+        problems = {reason: fields for reason, fields in missing.items() if fields}
+        if problems:
+            raise PydanticCustomError("required_when", "{problems}", {"problems": problems})
+        return self
+
+    @property
+    def later(self) -> bool:
+        return self.activation_later == "Y"
+
+
+class CreateMultiline(ActionRequest):
+    """Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines)."""
+
+    SOURCES = WEB_SOURCES
+
+    action: Literal[
+        "create_customer_prepaid_multiline", "add_line_nonlifeline_customer", "create_prepaid_postpaid_customer_v2"
+    ]
+    lines: list[LineRequest] = Field(min_length=1)
+    parent_enrollment_id: Alnum
+    invoice_number: str | None = Field(default=None, max_length=32)
+
+
+class LineInquiry(ActionRequest):
+    """Asks the carrier about a line; each flag selects part of the answer."""
+
+    SOURCES = WEB_SOURCES
+
+    action: Literal["line_inquiry"]
+    enrollment_id: Alnum
+    line_inquiry: YesNo | None = None
+    balance_inquiry: YesNo | None = None
+    zoom_balance: YesNo | None = None
+    peer_balance: YesNo | None = None
+    telna_balance: YesNo | None = None
+    query_sim_info: YesNo | None = None
+    data_saver_info: YesNo | None = None
+    subscriber_status: YesNo | None = None
+
+
+CustomerAction = CreateMultiline | LineInquiry

@@ -1,0 +1,68 @@
+"""`data` shapes of the interface: customer creation (2.4) and line inquiry (2.5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.messages import LinePlan
+
+LINE_MESSAGES = {
+    "ACTIVE": "Customer created and line activated",
+    "PORT_PENDING": "Customer created; port-in submitted and pending",
+    "WAITING_ACTIVATION": "Customer created; SIM attached for activation later",
+    "STUCK": "Customer created; activation is waiting for support",
+}
+IN_PROGRESS = "Customer created; activation in progress"
+
+
+def customer_created(plan: LinePlan, invoice_number: str | None) -> dict[str, Any]:
+    """One element of create_customer_prepaid_multiline's `data` array."""
+    return {
+        "msg_code": "RESTAPI000",
+        "msg": LINE_MESSAGES.get(plan.status, IN_PROGRESS),
+        "data": {
+            "customer_id": plan.customer_id,
+            "enrollment_id": plan.enrollment_id,
+            "enrollment_type": plan.enrollment_type,
+            "cust_id": plan.cust_id,
+            "mdn": plan.mdn,
+            "msid": plan.msid,
+            "msl": plan.msl or "",
+            "invoice_number": plan.invoice_number or invoice_number or "",
+        },
+    }
+
+
+def _values(value: Any) -> list[dict[str, str]]:
+    return [{"VALUE": "" if value is None else str(value)}]
+
+
+def line_inquiry_result(answer: dict[str, Any], *, mdn: str | None, esn: str | None) -> dict[str, Any]:
+    """The carrier's answer in section 2.5's shape; a carrier-level 909 passes through as it is."""
+    code, description = str(answer.get("STATUSCODE", "")), str(answer.get("DESCRIPTION", ""))
+    found = code == "00"
+    number = answer.get("MDN") or mdn or ""
+    wholesale = {
+        "ATTRIBUTES": {"xmlns": "http://wholesale.carrier.example/api", "xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance"},
+        "CREDENTIALS": [{"REFERENCENUMBER": _values(answer.get("REFERENCENUMBER")), "RETURNURL": _values("")}],
+        "WHOLESALEORDERRESPONSE": [{"DESCRIPTION": _values(description), "STATUSCODE": _values(code)}],
+    }
+    return {
+        "ACCOUNTSTATUS": answer.get("ACCOUNTSTATUS", "") if found else "",
+        "ACCOUNT_STATUS": answer.get("ACCOUNTSTATUS", "") if found else "",
+        "BALANCE_INQ": {"DESCRIPTION": description, "STATUSCODE": code},
+        "DATA_BALANCE": answer.get("DATA_BALANCE", 0) if found else 0,
+        "SMS_BALANCE": answer.get("SMS_BALANCE", 0) if found else 0,
+        "TALK_BALANCE": answer.get("TALK_BALANCE", 0) if found else 0,
+        "ESN": answer.get("ESN") or esn or "",
+        "MDN": number,
+        "LINE_INQ": {
+            "BAN": answer.get("BAN", ""),
+            "DESCRIPTION": description,
+            "ESNSTATUS": answer.get("ESNSTATUS", ""),
+            "MDN": number,
+            "SIM_NUMBER": answer.get("SIM_NUMBER", "") or esn or "",
+            "STATUSCODE": code,
+            "CARRIER_RESPONSE": {"WHOLESALEAPI": [wholesale]},
+        },
+    }

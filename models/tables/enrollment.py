@@ -1,0 +1,87 @@
+"""Enrollment ids, the lines (customers) created from them, and their port-in orders.
+
+PII never leaves these rows in the clear: names, addresses and contact details are one encrypted JSON
+document per line (`pii`), port secrets another (`PortIn.secrets`). Workflows carry enrollment ids only."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from models.db import utcnow
+
+
+class Enrollment(SQLModel, table=True):
+    """An enrollment id issued by check_service_availability; claimed by at most one request."""
+
+    __tablename__ = "enrollment"
+
+    enrollment_id: str = Field(primary_key=True, max_length=24)
+    vendor_id: int = Field(foreign_key="vendor.id", index=True)
+    zip_code: str = Field(max_length=5)
+    state: str = Field(max_length=2)
+    enrollment_type: str = Field(default="NON_LIFELINE", max_length=16)
+    issued_by: str | None = Field(default=None, max_length=100)
+    issued_at: datetime = Field(default_factory=utcnow)
+    claimed_by: str | None = Field(default=None, max_length=120, index=True)  # the enrollment workflow id
+    claimed_at: datetime | None = None
+
+
+class Line(SQLModel, table=True):
+    """One line of an enrollment request: its customer record, device and activation state."""
+
+    __tablename__ = "line"
+
+    enrollment_id: str = Field(primary_key=True, foreign_key="enrollment.enrollment_id", max_length=24)
+    parent_enrollment_id: str = Field(max_length=24, index=True)
+    order_id: str = Field(max_length=120, index=True)  # the enrollment workflow id
+    vendor_id: int = Field(foreign_key="vendor.id", index=True)
+    agent_username: str | None = Field(default=None, max_length=100)
+    plan_id: int = Field(foreign_key="plan.plan_id")
+    activation_type: str = Field(max_length=16)
+    enrollment_type: str = Field(max_length=16)
+    activation_later: bool = False
+    phone_type: str | None = Field(default=None, max_length=8)
+    device_type: str | None = Field(default=None, max_length=8)
+    brand_code: str | None = Field(default=None, max_length=8)
+    sku_type: str | None = Field(default=None, max_length=8)
+    model_id: str | None = Field(default=None, max_length=64)
+    device_id: str | None = Field(default=None, max_length=64)
+    iccid: str | None = Field(default=None, max_length=22)
+    esn: str | None = Field(default=None, max_length=32)
+    carrier: str | None = Field(default=None, max_length=32)
+    invoice_number: str | None = Field(default=None, max_length=32)
+    coupon_code: str | None = Field(default=None, max_length=64)
+    email_hash: str = Field(max_length=64, index=True)  # sha256 of the lower-cased e-mail: customer login
+    password_hash: str | None = Field(default=None, max_length=255)
+    pii: str  # encrypted JSON: names, e-mail, phones, service and billing addresses
+    customer_id: str | None = Field(default=None, max_length=16, unique=True)
+    cust_id: str | None = Field(default=None, max_length=16)
+    status: str = Field(default="RECEIVED", max_length=24, index=True)
+    last_error: str | None = Field(default=None, max_length=500)
+    status_since: datetime = Field(default_factory=utcnow)
+    mdn: str | None = Field(default=None, max_length=10, index=True)
+    msid: str | None = Field(default=None, max_length=16)
+    msl: str | None = Field(default=None, max_length=8)
+    shipment_reference: str | None = Field(default=None, max_length=32)
+    activated_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class PortIn(SQLModel, table=True):
+    """The port-in order of a PORTIN line. `secrets` holds the old account's data, encrypted."""
+
+    __tablename__ = "port_in"
+
+    enrollment_id: str = Field(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
+    port_number: str = Field(max_length=10, index=True)
+    current_carrier: str = Field(max_length=32)
+    secrets: str
+    carrier_port_id: str | None = Field(default=None, max_length=32)
+    status: str = Field(default="RECEIVED", max_length=24)
+    resolution_code: str | None = Field(default=None, max_length=8)
+    resolution_description: str | None = Field(default=None, max_length=200)
+    carrier_response: str | None = Field(default=None, max_length=200)
+    requested_at: datetime | None = None
+    responded_at: datetime | None = None

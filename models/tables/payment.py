@@ -1,0 +1,60 @@
+"""Payments, saved cards (gateway token, brand, last four — never a CVV or a full number) and tax
+calculations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from models.db import utcnow
+
+
+class Payment(SQLModel, table=True):
+    __tablename__ = "payment"
+
+    id: int | None = Field(default=None, primary_key=True)
+    idempotency_key: str = Field(max_length=64, unique=True)
+    vendor_id: int = Field(foreign_key="vendor.id", index=True)
+    enrollment_id: str = Field(foreign_key="enrollment.enrollment_id", max_length=24, index=True)
+    plan_id: int = Field(foreign_key="plan.plan_id")
+    invoice_number: str = Field(max_length=32, unique=True)
+    transaction_id: str = Field(max_length=64)
+    amount_cents: int
+    tax_cents: int
+    calc_id: str | None = Field(default=None, max_length=32)
+    coupon_code: str | None = Field(default=None, max_length=64)
+    coupon_transaction_id: str | None = Field(default=None, max_length=32)
+    card_id: int | None = Field(default=None, foreign_key="saved_card.id")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SavedCard(SQLModel, table=True):
+    __tablename__ = "saved_card"
+
+    id: int | None = Field(default=None, primary_key=True)
+    vendor_id: int = Field(foreign_key="vendor.id")
+    enrollment_id: str = Field(foreign_key="enrollment.enrollment_id", max_length=24, index=True)
+    payment_token: str  # encrypted gateway token
+    brand: str = Field(max_length=32)
+    last4: str = Field(max_length=4)
+    exp_month: str = Field(max_length=2)
+    exp_year: str = Field(max_length=4)
+    holder: str  # encrypted JSON: name on card and billing address
+    status: str = Field(default="Y", max_length=1)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TaxCalculation(SQLModel, table=True):
+    __tablename__ = "tax_calculation"
+
+    calc_id: str = Field(primary_key=True, max_length=32)
+    vendor_id: int = Field(foreign_key="vendor.id", index=True)
+    invoice_number: str = Field(max_length=32)
+    state: str = Field(max_length=2)
+    amount_cents: int
+    tax_cents: int
+    status: str = Field(default="PENDING_COLLECTION", max_length=24)
+    iccid: str | None = Field(default=None, max_length=22)
+    reference_number: str | None = Field(default=None, max_length=32)
+    updated_at: datetime = Field(default_factory=utcnow)

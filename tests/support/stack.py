@@ -1,0 +1,57 @@
+"""The whole service for a test: the API in-process, a worker on a fresh task queue, the dev server and
+the sandbox over HTTP. Helpers walk a channel's flow step by step."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from temporalio.testing import WorkflowEnvironment
+
+from tests.support.app import ApiClient, make_settings
+from worker import running_worker
+
+
+class Stack(ApiClient):
+    env: WorkflowEnvironment
+    sandbox: str
+
+    @classmethod
+    @asynccontextmanager
+    async def running(  # type: ignore[override]
+        cls, data_dir: Path, db_url: str, env: WorkflowEnvironment, sandbox_url: str, **overrides: Any
+    ) -> AsyncIterator[Stack]:
+        settings = make_settings(
+            data_dir, db_url,
+            temporal_address=env.client.service_client.config.target_host,
+            temporal_task_queue=f"lineup-test-{secrets.token_hex(4)}",
+            carrier_base_url=f"{sandbox_url}/carrier", nlad_base_url=f"{sandbox_url}/nlad",
+            payments_base_url=f"{sandbox_url}/payments", **overrides,
+        )  # fmt: skip
+        async with running_worker(settings, env.client), ApiClient.running(settings, temporal=env.client) as api:
+            stack = cls(api.app, api.http)
+            stack.env, stack.sandbox = env, sandbox_url
+            try:
+                yield stack
+            finally:
+                await stack.faults(fault_rate=0, latency_ms=0)
+
+    async def faults(self, **values: float) -> None:
+        async with httpx.AsyncClient() as http:
+            (await http.post(f"{self.sandbox}/sandbox/faults", json=values)).raise_for_status()
+
+    async def sandbox_post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        async with httpx.AsyncClient() as http:
+            answer: dict[str, Any] = (await http.post(f"{self.sandbox}{path}", json=body)).json()
+            return answer
+
+    async def new_enrollment_id(self, zip_code: str = "30301") -> str:
+        envelope = await self.call("/enrollment", {"action": "check_service_availability", "source": "API",
+                                                     "agent_id": "demo.agent", "zip_code": zip_code})  # fmt: skip
+        assert envelope["msg_code"] == "RESTAPI000", envelope
+        enrollment_id: str = envelope["data"]["enrollment_id"]
+        return enrollment_id

@@ -1,0 +1,139 @@
+"""The channel's flow against a real worker on the Temporal dev server and the sandbox over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlmodel import func, select
+
+from models.tables.enrollment import Enrollment, Line
+from models.tables.payment import Payment, SavedCard
+from tests.builders import body, create, line
+from workflows.line import LineWorkflow
+
+
+async def test_full_flow_availability_plans_payment_customer_inquiry(stack):
+    parent = await stack.new_enrollment_id()
+    second = await stack.new_enrollment_id()
+    plans = await stack.call("/plan", body("plan_list"))
+    assert plans["msg_code"] == "RESTAPI000" and len(plans["data"]) >= 3
+    paid = await stack.call("/payment", body("make_payment", enrollment_id=parent, plan_id=plans["data"][1]["plan_id"]))
+    assert paid["msg_code"] == "RESTAPI000", paid
+    invoice = paid["data"]["invoice_number"]
+    assert paid["data"]["calc_id"] and paid["data"]["transaction_id"] and paid["data"]["card_id"]
+
+    created = await stack.call("/customer", create(parent, line(parent), line(second), invoice_number=invoice))
+    assert created["msg_code"] == "RESTAPI000", created
+    results = {entry["data"]["enrollment_id"]: entry for entry in created["data"]}
+    assert set(results) == {parent, second}
+    for entry in results.values():
+        data = entry["data"]
+        assert entry["msg_code"] == "RESTAPI000"
+        assert data["mdn"] and len(data["mdn"]) == 10 and data["mdn"].startswith("404")  # GA area code
+        assert data["msid"] and data["msl"] and data["invoice_number"] == invoice
+        assert data["cust_id"] == results[parent]["data"]["customer_id"]
+    assert results[parent]["data"]["mdn"] != results[second]["data"]["mdn"]
+
+    inquiry = await stack.call("/customer", body("line_inquiry", enrollment_id=second))
+    assert inquiry["msg_code"] == "RESTAPI000", inquiry
+    assert inquiry["data"]["MDN"] == results[second]["data"]["mdn"]
+    assert inquiry["data"]["LINE_INQ"]["STATUSCODE"] == "00"
+    wholesale = inquiry["data"]["LINE_INQ"]["CARRIER_RESPONSE"]["WHOLESALEAPI"][0]
+    assert wholesale["WHOLESALEORDERRESPONSE"][0]["STATUSCODE"] == [{"VALUE": "00"}]
+    assert inquiry["data"]["TALK_BALANCE"] > 0
+
+
+async def test_repeated_request_returns_the_first_result_and_creates_nothing_new(stack):
+    parent = await stack.new_enrollment_id()
+    request = create(parent, line(parent))
+    first = await stack.call("/customer", request)
+    second = await stack.call("/customer", request)
+    assert first["data"] == second["data"]
+    async with stack.sessions() as session:
+        assert (await session.exec(select(func.count()).select_from(Line))).one() == 1
+
+
+async def test_unissued_or_used_enrollment_ids_are_refused_and_nothing_is_created(stack):
+    parent = await stack.new_enrollment_id()
+    refused = await stack.call("/customer", create(parent, line(parent), line("EUNKNOWN123")))
+    assert refused["msg_code"] == "RESTAPI110"
+    assert refused["errors"] == ["Invalid enrollment id EUNKNOWN123. Please provide a valid enrollment ID."]
+    async with stack.sessions() as session:
+        assert (await session.exec(select(func.count()).select_from(Line))).one() == 0
+        assert (await session.get(Enrollment, parent)).claimed_by is None
+
+    assert (await stack.call("/customer", create(parent, line(parent))))["msg_code"] == "RESTAPI000"
+    other = await stack.new_enrollment_id()
+    reused = await stack.call("/customer", create(other, line(other), line(parent)))
+    assert reused["errors"] == [f"Enrollment id {parent} is already used by another request"]
+
+
+async def test_parent_must_be_an_existing_account_or_a_line_of_the_request(stack):
+    first, second = await stack.new_enrollment_id(), await stack.new_enrollment_id()
+    refused = await stack.call("/customer", create(first, line(second)))
+    assert refused["errors"] == [f"Parent enrollment id {first} is neither an existing account nor a line of this request"]
+    assert (await stack.call("/customer", create(first, line(first))))["msg_code"] == "RESTAPI000"
+    added = await stack.call("/customer", create(first, line(second)))
+    assert added["msg_code"] == "RESTAPI000", added
+    assert added["data"][0]["data"]["cust_id"] != added["data"][0]["data"]["customer_id"]
+
+
+async def test_activation_later_waits_for_the_activate_signal(stack):
+    parent = await stack.new_enrollment_id()
+    created = await stack.call("/customer", create(parent, line(parent, activation_later="Y")))
+    entry = created["data"][0]
+    assert entry["data"]["mdn"] is None and entry["msg"] == "Customer created; SIM attached for activation later"
+    handle = stack.env.client.get_workflow_handle_for(LineWorkflow.run, f"line-{parent}")
+    await handle.signal(LineWorkflow.activate)
+    result = await handle.result()
+    assert result.status == "ACTIVE" and result.mdn
+
+
+async def test_portin_line_submits_the_port_and_waits_port_pending(stack):
+    from tests.builders import PORT_FIELDS
+
+    parent = await stack.new_enrollment_id()
+    created = await stack.call("/customer", create(parent, line(parent, **PORT_FIELDS)))
+    entry = created["data"][0]
+    assert entry["msg"] == "Customer created; port-in submitted and pending", created
+    async with stack.sessions() as session:
+        stored = await session.get(Line, parent)
+    assert stored.status == "PORT_PENDING"
+
+
+async def test_make_payment_stores_no_cvv_and_no_full_card_number(stack, data_dir):
+    enrollment_id = await stack.new_enrollment_id()
+    paid = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, cvv="987"))
+    assert paid["msg_code"] == "RESTAPI000"
+    async with stack.sessions() as session:
+        card = (await session.exec(select(SavedCard))).one()
+        assert (card.brand, card.last4) == ("Visa", "1111")
+        assert (await session.exec(select(Payment))).one().card_id == card.id
+    raw = (data_dir / "lineup.db").read_bytes()
+    assert b"4111111111111111" not in raw and b"987" not in raw.replace(b"0987", b"")
+
+
+async def test_make_payment_declined_and_repeated(stack):
+    enrollment_id = await stack.new_enrollment_id()
+    declined = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, cvv="000"))
+    assert declined["errors"] == ["Payment declined: CVV mismatch"]
+    request = body("make_payment", enrollment_id=enrollment_id, external_transaction_id="PAY1A")
+    first, again = await stack.call("/payment", request), await stack.call("/payment", request)
+    assert first["data"] == again["data"]
+
+
+async def test_line_inquiry_of_a_line_not_held_passes_the_909_through(stack):
+    parent = await stack.new_enrollment_id()
+    await stack.call("/customer", create(parent, line(parent, activation_later="Y")))
+    inquiry = await stack.call("/customer", body("line_inquiry", enrollment_id=parent))
+    assert inquiry["msg_code"] == "RESTAPI000"
+    assert inquiry["data"]["LINE_INQ"]["STATUSCODE"] == "909"
+    assert "does not belong" in inquiry["data"]["LINE_INQ"]["DESCRIPTION"]
+
+
+async def test_lines_run_in_parallel_workflows(stack):
+    ids = [await stack.new_enrollment_id() for _ in range(4)]
+    created = await stack.call("/customer", create(ids[0], *(line(i) for i in ids)))
+    assert created["msg_code"] == "RESTAPI000"
+    descriptions = await asyncio.gather(*(stack.env.client.get_workflow_handle(f"line-{i}").describe() for i in ids))
+    assert all(d.parent_id and d.parent_id.startswith(f"enrollment-{ids[0]}") for d in descriptions)

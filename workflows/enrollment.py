@@ -1,0 +1,101 @@
+"""EnrollmentWorkflow: one per create_customer_prepaid_multiline request. Creates every line's customer
+record, then runs one LineWorkflow child per line in parallel. The API talks to it with update-with-start:
+the update answers once the customer records exist, with the MDNs the carrier gave within the wait."""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.store import StoreActivities
+    from models.messages import EnrollmentOrder, EnrollmentResult, LinePlan, LineProgress, LineStart, SyncWait
+    from workflows import policies
+    from workflows.ids import line_workflow_id
+    from workflows.line import LineWorkflow
+    from workflows.search_attributes import (
+        ACTIVATION_TYPE, AGENT_ID, CARRIER, ENROLLMENT_ID, LINE_STATUS, PARENT_ENROLLMENT_ID,
+    )  # fmt: skip
+
+# States in which a line no longer waits for a synchronous carrier answer.
+SETTLED = frozenset({"ACTIVE", "STUCK", "WAITING_ACTIVATION", "PORT_PENDING"})
+
+
+@workflow.defn
+class EnrollmentWorkflow:
+    def __init__(self) -> None:
+        self._plans: dict[str, LinePlan] = {}
+        self._progress: dict[str, LineProgress] = {}
+        self._customers_ready = False
+
+    @workflow.run
+    async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
+        plans = await workflow.execute_activity_method(StoreActivities.create_customers, order, **policies.STORE)
+        self._plans = {plan.enrollment_id: plan for plan in plans}
+        for plan in plans:
+            self._progress.setdefault(
+                plan.enrollment_id, LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl)
+            )
+        self._customers_ready = True
+        children = [await self._start_line(order, plan) for plan in plans]
+        finished = await asyncio.gather(*children)
+        for progress in finished:
+            self._progress[progress.enrollment_id] = progress
+        return self._result()
+
+    async def _start_line(self, order: EnrollmentOrder, plan: LinePlan) -> workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]:
+        attributes = TypedSearchAttributes([
+            SearchAttributePair(ENROLLMENT_ID, plan.enrollment_id),
+            SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
+            SearchAttributePair(AGENT_ID, order.agent_id or ""),
+            SearchAttributePair(ACTIVATION_TYPE, plan.activation_type),
+            SearchAttributePair(CARRIER, plan.carrier or ""),
+            SearchAttributePair(LINE_STATUS, plan.status),
+        ])  # fmt: skip
+        start = LineStart(plan, order.order_id, order.parent_enrollment_id, order.vendor_code, order.agent_id,
+                          order.carrier_max_attempts)  # fmt: skip
+        return await workflow.start_child_workflow(
+            LineWorkflow.run,
+            start,
+            id=line_workflow_id(plan.enrollment_id),
+            search_attributes=attributes,
+            # A line outlives a terminated enrollment: support may still need to retry it.
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        )
+
+    @workflow.signal
+    def line_progress(self, progress: LineProgress) -> None:
+        self._progress[progress.enrollment_id] = progress
+
+    @workflow.update
+    async def customers(self, wait: SyncWait) -> EnrollmentResult:
+        """Answers once every line has its customer record, after at most `wait` more for the carrier."""
+        await workflow.wait_condition(lambda: self._customers_ready)
+        try:
+            await workflow.wait_condition(self._settled, timeout=wait.seconds)
+        except TimeoutError:
+            pass  # lines still activating answer with null MDNs and keep going
+        return self._result()
+
+    @workflow.query
+    def status(self) -> EnrollmentResult:
+        return self._result()
+
+    def _settled(self) -> bool:
+        return all(p.status in SETTLED for p in self._progress.values())
+
+    def _result(self) -> EnrollmentResult:
+        lines = []
+        for enrollment_id, plan in self._plans.items():
+            now = self._progress[enrollment_id]
+            lines.append(
+                LinePlan(
+                    plan.enrollment_id, plan.customer_id, plan.cust_id, plan.enrollment_type, plan.activation_type,
+                    plan.activation_later, plan.invoice_number, plan.carrier, now.status, now.mdn, now.msid, now.msl,
+                )
+            )  # fmt: skip
+        return EnrollmentResult(lines)

@@ -1,0 +1,22 @@
+"""Workflow ids from business ids: readable in the Temporal UI, and the same for a repeated request."""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def enrollment_workflow_id(parent_enrollment_id: str, enrollment_ids: list[str]) -> str:
+    digest = hashlib.sha256(",".join(sorted(enrollment_ids)).encode()).hexdigest()[:10]
+    return f"enrollment-{parent_enrollment_id}-{len(enrollment_ids)}l-{digest}"
+
+
+def line_workflow_id(enrollment_id: str) -> str:
+    return f"line-{enrollment_id}"
+
+
+def inquiry_workflow_id(enrollment_id: str, request_id: str) -> str:
+    return f"inquiry-{enrollment_id}-{request_id}"
+
+
+def tax_quote_workflow_id(idempotency_key: str) -> str:
+    return f"taxquote-{idempotency_key}"

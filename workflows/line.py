@@ -1,0 +1,118 @@
+"""LineWorkflow: one line from customer record to active (or port pending). A carrier step that keeps
+failing, or that the carrier rejects, parks the line in STUCK until support sends `retry`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.carrier import CarrierActivities
+    from activities.store import StoreActivities
+    from models.messages import (
+        ActivationRecord, CarrierCall, LineActivated, LineProgress, LineStart, LineState, PortRecord, PortSubmitted,
+    )  # fmt: skip
+    from workflows import policies
+    from workflows.search_attributes import LINE_STATUS
+
+T = TypeVar("T")
+
+ACTIVE, STUCK, PORT_PENDING = "ACTIVE", "STUCK", "PORT_PENDING"
+WAITING_ACTIVATION, ACTIVATING, SHIPPING = "WAITING_ACTIVATION", "ACTIVATING", "SHIPPING"
+
+
+@workflow.defn
+class LineWorkflow:
+    def __init__(self) -> None:
+        self._progress: LineProgress | None = None
+        self._retry_requested = False
+        self._activate_requested = False
+        self._key_round = 0  # bumped after a carrier rejection: the corrected request needs a new key
+
+    @workflow.run
+    async def run(self, start: LineStart) -> LineProgress:
+        self._start = start
+        plan = start.plan
+        self._progress = LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl)
+        if plan.status == ACTIVE:  # a repeated run of a line that is already done
+            return self._progress
+        if plan.activation_later:
+            await self._move(WAITING_ACTIVATION)
+            await workflow.wait_condition(lambda: self._activate_requested)
+        if plan.enrollment_type == "SHIPMENT":
+            await self._move(SHIPPING)
+            await workflow.execute_activity_method(StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE)
+        if plan.activation_type == "PORTIN":
+            submitted = await self._carrier_step("port", CarrierActivities.submit_port)
+            assert isinstance(submitted, PortSubmitted)
+            record = PortRecord(plan.enrollment_id, submitted.port_id, submitted.status)
+            await workflow.execute_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
+            await self._move(PORT_PENDING)
+            return self._progress
+        activated = await self._carrier_step("activate", CarrierActivities.activate_line)
+        assert isinstance(activated, LineActivated)
+        record_activation = ActivationRecord(plan.enrollment_id, activated)
+        await workflow.execute_activity_method(StoreActivities.record_activation, record_activation, **policies.STORE)
+        await self._move(ACTIVE, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
+        return self._progress
+
+    async def _carrier_step(self, step: str, method: Callable[..., Awaitable[T]]) -> T:
+        """Runs a carrier call under the carrier retry budget; on failure parks the line in STUCK and
+        waits for support's retry, as many times as it takes."""
+        await self._move(ACTIVATING)
+        while True:
+            call = CarrierCall(self._start.plan.enrollment_id, self._start.vendor_code, self._key(step))
+            try:
+                return await workflow.execute_activity_method(
+                    method, call, **policies.carrier(self._start.carrier_max_attempts)
+                )
+            except ActivityError as failure:
+                cause = failure.cause
+                rejected = isinstance(cause, ApplicationError) and cause.type == policies.CARRIER_REJECTED
+                self._retry_requested = False  # before the move: a retry sent while it is saved must count
+                await self._move(STUCK, error=str(cause.message if isinstance(cause, ApplicationError) else failure))
+                await workflow.wait_condition(lambda: self._retry_requested)
+                self._key_round += rejected
+                await self._move(ACTIVATING)
+
+    def _key(self, step: str) -> str:
+        # Same key across retries of one attempt (a lost answer cannot make a second MDN); a new one only
+        # after the carrier said no, since it would repeat that "no" for the old key.
+        return f"{workflow.info().workflow_id}:{step}:{self._key_round}"
+
+    async def _move(self, status: str, *, error: str | None = None, **numbers: str) -> None:
+        assert self._progress is not None
+        enrollment_id = self._progress.enrollment_id
+        await workflow.execute_activity_method(
+            StoreActivities.set_line_status, LineState(enrollment_id, status, error), **policies.STORE
+        )
+        current = self._progress
+        self._progress = LineProgress(
+            enrollment_id, status, numbers.get("mdn", current.mdn), numbers.get("msid", current.msid),
+            numbers.get("msl", current.msl), error,
+        )  # fmt: skip
+        workflow.upsert_search_attributes([LINE_STATUS.value_set(status)])
+        parent = workflow.info().parent
+        if parent is not None:
+            try:
+                await workflow.get_external_workflow_handle(parent.workflow_id).signal("line_progress", self._progress)
+            except Exception:  # noqa: BLE001 — a closed enrollment no longer listens; the line goes on
+                workflow.logger.warning("enrollment did not take the progress signal")
+
+    @workflow.signal
+    def retry(self) -> None:
+        """Support asks a STUCK line to try its failed step again."""
+        self._retry_requested = True
+
+    @workflow.signal
+    def activate(self) -> None:
+        """Activates a line enrolled with activation_later=Y."""
+        self._activate_requested = True
+
+    @workflow.query
+    def status(self) -> LineProgress | None:
+        return self._progress
+
