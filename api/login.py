@@ -94,7 +94,8 @@ async def _open_session(
     sessions: async_sessionmaker[AsyncSession], settings: Settings, user: ApiUser, ip: str | None
 ) -> Login:
     assert user.id is not None
-    otp = f"{secrets.randbelow(1_000_000):06d}"
+    # No leading zero: channels send the OTP back as a JSON number, which would drop it.
+    otp = str(100_000 + secrets.randbelow(900_000))
     async with transaction(sessions) as session:
         await session.execute(
             update(ApiUser).where(col(ApiUser.id) == user.id).values(failed_logins=0, locked_until=None)
