@@ -16,6 +16,11 @@ LABELS = {
     "esn": "ESN",
     "mdn": "MDN",
     "cvv": "CVV",
+    "sku_type": "SKU type",
+    "exp_month": "Expiry month",
+    "exp_year": "Expiry year",
+    "address1": "Address line 1",
+    "address2": "Address line 2",
     "ip_address": "IP address",
     "login_log_otp": "Login log OTP",
 }
@@ -62,31 +67,49 @@ def _describe_one(problem: dict[str, Any]) -> str:
     kind = problem["type"]
     if kind == "json_invalid":
         return "Request body is not valid JSON"
-    prefix, field = _place(tuple(problem.get("loc", ())))
+    loc = tuple(problem.get("loc", ()))
+    prefix, field = _place(loc)
     name = label(field)
     context = problem.get("ctx") or {}
     if kind in ("missing", "blank"):
         return f"{prefix}Please enter {name}"
     if kind == "rule":
-        return f"{prefix}{name} {problem['msg']}"
+        # A model-level rule (e.g. an expired card) has no field: its message is a whole sentence.
+        return f"{prefix}{problem['msg']}" if field == "body" else f"{prefix}{name} {problem['msg']}"
     if kind == "literal_error":
-        return f"{prefix}{name} must be one of {context.get('expected', '').replace(chr(39), '')}"
+        expected = context.get("expected", "").replace(chr(39), "")
+        return f"{prefix}{name} must be {'one of ' + expected if ',' in expected else expected}"
     if kind in ("too_short", "too_long"):
-        return f"{prefix}{name} {_length_rule(context)}"
+        return f"{prefix}{name} {_length_rule(context, field)}"
+    if kind == "string_too_short":
+        return f"{prefix}{name} must be at least {context.get('min_length')} characters"
     if kind == "string_too_long":
         return f"{prefix}{name} must be at most {context.get('max_length')} characters"
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return f"{prefix}{name} must be a whole number"
+    if kind in ("greater_than_equal", "less_than_equal"):
+        bound = context.get("ge", context.get("le"))
+        return f"{prefix}{name} must be {'at least' if kind == 'greater_than_equal' else 'at most'} {bound}"
     if kind == "string_pattern_mismatch":
         return f"{prefix}{name} has an invalid format"
     if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
         expected = {"string_type": "text", "list_type": "a list"}.get(kind, "an object")
+        if loc and isinstance(loc[-1], int):  # an element of a list: `Line 2 must be an object`
+            return f"{prefix.removesuffix(': ')} must be {expected}"
         return f"{prefix}{name} must be {expected}"
     return f"{prefix}{name} is invalid"
 
 
-def _length_rule(context: dict[str, Any]) -> str:
+def _length_rule(context: dict[str, Any], field: str) -> str:
+    """`Lines must hold at least 1 line`: the list's elements are named after the list."""
     low, high = context.get("min_length"), context.get("max_length")
+    item = field.removesuffix("s").replace("_", " ") if field.endswith("s") else "item"
+
+    def count(number: Any) -> str:
+        return f"{number} {item}{'' if number == 1 else 's'}"
+
     if low is not None and high is not None:
-        return f"must hold between {low} and {high} items"
+        return f"must hold between {low} and {count(high)}"
     if high is not None:
-        return f"must hold at most {high} items"
-    return f"must hold at least {low} items"
+        return f"must hold at most {count(high)}"
+    return f"must hold at least {count(low)}"

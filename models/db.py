@@ -20,6 +20,10 @@ def utcnow() -> datetime:
 
 
 def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
+    # Every table must be mapped before the first flush resolves foreign keys, whatever the process
+    # imported (a worker imports only some tables). Imported here: the tables themselves import this module.
+    import models.tables.all  # noqa: F401
+
     url = url or settings.db_url
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)

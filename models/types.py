@@ -130,8 +130,11 @@ def _email(value: str) -> str:
 
 
 def _numeric(value: str) -> str:
-    if not value.isdigit():
+    # ASCII digits only ("²".isdigit() is true), and few enough to fit the database's integer ids.
+    if not re.fullmatch(r"[0-9]+", value):
         raise fail("must be numeric")
+    if len(value.lstrip("0")) > 9:
+        raise fail("must be at most 9 digits")
     return value
 
 
@@ -143,10 +146,27 @@ Zip5to8 = rule(r"\d{5,8}", "must be 5 to 8 digits", example="30301")
 Phone10 = rule(r"\d{10}", "must be exactly 10 digits", example="4045550123")
 Ssn4 = rule(r"\d{4}", "must be exactly 4 digits", example="1234")
 Alnum = rule(r"[A-Za-z0-9]{1,24}", "must be letters and digits only", example="EA1B2C3D4E5F6G7H")
-PersonName = rule(
-    r"[A-Za-z '`-]{1,50}",
-    "may contain only English letters, spaces, apostrophes, accents grave and hyphens, at most 50 characters",
-    example="Mary-Jane",
+NAME_CHARACTERS = "may contain only English letters, spaces, apostrophes, accents grave and hyphens"
+
+
+def _name_with_letters(minimum: int) -> Callable[[str], str]:
+    """A trimmed name of at most 50 characters, with at least `minimum` letters: one rule, one message each."""
+
+    def check(value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z '`-]*", value):
+            raise fail(NAME_CHARACTERS)
+        if len(value) > 50:
+            raise fail("must be at most 50 characters")
+        if sum(char.isalpha() for char in value) < minimum:
+            raise fail(f"must contain at least {minimum} letter{'s' if minimum > 1 else ''}")
+        return value
+
+    return check
+
+
+PersonName = checked(
+    _name_with_letters(0),
+    {"type": "string", "pattern": "^[A-Za-z '`-]{1,50}$", "description": NAME_CHARACTERS, "examples": ["Mary-Jane"]},
 )
 City = rule(r"[A-Za-z -]{1,60}", "may contain only letters, spaces and hyphens", example="Atlanta")
 AddressLine = rule(r"[A-Za-z0-9 /#-]{1,100}", "may contain only letters, digits, spaces and / # -", example="12 Main St")
@@ -164,7 +184,7 @@ Email = checked(_email, {"type": "string", "format": "email", "examples": ["pat@
 Cvv = rule(r"\d{3,4}", "must be 3 or 4 digits", example="123")
 Month = rule(r"0[1-9]|1[0-2]", "must be a two-digit month, 01 to 12", example="08")
 Year4 = rule(r"20\d{2}", "must be a four-digit year", example="2029")
-YesNo = Literal["Y", "N", ""]
+YesNo = Literal["Y", "N"]  # optional everywhere: a blank flag is an absent one (BlankIsAbsent)
 
 
 def _esn(value: str) -> str:
@@ -175,17 +195,6 @@ def _esn(value: str) -> str:
     if re.fullmatch(r"[0-9A-F]{14}|[0-9A-F]{8}|\d{11}|\d{18}", upper):
         return upper
     raise fail("must be a valid SIM, IMEI, MEID or ESN")
-
-
-def _name_with_letters(minimum: int) -> Callable[[str], str]:
-    def check(value: str) -> str:
-        if not re.fullmatch(r"[A-Za-z '`-]{1,50}", value):
-            raise fail("may contain only English letters, spaces, apostrophes, accents grave and hyphens, at most 50")
-        if sum(char.isalpha() for char in value) < minimum:
-            raise fail(f"must contain at least {minimum} letter{'s' if minimum > 1 else ''}")
-        return value
-
-    return check
 
 
 CARRIERS = ("ATT", "TMB", "VER", "SPR", "TMBRLY", "USC")

@@ -59,6 +59,12 @@ async def release_sim(body: ReleaseSim, store: StoreDep) -> dict[str, bool]:
     return {"released": store.release_iccid(body.iccid) > 0}
 
 
+@router.get("/carrier/lines")
+async def lines_of_enrollment(enrollment_id: str, store: StoreDep) -> dict[str, Any]:
+    """Every line the carrier holds for an enrollment: a duplicate activation would show here."""
+    return {"lines": store.lines_of_enrollment(enrollment_id)}
+
+
 @router.get("/mail")
 async def list_mail(store: StoreDep, to: str | None = None) -> dict[str, Any]:
     """Messages the SMTP sink received, oldest first; `to` keeps those addressed to one recipient."""

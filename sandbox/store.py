@@ -138,6 +138,9 @@ class Store:
             mdn,
         )
 
+    def lines_of_enrollment(self, enrollment_id: str) -> list[Row]:
+        return self._all("SELECT mdn, iccid, status FROM lines WHERE enrollment_id = ? ORDER BY id", enrollment_id)
+
     def release_iccid(self, iccid: str) -> int:
         """Mark ACTIVE lines on this SIM INACTIVE; returns how many changed."""
         with self.transaction():

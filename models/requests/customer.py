@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ModelWrapValidatorHandler, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.requests.base import WEB_SOURCES, ActionRequest
@@ -76,23 +76,46 @@ class LineRequest(BlankIsAbsent):
     activation_later: YesNo | None = None
     action: Any = None  # the sample sends it per line, as null
 
-    @model_validator(mode="after")
-    def _conditional_fields(self) -> LineRequest:
-        missing: dict[str, list[str]] = {}
-        if self.activation_type == "PORTIN":
-            missing["a PORTIN activation"] = [f for f in PORT_FIELDS if getattr(self, f) is None]
-        if self.enrollment_type == "HANDOVER":
-            missing["a HANDOVER enrollment"] = [f for f in ("handover_type", "esn", "carrier") if getattr(self, f) is None]
-        if self.phone_type == "4G":
-            missing["phone type 4G"] = ["uiccid"] if self.uiccid is None else []
-        problems = {reason: fields for reason, fields in missing.items() if fields}
-        if problems:
-            raise PydanticCustomError("required_when", "{problems}", {"problems": problems})
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _conditional_fields(cls, data: Any, handler: ModelWrapValidatorHandler[LineRequest]) -> LineRequest:
+        """The conditional rules look at what was sent, so they are reported beside the fields' own errors."""
+        missing = _conditionally_missing(data) if isinstance(data, dict) else {}
+        required = PydanticCustomError("required_when", "{problems}", {"problems": missing})
+        try:
+            line = handler(data)
+        except ValidationError as error:
+            if not missing:
+                raise
+            again: list[Any] = [
+                {"type": PydanticCustomError(e["type"], e["msg"], e.get("ctx")), "loc": e["loc"], "input": e["input"]}
+                for e in error.errors()
+            ]  # fmt: skip
+            raise ValidationError.from_exception_data(error.title, [*again, {"type": required, "input": data}]) from None
+        if missing:
+            raise required
+        return line
 
     @property
     def later(self) -> bool:
         return self.activation_later == "Y"
+
+
+def _conditionally_missing(data: dict[str, Any]) -> dict[str, list[str]]:
+    """{reason: fields it needs that were not sent}: PORTIN, HANDOVER and phone type 4G."""
+
+    def absent(field: str) -> bool:
+        value = data.get(field)
+        return value is None or (isinstance(value, str) and not value.strip())
+
+    missing: dict[str, list[str]] = {}
+    if data.get("activation_type") == "PORTIN":
+        missing["a PORTIN activation"] = [f for f in PORT_FIELDS if absent(f)]
+    if data.get("enrollment_type") == "HANDOVER":
+        missing["a HANDOVER enrollment"] = [f for f in ("handover_type", "esn", "carrier") if absent(f)]
+    if data.get("phone_type") == "4G":
+        missing["phone type 4G"] = ["uiccid"] if absent("uiccid") else []
+    return {reason: fields for reason, fields in missing.items() if fields}
 
 
 class CreateMultiline(ActionRequest):

@@ -37,7 +37,7 @@ class MakePayment(ActionRequest):
     def _not_expired(self) -> MakePayment:
         today = date.today()
         if (int(self.exp_year), int(self.exp_month)) < (today.year, today.month):
-            raise PydanticCustomError("rule", "has expired")
+            raise PydanticCustomError("rule", "Card has expired")
         return self
 
     def __repr__(self) -> str:  # never let a card number reach a log through repr

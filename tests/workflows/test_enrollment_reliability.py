@@ -1,0 +1,137 @@
+"""Stuck lines and support retries, a flaky carrier, and a worker killed mid-activation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+import pytest
+from sqlmodel import select
+
+from models.tables.enrollment import Line
+from tests.builders import body, create, line, new_iccid
+from workflows.line import LineWorkflow
+
+SUPPORT = {"agent_id": "demo.support"}
+
+
+async def lines_by_status(stack: Any, ids: list[str]) -> dict[str, str]:
+    async with stack.sessions() as session:
+        rows = (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()  # type: ignore[attr-defined]
+    return {row.enrollment_id: row.status for row in rows}
+
+
+async def wait_for(stack: Any, ids: list[str], wanted: set[str], timeout: float = 60.0) -> dict[str, str]:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        statuses = await lines_by_status(stack, ids)
+        if len(statuses) == len(ids) and set(statuses.values()) <= wanted:
+            return statuses
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"lines did not reach {wanted}: {statuses}")
+        await asyncio.sleep(0.2)
+
+
+async def sandbox_lines(stack: Any, enrollment_id: str) -> list[dict[str, Any]]:
+    async with httpx.AsyncClient() as http:
+        answer = await http.get(f"{stack.sandbox}/sandbox/carrier/lines", params={"enrollment_id": enrollment_id})
+        lines: list[dict[str, Any]] = answer.json()["lines"]
+        return lines
+
+
+async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(stack):
+    sim = new_iccid()
+    earlier = await stack.new_enrollment_id()
+    assert (await stack.call("/customer", create(earlier, line(earlier, phone_type="4G", uiccid=sim))))["msg_code"] == "RESTAPI000"
+
+    parent, second = await stack.new_enrollment_id(), await stack.new_enrollment_id()
+    created = await stack.call("/customer", create(parent, line(parent), line(second, phone_type="4G", uiccid=sim)))
+    entries = {e["data"]["enrollment_id"]: e for e in created["data"]}
+    assert entries[parent]["data"]["mdn"]
+    assert entries[second]["data"]["mdn"] is None
+    assert entries[second]["msg"] == "Customer created; activation is waiting for support"
+
+    stuck = await stack.call("/ops", body("list_stuck_enrollments", **SUPPORT))
+    assert [(s["enrollment_id"], s["last_error"]) for s in stuck["data"]] == [(second, "915 SIM already in use")]
+    described = await stack.env.client.get_workflow_handle(f"line-{second}").describe()
+    assert described.typed_search_attributes.get(__import__("workflows.search_attributes").search_attributes.LINE_STATUS) == "STUCK"
+
+    await stack.sandbox_post("/sandbox/carrier/release-sim", {"iccid": sim})  # support freed the SIM
+    retried = await stack.call("/ops", body("retry_enrollment", enrollment_id=second, **SUPPORT))
+    assert retried["data"] == {"enrollment_id": second, "status": "RETRYING"}
+    result = await stack.env.client.get_workflow_handle_for(LineWorkflow.run, f"line-{second}").result()
+    assert result.status == "ACTIVE" and result.mdn
+    assert [(l["iccid"], l["status"]) for l in await sandbox_lines(stack, second)] == [(sim, "ACTIVE")]
+    again = await stack.call("/ops", body("retry_enrollment", enrollment_id=second, **SUPPORT))
+    assert again["errors"] == [f"Enrollment {second} is not stuck (status ACTIVE)"]
+    assert (await stack.call("/ops", body("list_stuck_enrollments", **SUPPORT)))["data"] == []
+
+
+@pytest.mark.parametrize("settings_overrides", [{"carrier_max_attempts": 2, "sync_wait_seconds": 1}])
+async def test_flaky_carrier_every_line_completes_or_completes_after_retry(stack):
+    await stack.faults(fault_rate=0.3)
+    orders = [[await stack.new_enrollment_id() for _ in range(2)] for _ in range(6)]
+    answers = await asyncio.gather(*(stack.call("/customer", create(ids[0], *(line(i) for i in ids))) for ids in orders))
+    assert all(a["msg_code"] == "RESTAPI000" for a in answers), answers
+    ids = [i for order in orders for i in order]
+    await wait_for(stack, ids, {"ACTIVE", "STUCK"})
+    await stack.faults(fault_rate=0)
+    for enrollment_id, status in (await lines_by_status(stack, ids)).items():
+        if status == "STUCK":
+            retried = await stack.call("/ops", body("retry_enrollment", enrollment_id=enrollment_id, **SUPPORT))
+            assert retried["msg_code"] == "RESTAPI000", retried
+    await wait_for(stack, ids, {"ACTIVE"})
+    for enrollment_id in ids:
+        assert len(await sandbox_lines(stack, enrollment_id)) == 1
+    async with stack.sessions() as session:
+        mdns = [row.mdn for row in (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()]  # type: ignore[attr-defined]
+    assert len(set(mdns)) == len(ids) and None not in mdns
+
+
+def start_worker(stack: Any) -> subprocess.Popen[bytes]:
+    settings = stack.app.state.settings
+    env = {
+        **os.environ,
+        "LINEUP_DATABASE_URL": settings.db_url, "LINEUP_DATA_DIR": str(settings.data_dir),
+        "LINEUP_TEMPORAL_ADDRESS": settings.temporal_address, "LINEUP_TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
+        "LINEUP_CARRIER_BASE_URL": settings.carrier_url, "LINEUP_LOG_LEVEL": "WARNING",
+    }  # fmt: skip
+    return subprocess.Popen([sys.executable, "-m", "worker"], env=env)
+
+
+@pytest.mark.parametrize("settings_overrides", [{"sync_wait_seconds": 0.5}])
+async def test_worker_killed_mid_activation_every_line_active_once(stack):
+    """The in-process worker polls another queue; this test's lines run on a subprocess worker."""
+    settings = stack.app.state.settings
+    settings.temporal_task_queue = "killable-" + settings.temporal_task_queue
+    await stack.faults(latency_ms=1500)
+    first = start_worker(stack)
+    try:
+        ids = [await stack.new_enrollment_id() for _ in range(4)]
+        call = asyncio.create_task(stack.call("/customer", create(ids[0], *(line(i) for i in ids))))
+        await wait_for(stack, ids, {"ACTIVATING"}, timeout=30)
+        await asyncio.sleep(0.5)  # activation calls are in flight at the carrier
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        second = start_worker(stack)
+        try:
+            assert (await call)["msg_code"] == "RESTAPI000"
+            await stack.faults(latency_ms=0)
+            await wait_for(stack, ids, {"ACTIVE"}, timeout=60)
+        finally:
+            second.terminate()
+            second.wait(15)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    for enrollment_id in ids:
+        held = await sandbox_lines(stack, enrollment_id)
+        assert len(held) == 1, held
+    async with stack.sessions() as session:
+        mdns = {row.enrollment_id: row.mdn for row in (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()}  # type: ignore[attr-defined]
+    assert {i: (await sandbox_lines(stack, i))[0]["mdn"] for i in ids} == mdns
