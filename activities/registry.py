@@ -2,33 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from activities.adapters.carrier import CarrierClient
+from activities.adapters.nlad import NladClient
+from activities.adapters.smtp import SmtpSender
 from activities.carrier import CarrierActivities
+from activities.eligibility import NladActivities
 from activities.lines import LineRepository
+from activities.mail import MailActivities
+from activities.porting import PortActivities
 from activities.store import StoreActivities
+from activities.tax import TaxActivities
 from models.crypto import cipher_for
 from models.settings import Settings
 
 
 @dataclass
 class ActivitySet:
-    carrier: CarrierActivities
-    store: StoreActivities
-    closers: list[Callable[[], Any]]
+    objects: list[object]
+    closers: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)
 
     def functions(self) -> list[Callable[..., Any]]:
-        c, s = self.carrier, self.store
+        """Every @activity.defn method of every activity object."""
         return [
-            c.activate_line, c.submit_port, c.line_inquiry, c.register_tax,
-            s.create_customers, s.set_line_status, s.record_activation, s.record_shipment, s.record_port_submitted,
-        ]  # fmt: skip
+            getattr(obj, name)
+            for obj in self.objects
+            for name in dir(type(obj))
+            if hasattr(getattr(type(obj), name), "__temporal_activity_definition")
+        ]
 
     async def close(self) -> None:
         for close in self.closers:
@@ -38,8 +45,13 @@ class ActivitySet:
 def build_activities(settings: Settings, sessions: async_sessionmaker[AsyncSession]) -> ActivitySet:
     lines = LineRepository(sessions, cipher_for(settings))
     carrier = CarrierClient(settings.carrier_url)
-    return ActivitySet(
-        carrier=CarrierActivities(carrier, lines),
-        store=StoreActivities(sessions),
-        closers=[carrier.close],
-    )
+    nlad = NladClient(settings.nlad_url)
+    objects: list[object] = [
+        CarrierActivities(carrier, lines),
+        StoreActivities(sessions),
+        PortActivities(carrier, lines, sessions),
+        TaxActivities(carrier, sessions),
+        NladActivities(nlad, sessions, lines.cipher),
+        MailActivities(SmtpSender(settings), sessions, lines.cipher),
+    ]
+    return ActivitySet(objects, closers=[carrier.close, nlad.close])

@@ -14,14 +14,17 @@ from api import errors, openapi
 from api.audit import AuditLog
 from api.logs import configure_logging
 from api.middleware import BodyLimit, RequestContext
-from api.routes import agent, authenticate, customer, enrollment, health, ops, payment, plan
+from api.routes import (
+    agent, authenticate, customer, enrollment, health, inventory, mail, nlad, ops, payment, plan, port,
+)  # fmt: skip
 from api.temporal import TemporalConnection
 from models.crypto import cipher_for
 from models.db import make_engine, session_factory
 from models.settings import Settings, get_settings
 
 OPERATION_ROUTERS = (
-    authenticate.router, customer.router, agent.router, payment.router, enrollment.router, plan.router, ops.router,
+    authenticate.router, customer.router, agent.router, payment.router, port.router, enrollment.router, plan.router,
+    ops.router, nlad.router, mail.router, inventory.router,
 )  # fmt: skip
 
 

@@ -16,6 +16,8 @@ class EnrollmentOrder:
     vendor_code: str
     agent_id: str | None = None
     carrier_max_attempts: int = 8
+    port_poll_seconds: float = 300.0
+    port_max_days: float = 14.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class LineStart:
     vendor_code: str
     agent_id: str | None = None
     carrier_max_attempts: int = 8
+    port_poll_seconds: float = 300.0
+    port_max_days: float = 14.0
 
 
 @dataclass(frozen=True)
@@ -141,3 +145,47 @@ class PortRecord:
     enrollment_id: str
     port_id: str
     status: str
+
+
+@dataclass(frozen=True)
+class NladCheck:
+    """Input of NladCheckWorkflow. The subject (names, SSN4, birth date, address) travels sealed with the
+    field cipher, so history shows ciphertext only and no SSN or birth date is written to our database."""
+
+    check_key: str  # the workflow id; the recorded check is keyed by it
+    vendor_id: int
+    sealed_subject: str
+    enrollment_id: str | None = None
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class NladAnswer:
+    result: str  # NLAD's answer as it gave it, e.g. SUBSCRIBER_NOT_FOUND
+
+
+@dataclass(frozen=True)
+class NladOutcome:
+    """Records an answered check (outcome, ZIP, initials; never the SSN)."""
+
+    check: NladCheck
+    result: str
+
+
+@dataclass(frozen=True)
+class DeviceQuery:
+    imei: str
+    carrier: str
+
+
+@dataclass(frozen=True)
+class MailDelivery:
+    """Input of MailDeliveryWorkflow: the outbox row holds the content, so none of it enters history."""
+
+    outbox_id: int
+    idempotency_key: str
+
+
+@dataclass(frozen=True)
+class MailSent:
+    message_id: str

@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     smtp_username: str = ""
     smtp_password: SecretStr = SecretStr("")
     mail_from: str = "no-reply@lineup.local"
+    mail_wait_seconds: float = 3.0  # how long `send` waits for the relay before answering "queued"
 
     token_ttl_seconds: int = 900
     login_max_failures: int = 10
@@ -52,6 +53,8 @@ class Settings(BaseSettings):
     max_lines: int = 10
     sync_wait_seconds: float = 5.0
     carrier_max_attempts: int = 8
+    port_poll_seconds: float = 300.0
+    port_max_days: float = 14.0
 
     encryption_key: SecretStr | None = None
     log_level: str = "INFO"

@@ -218,3 +218,70 @@ CardHolder = rule(r"[A-Za-z .'`-]{2,100}", "may contain only letters, spaces and
 AccountNumber = rule(r"[A-Za-z0-9-]{1,30}", "must be letters, digits and hyphens, at most 30")
 AccountPin = rule(r"[A-Za-z0-9]{1,20}", "must be letters and digits, at most 20")
 PortSsn = rule(r"\d{4}|\d{9}", "must be the last 4 digits or all 9 digits")
+
+
+def _port_carrier(value: str) -> str:
+    upper = value.upper()
+    if upper.isdigit() or upper in ("SPR", "TMB", "VER", "ATT"):
+        return upper
+    raise fail("must be a numeric carrier id or one of SPR, TMB, VER, ATT")
+
+
+PortCarrier = checked(_port_carrier, {"type": "string", "examples": ["TMB", "4"]}, numbers=True)
+Iccid18to22 = rule(r"\d{18,22}", "must be 18 to 22 digits", example="890126096321234567")
+
+
+def _single_line(limit: int) -> Callable[[str], str]:
+    """Text that goes into a mail header: a line break there would start a header of the sender's choosing."""
+
+    def check(value: str) -> str:
+        if "\r" in value or "\n" in value:
+            raise fail("must not contain line breaks")
+        if any(ord(char) < 32 or ord(char) == 127 for char in value):
+            raise fail("must not contain control characters")
+        if len(value) > limit:
+            raise fail(f"must be at most {limit} characters")
+        return value
+
+    return check
+
+
+def _html_body(limit: int) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if len(value.encode()) > limit:
+            raise fail(f"must be at most {limit // 1024} KiB")
+        return value
+
+    return check
+
+
+def listed(check: Callable[[str], str], *, most: int, schema: dict[str, Any]) -> Any:
+    """A required list of 1 to `most` strings, each trimmed and passed through `check`; a failure names the
+    entry's position (`Receiver email #2 must be …`). An empty list is a missing field."""
+
+    def each(values: list[Any]) -> list[str]:
+        if not values:
+            raise blank()
+        if len(values) > most:
+            raise fail(f"must hold at most {most} entries")
+        accepted = []
+        for position, value in enumerate(values, start=1):
+            if not isinstance(value, str) or not value.strip():
+                raise fail(f"#{position} must be non-empty text")
+            try:
+                accepted.append(check(value.strip()))
+            except PydanticCustomError as problem:
+                raise fail(f"#{position} {problem.message()}") from None
+        return accepted
+
+    array = {"type": "array", "items": schema, "minItems": 1, "maxItems": most}
+    return Annotated[list[Any], AfterValidator(each), WithJsonSchema(array)]
+
+
+MAIL_BODY_LIMIT = 256 * 1024
+MAX_RECIPIENTS = 50
+HeaderName = checked(_single_line(100), {"type": "string", "maxLength": 100, "examples": ["Lineup Support"]})
+Subject = checked(_single_line(255), {"type": "string", "maxLength": 255, "examples": ["Your line is active"]})
+HtmlBody = checked(_html_body(MAIL_BODY_LIMIT), {"type": "string", "examples": ["<p>Welcome!</p>"]})
+HeaderNames = listed(_single_line(100), most=MAX_RECIPIENTS, schema={"type": "string", "examples": ["Pat Doe"]})
+Emails = listed(_email, most=MAX_RECIPIENTS, schema={"type": "string", "format": "email"})

@@ -3,6 +3,8 @@ PostgreSQL), the API in-process over ASGI, and tokens."""
 
 from __future__ import annotations
 
+import asyncio
+
 import os
 import shutil
 from collections.abc import AsyncIterator, Iterator
@@ -98,17 +100,46 @@ async def temporal_env() -> AsyncIterator[Any]:
 
 
 @pytest.fixture(scope="session")
-async def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
+def sandbox_smtp_port() -> int:
+    """Where the session's SMTP sink listens (a free port, so a running `make run` is never in the way)."""
+    from tests.support.temporal import free_port
+
+    return free_port()
+
+
+@pytest.fixture(scope="session")
+async def sandbox_url(tmp_path_factory: pytest.TempPathFactory, sandbox_smtp_port: int) -> AsyncIterator[str]:
     from tests.support.temporal import sandbox_server
 
-    async with sandbox_server(tmp_path_factory.mktemp("sandbox"), port_complete_seconds=4) as url:
+    directory = tmp_path_factory.mktemp("sandbox")
+    async with sandbox_server(directory, smtp_port=sandbox_smtp_port, port_complete_seconds=4) as url:
         yield url
 
 
 @pytest.fixture
-async def stack(data_dir: Path, sqlite_url: str, temporal_env: Any, sandbox_url: str, settings_overrides: dict[str, Any]) -> AsyncIterator[Any]:
+async def stack(
+    data_dir: Path, sqlite_url: str, temporal_env: Any, sandbox_url: str, sandbox_smtp_port: int,
+    settings_overrides: dict[str, Any],
+) -> AsyncIterator[Any]:  # fmt: skip
     """API, worker, Temporal and sandbox wired together, on a task queue of this test's own."""
     from tests.support.stack import Stack
 
-    async with Stack.running(data_dir, sqlite_url, temporal_env, sandbox_url, **settings_overrides) as running:
+    async with Stack.running(
+        data_dir, sqlite_url, temporal_env, sandbox_url, smtp_port=sandbox_smtp_port, **settings_overrides
+    ) as running:
         yield running
+
+
+@pytest.fixture
+async def time_skipping() -> AsyncIterator[Any]:
+    """A fresh time-skipping test server per test: its skipped clock is global to the server."""
+    from temporalio.testing import WorkflowEnvironment
+
+    from tests.support.temporal import SHUTDOWN_SETTLE_SECONDS, venv_binary
+
+    env = await WorkflowEnvironment.start_time_skipping(test_server_existing_path=venv_binary("temporal-test-server"))
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+        await asyncio.sleep(SHUTDOWN_SETTLE_SECONDS)

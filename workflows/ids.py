@@ -14,9 +14,29 @@ def line_workflow_id(enrollment_id: str) -> str:
     return f"line-{enrollment_id}"
 
 
+def port_workflow_id(enrollment_id: str) -> str:
+    return f"port-{enrollment_id}"
+
+
+def tax_workflow_id(calc_id: str) -> str:
+    return f"tax-{calc_id}"
+
+
 def inquiry_workflow_id(enrollment_id: str, request_id: str) -> str:
     return f"inquiry-{enrollment_id}-{request_id}"
 
 
 def tax_quote_workflow_id(idempotency_key: str) -> str:
     return f"taxquote-{idempotency_key}"
+
+
+def nlad_workflow_id(request_id: str) -> str:
+    return f"nlad-{request_id}"
+
+
+def device_workflow_id(request_id: str) -> str:
+    return f"device-{request_id}"
+
+
+def mail_workflow_id(idempotency_key: str) -> str:
+    return f"mail-{idempotency_key}"

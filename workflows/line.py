@@ -13,12 +13,24 @@ with workflow.unsafe.imports_passed_through():
     from activities.carrier import CarrierActivities
     from activities.store import StoreActivities
     from models.messages import (
-        ActivationRecord, CarrierCall, LineActivated, LineProgress, LineStart, LineState, PortRecord, PortSubmitted,
+        ActivationRecord, CarrierCall, LineActivated, LineProgress, LineStart, LineState, PortRecord,
     )  # fmt: skip
+    from activities.porting import PortActivities
+    from models.long_running import PortView, PortWatch
     from workflows import policies
+    from workflows.ids import port_workflow_id
+    from workflows.port_status import PortStatusWorkflow
     from workflows.search_attributes import LINE_STATUS
 
 T = TypeVar("T")
+
+
+class PortRejected(Exception):
+    """The carrier refused the port itself (e.g. the number is not eligible): nothing support can retry."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 ACTIVE, STUCK, PORT_PENDING = "ACTIVE", "STUCK", "PORT_PENDING"
 WAITING_ACTIVATION, ACTIVATING, SHIPPING = "WAITING_ACTIVATION", "ACTIVATING", "SHIPPING"
@@ -46,22 +58,45 @@ class LineWorkflow:
             await self._move(SHIPPING)
             await workflow.execute_activity_method(StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE)
         if plan.activation_type == "PORTIN":
-            submitted = await self._carrier_step("port", CarrierActivities.submit_port)
-            assert isinstance(submitted, PortSubmitted)
-            record = PortRecord(plan.enrollment_id, submitted.port_id, submitted.status)
-            await workflow.execute_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
-            await self._move(PORT_PENDING)
-            return self._progress
-        activated = await self._carrier_step("activate", CarrierActivities.activate_line)
-        assert isinstance(activated, LineActivated)
+            activated = await self._port_in()
+            if activated is None:
+                return self._progress
+        else:
+            activated = await self._carrier_step("activate", CarrierActivities.activate_line)
         record_activation = ActivationRecord(plan.enrollment_id, activated)
         await workflow.execute_activity_method(StoreActivities.record_activation, record_activation, **policies.STORE)
         await self._move(ACTIVE, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
         return self._progress
 
-    async def _carrier_step(self, step: str, method: Callable[..., Awaitable[T]]) -> T:
+    async def _port_in(self) -> LineActivated | None:
+        """Submits the port and follows it to its end: the ported number becomes the line's MDN."""
+        plan = self._start.plan
+        try:
+            submitted = await self._carrier_step("port", CarrierActivities.submit_port, rejection_is_final=True)
+        except PortRejected as rejected:
+            view = PortView("REJECTED", carrier_response=rejected.reason)
+            await workflow.execute_activity_method(PortActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE)
+            await self._move("PORT_REJECTED", error=rejected.reason)
+            return None
+        record = PortRecord(plan.enrollment_id, submitted.port_id, submitted.status)
+        await workflow.execute_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
+        await self._move(PORT_PENDING)
+        watch = PortWatch(plan.enrollment_id, self._start.vendor_code, submitted.port_id, workflow.now().isoformat(),
+                          self._start.port_poll_seconds, self._start.port_max_days)  # fmt: skip
+        final = await workflow.execute_child_workflow(
+            PortStatusWorkflow.run, watch, id=port_workflow_id(plan.enrollment_id),
+            search_attributes=workflow.info().typed_search_attributes,
+        )  # fmt: skip
+        if final.status != "COMPLETED" or final.mdn is None:
+            await self._move(f"PORT_{final.status}", error=final.resolution_description or final.carrier_response)
+            return None
+        return LineActivated(final.mdn, final.msid or "", final.msl or "")
+
+    async def _carrier_step(
+        self, step: str, method: Callable[..., Awaitable[T]], *, rejection_is_final: bool = False
+    ) -> T:
         """Runs a carrier call under the carrier retry budget; on failure parks the line in STUCK and
-        waits for support's retry, as many times as it takes."""
+        waits for support's retry, as many times as it takes (a final rejection raises PortRejected)."""
         await self._move(ACTIVATING)
         while True:
             call = CarrierCall(self._start.plan.enrollment_id, self._start.vendor_code, self._key(step))
@@ -72,6 +107,8 @@ class LineWorkflow:
             except ActivityError as failure:
                 cause = failure.cause
                 rejected = isinstance(cause, ApplicationError) and cause.type == policies.CARRIER_REJECTED
+                if rejected and rejection_is_final:
+                    raise PortRejected(str(cause.message)) from failure
                 self._retry_requested = False  # before the move: a retry sent while it is saved must count
                 await self._move(STUCK, error=str(cause.message if isinstance(cause, ApplicationError) else failure))
                 await workflow.wait_condition(lambda: self._retry_requested)

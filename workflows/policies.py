@@ -48,3 +48,25 @@ STORE: workflow.ActivityConfig = {
         non_retryable_error_types=[NOT_FOUND],
     ),
 }  # fmt: skip
+
+# One poll of a pending port: a single attempt, since the workflow's own timer paces the next one.
+PORT_POLL: workflow.ActivityConfig = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(maximum_attempts=1),
+}
+
+MAIL_REJECTED = "MailRejected"
+
+# Mail: an SMTP outage delays a message, never loses it. Unlimited attempts, backoff from 1 s doubling to at
+# most a minute; only the relay's permanent refusal of this message (5xx) ends it.
+MAIL: workflow.ActivityConfig = {
+    "start_to_close_timeout": timedelta(seconds=60),
+    "heartbeat_timeout": timedelta(seconds=10),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(seconds=60),
+        maximum_attempts=0,  # unlimited
+        non_retryable_error_types=[MAIL_REJECTED, NOT_FOUND],
+    ),
+}

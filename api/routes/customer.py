@@ -59,7 +59,10 @@ async def create_customer_prepaid_multiline(
     order_id = enrollment_workflow_id(body.parent_enrollment_id, ids)
     agent = caller.agent.username if caller.agent else None
     await accept(sessions, lines, body, vendor_id=caller.vendor_id, agent=agent, order_id=order_id)
-    order = EnrollmentOrder(order_id, body.parent_enrollment_id, ids, vendor, agent, settings.carrier_max_attempts)
+    order = EnrollmentOrder(
+        order_id, body.parent_enrollment_id, ids, vendor, agent, settings.carrier_max_attempts,
+        settings.port_poll_seconds, settings.port_max_days,
+    )  # fmt: skip
     start = WithStartWorkflowOperation(
         EnrollmentWorkflow.run, order, id=order_id, task_queue=settings.temporal_task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

@@ -9,6 +9,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import select
+from temporalio.client import WithStartWorkflowOperation, WorkflowUpdateFailedError
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from activities.adapters.http import Unavailable
 from activities.adapters.payments import Card
@@ -20,12 +23,14 @@ from api.workflows import outside_system
 from models.db import transaction
 from models.envelope import Envelope
 from models.messages import TaxQuote, TaxQuoted
-from models.requests.payment import MakePayment, PaymentAction
+from models.long_running import CollectTax, MarkCollected, TaxReceipt
+from models.requests.payment import MakePayment, PaymentAction, UpdateTaxCalculationStatus
 from models.tables.catalog import Plan
 from models.tables.enrollment import Enrollment
 from models.tables.payment import Payment, SavedCard, TaxCalculation
-from workflows.ids import tax_quote_workflow_id
+from workflows.ids import tax_quote_workflow_id, tax_workflow_id
 from workflows.lookups import TaxQuoteWorkflow
+from workflows.tax_collection import TaxCollectionWorkflow, refusal
 
 router = APIRouter(tags=["payment"])
 PaymentBody = Annotated[PaymentAction, Body(discriminator="action")]
@@ -42,6 +47,8 @@ async def payment(
         case MakePayment():
             reference = body.external_transaction_id
             return success(request, await make_payment(body, caller, reference, sessions, temporal, gateway, lines, request))
+        case UpdateTaxCalculationStatus():
+            return success(request, await update_tax_calculation_status_plum(body, caller, sessions, temporal, request))
 
 
 async def make_payment(
@@ -99,7 +106,48 @@ async def make_payment(
                 state=slot.state, amount_cents=plan.price_cents, tax_cents=taxed.tax_cents,
             )
         )  # fmt: skip
+    async with outside_system("The workflow engine"):
+        await temporal.require().start_workflow(
+            TaxCollectionWorkflow.run, CollectTax(taxed.calc_id, caller.vendor_code), **_tax_workflow(taxed.calc_id, request)
+        )
     return _answer(record)
+
+
+def _tax_workflow(calc_id: str, request: Request) -> dict[str, Any]:
+    return {
+        "id": tax_workflow_id(calc_id), "task_queue": request.app.state.settings.temporal_task_queue,
+        "id_conflict_policy": WorkflowIDConflictPolicy.USE_EXISTING,
+        # A finished calculation is never collected again: a repeat is answered from the database.
+        "id_reuse_policy": WorkflowIDReusePolicy.REJECT_DUPLICATE,
+    }  # fmt: skip
+
+
+async def update_tax_calculation_status_plum(
+    body: UpdateTaxCalculationStatus, caller: Caller, sessions: SessionsDep, temporal: TemporalDep, request: Request
+) -> dict[str, str]:
+    """Marks the calculation collected through its workflow's update (the validator refuses a bad move)."""
+    async with sessions() as session:
+        calc = await session.get(TaxCalculation, body.calc_id)
+    if calc is None or calc.vendor_id != caller.vendor_id:
+        raise refuse("Calculation not found", rest_status=404)
+    start = WithStartWorkflowOperation(
+        TaxCollectionWorkflow.run, CollectTax(body.calc_id, caller.vendor_code), **_tax_workflow(body.calc_id, request)
+    )
+    try:
+        async with outside_system("The carrier"):
+            receipt = await temporal.require().execute_update_with_start_workflow(
+                TaxCollectionWorkflow.mark_collected, MarkCollected(body.iccid, body.status), start_workflow_operation=start
+            )
+    except WorkflowUpdateFailedError as failure:
+        raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+    except WorkflowAlreadyStartedError:  # closed after `final`: the stored result answers
+        receipt = TaxReceipt(calc.calc_id, calc.status, calc.reference_number)
+        if problem := refusal(calc.calc_id, MarkCollected(body.iccid, body.status), receipt):
+            raise refuse(problem, rest_status=409) from None
+    return {
+        "STATUSCODE": "00", "DESCRIPTION": receipt.description or "Tax collected", "CALCID": receipt.calc_id,
+        "REFERENCENUMBER": receipt.reference_number or "",
+    }  # fmt: skip
 
 
 def _payment_key(vendor_id: int, reference: str) -> str:

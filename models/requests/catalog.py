@@ -6,7 +6,7 @@ import typing
 from types import UnionType
 from typing import Any, get_args
 
-from models.requests import agent, customer, enrollment, ops, payment
+from models.requests import agent, customer, enrollment, inventory, mail, nlad, ops, payment, port
 from models.requests.base import ActionRequest
 
 # Every action the interface and decisions.md name, implemented or not, so an action posted to the wrong
@@ -45,6 +45,10 @@ GROUP_UNIONS: dict[str, Any] = {
     "plan": enrollment.PlanAction,
     "payment": payment.PaymentAction,
     "ops": ops.OpsAction,
+    "nlad": nlad.NladAction,
+    "mail": mail.MailAction,
+    "inventory": inventory.InventoryAction,
+    "port": port.PortAction,
 }
 
 

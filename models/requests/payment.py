@@ -10,7 +10,8 @@ from pydantic_core import PydanticCustomError
 
 from models.requests.base import ActionRequest
 from models.types import (
-    AddressLine, Alnum, CardHolder, CardNumber, City, Cvv, Month, Numeric, State, Year4, YesNo, Zip5,
+    AddressLine, Alnum, CardHolder, CardNumber, City, Cvv, Iccid18to22, Month, Numeric, State, Text, Year4, YesNo,
+    Zip5,
 )  # fmt: skip
 
 
@@ -44,4 +45,13 @@ class MakePayment(ActionRequest):
         return f"MakePayment(enrollment_id={self.enrollment_id!r}, plan_id={self.plan_id!r})"
 
 
-PaymentAction = MakePayment
+class UpdateTaxCalculationStatus(ActionRequest):
+    """Marks a tax calculation collected: `temporary` (provisional) or `final` (closes it)."""
+
+    action: Literal["update_tax_calculation_status_plum"]
+    calc_id: Text
+    iccid: Iccid18to22
+    status: Literal["temporary", "final"]
+
+
+PaymentAction = MakePayment | UpdateTaxCalculationStatus
