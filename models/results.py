@@ -11,6 +11,7 @@ LINE_MESSAGES = {
     "PORT_PENDING": "Customer created; port-in submitted and pending",
     "WAITING_ACTIVATION": "Customer created; SIM attached for activation later",
     "STUCK": "Customer created; activation is waiting for support",
+    "PORT_REJECTED": "Customer created; the carrier rejected the port-in",
 }
 IN_PROGRESS = "Customer created; activation in progress"
 
@@ -66,3 +67,14 @@ def line_inquiry_result(answer: dict[str, Any], *, mdn: str | None, esn: str | N
             "CARRIER_RESPONSE": {"WHOLESALEAPI": [wholesale]},
         },
     }
+
+
+DEVICE_FIELDS = (
+    "STATUSCODE", "DESCRIPTION", "IMEI", "REFERENCENUMBER", "VOLTE_COMPATIBLE", "NAME", "IS_MOBILE_DEVICE",
+    "COMPATIBILITY",
+)  # fmt: skip
+
+
+def device_compatibility_result(answer: dict[str, Any]) -> dict[str, str]:
+    """Section 2.7: every field, every value a string."""
+    return {name: "" if answer.get(name) is None else str(answer[name]) for name in DEVICE_FIELDS}

@@ -20,8 +20,8 @@ with workflow.unsafe.imports_passed_through():
         ACTIVATION_TYPE, AGENT_ID, CARRIER, ENROLLMENT_ID, LINE_STATUS, PARENT_ENROLLMENT_ID,
     )  # fmt: skip
 
-# States in which a line no longer waits for a synchronous carrier answer.
-SETTLED = frozenset({"ACTIVE", "STUCK", "WAITING_ACTIVATION", "PORT_PENDING"})
+# States in which a line still waits for a synchronous carrier answer; any other state is settled.
+IN_FLIGHT = frozenset({"RECEIVED", "CUSTOMER_CREATED", "SHIPPING", "ACTIVATING"})
 
 
 @workflow.defn
@@ -44,6 +44,7 @@ class EnrollmentWorkflow:
         finished = await asyncio.gather(*children)
         for progress in finished:
             self._progress[progress.enrollment_id] = progress
+        await workflow.wait_condition(workflow.all_handlers_finished)  # a waiting caller gets its answer
         return self._result()
 
     async def _start_line(self, order: EnrollmentOrder, plan: LinePlan) -> workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]:
@@ -86,7 +87,7 @@ class EnrollmentWorkflow:
         return self._result()
 
     def _settled(self) -> bool:
-        return all(p.status in SETTLED for p in self._progress.values())
+        return all(p.status not in IN_FLIGHT for p in self._progress.values())
 
     def _result(self) -> EnrollmentResult:
         lines = []

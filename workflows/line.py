@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows import policies
     from workflows.ids import port_workflow_id
     from workflows.port_status import PortStatusWorkflow
-    from workflows.search_attributes import LINE_STATUS
+    from workflows.search_attributes import LINE_STATUS, MDN
 
 T = TypeVar("T")
 
@@ -131,7 +131,10 @@ class LineWorkflow:
             enrollment_id, status, numbers.get("mdn", current.mdn), numbers.get("msid", current.msid),
             numbers.get("msl", current.msl), error,
         )  # fmt: skip
-        workflow.upsert_search_attributes([LINE_STATUS.value_set(status)])
+        updates = [LINE_STATUS.value_set(status)]
+        if "mdn" in numbers:
+            updates.append(MDN.value_set(numbers["mdn"]))
+        workflow.upsert_search_attributes(updates)
         parent = workflow.info().parent
         if parent is not None:
             try:

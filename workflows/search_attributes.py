@@ -10,8 +10,9 @@ AGENT_ID = SearchAttributeKey.for_keyword("AgentId")
 LINE_STATUS = SearchAttributeKey.for_keyword("LineStatus")
 ACTIVATION_TYPE = SearchAttributeKey.for_keyword("ActivationType")
 CARRIER = SearchAttributeKey.for_keyword("Carrier")
+MDN = SearchAttributeKey.for_keyword("Mdn")  # the line's number once active (a ported number included)
 
-ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER)
+ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER, MDN)
 
 
 def dev_server_flags() -> list[str]:

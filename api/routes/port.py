@@ -12,7 +12,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.deps import LinesDep, SessionsDep, TemporalDep
 from api.envelope import success
-from api.errors import refuse
+from api.errors import refuse, upstream_down
 from api.gate import Caller, gate
 from api.workflows import outside_system
 from models.db import transaction
@@ -57,11 +57,10 @@ async def query_portin(body: QueryPortin, caller: Caller, sessions: SessionsDep,
         raise refuse(NO_ORDER, rest_status=404)
     handle = temporal.require().get_workflow_handle_for(PortStatusWorkflow.run, port_workflow_id(body.enroll_id))
     try:
-        async with outside_system("The workflow engine"):
-            return await handle.query(PortStatusWorkflow.status)
+        return await handle.query(PortStatusWorkflow.status)
     except RPCError as error:
         if error.status != RPCStatusCode.NOT_FOUND:
-            raise
+            raise upstream_down("The workflow engine") from None
     order = found[1]  # not submitted yet, or refused at submission: the stored state is the answer
     return PortView(
         order.status, order.resolution_code, order.resolution_description, order.carrier_response,

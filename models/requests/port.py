@@ -45,7 +45,7 @@ class UpdatePortin(ActionRequest):
     @model_validator(mode="after")
     def _at_least_one_correction(self) -> UpdatePortin:
         if all(getattr(self, name) is None for name in CORRECTIONS):
-            raise PydanticCustomError("rule", "must carry at least one corrected port field")
+            raise PydanticCustomError("rule", "Please provide at least one corrected port field")
         return self
 
     def corrections(self) -> dict[str, str]:

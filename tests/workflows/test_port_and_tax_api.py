@@ -1,0 +1,183 @@
+"""query_portin, update_portin and the tax status operation against a real worker and the sandbox
+(ports complete 4 s after submission there; Lineup polls every half second here)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import signal
+from typing import Any
+
+import pytest
+
+from tests.builders import PORT_FIELDS, body, create, line, new_iccid
+from tests.workflows.test_enrollment_reliability import start_worker
+
+FAST_POLLS = {"port_poll_seconds": 0.5}
+
+
+def port_number(ending: str = "") -> str:
+    digits = "".join(secrets.choice("0123456789") for _ in range(6 - len(ending)))
+    number = f"4045{digits}{ending}"
+    return number if ending or number[-2:] not in ("96", "98") else port_number()
+
+
+async def ported_line(stack: Any, **port_overrides: Any) -> tuple[str, str, str]:
+    enrollment_id, sim, number = await stack.new_enrollment_id(), new_iccid(), port_number()
+    fields = {**PORT_FIELDS, "port_number": number, "phone_type": "4G", "uiccid": sim, **port_overrides}
+    created = await stack.call("/customer", create(enrollment_id, line(enrollment_id, **fields)))
+    assert created["msg_code"] == "RESTAPI000", created
+    return enrollment_id, sim, fields["port_number"]
+
+
+def query(enrollment_id: str, sim: str, number: str, **overrides: Any) -> dict[str, Any]:
+    return body("query_portin", **{"enroll_id": enrollment_id, "esn": sim, "mdn": number, "carrier": "TMB", **overrides})
+
+
+async def wait_for_port(stack: Any, request: dict[str, Any], wanted: str, timeout: float = 30.0) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        answer = await stack.call("/port", request)
+        assert answer["msg_code"] == "RESTAPI000", answer
+        if answer["data"]["records"][0]["portin_status"] == wanted:
+            return answer
+        assert asyncio.get_running_loop().time() < deadline, answer
+        await asyncio.sleep(0.3)
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_query_portin_follows_the_port_to_completed_and_the_line_takes_the_number(stack):
+    enrollment_id, sim, number = await ported_line(stack)
+    pending = await stack.call("/port", query(enrollment_id, sim, number))
+    assert pending["msg"] in ("Port-in status: SUBMITTED", "Port-in status: CONFIRMED")
+    done = await wait_for_port(stack, query(enrollment_id, sim, number, carrier="4"), "COMPLETED")
+    assert done["msg"] == "Port-in status: COMPLETED"
+    record = done["data"]["records"][0]
+    assert set(record) == {"portin_status", "resolution_description", "carrier_response", "request_datetime", "response_datetime"}
+    assert record["request_datetime"] and record["response_datetime"]
+    await asyncio.sleep(1.0)  # the line workflow records the activation after the port workflow ends
+    inquiry = await stack.call("/customer", body("line_inquiry", enrollment_id=enrollment_id))
+    assert inquiry["data"]["MDN"] == number and inquiry["data"]["LINE_INQ"]["STATUSCODE"] == "00"
+    described = await stack.env.client.get_workflow_handle(f"line-{enrollment_id}").describe()
+    from workflows.search_attributes import LINE_STATUS, MDN
+
+    assert described.typed_search_attributes.get(LINE_STATUS) == "ACTIVE"
+    assert described.typed_search_attributes.get(MDN) == number
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_query_portin_must_name_one_port_order(stack):
+    enrollment_id, sim, number = await ported_line(stack)
+    for wrong in ({"esn": new_iccid()}, {"mdn": port_number()}, {"enroll_id": "ENOSUCHORDER"}):
+        refused = await stack.call("/port", query(enrollment_id, sim, number, **wrong))
+        assert refused["errors"] == ["No port-in order matches this enrollment id, ESN and MDN"], wrong
+    bad = await stack.call("/port", query(enrollment_id, sim, number, carrier="XYZ"))
+    assert bad["errors"] == ["Carrier must be a numeric carrier id or one of SPR, TMB, VER, ATT"]
+    numeric = await stack.call("/port", query(enrollment_id, sim, number, carrier=4))
+    assert numeric["msg_code"] == "RESTAPI000"
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_resolution_required_port_is_corrected_with_update_portin(stack):
+    enrollment_id, sim, number = await ported_line(stack, port_account_number="ACC0000")
+    needing = await wait_for_port(stack, query(enrollment_id, sim, number), "RESOLUTION_REQUIRED")
+    assert needing["data"]["records"][0]["resolution_description"] == "Account number required or incorrect"
+    assert "ACC0000" not in str(needing)
+    corrected = await stack.call("/port", body("update_portin", enroll_id=enrollment_id, port_account_number="ACC12345"))
+    assert corrected["msg_code"] == "RESTAPI000", corrected
+    assert corrected["data"] == {"enroll_id": enrollment_id, "portin_status": "SUBMITTED"}
+    await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
+    refused = await stack.call("/port", body("update_portin", enroll_id=enrollment_id, port_account_number="ACC1"))
+    assert refused["errors"] == ["The port-in is COMPLETED; corrections are accepted only when it is RESOLUTION_REQUIRED"]
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_update_portin_needs_a_correction_and_a_known_order(stack):
+    empty = await stack.call("/port", body("update_portin", enroll_id="EABC"))
+    assert empty["errors"] == ["Please provide at least one corrected port field"]
+    unknown = await stack.call("/port", body("update_portin", enroll_id="EABC", port_zip_code="30301"))
+    assert unknown["errors"] == ["No port-in order found for this enrollment id"]
+    bad = await stack.call("/port", body("update_portin", enroll_id="EABC", port_zip_code="3030"))
+    assert bad["errors"] == ["Port zip code must be exactly 5 digits"]
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_ineligible_number_is_rejected_at_submission(stack):
+    enrollment_id, sim, number = await ported_line(stack, port_number=port_number("98"))
+    rejected = await wait_for_port(stack, query(enrollment_id, sim, number), "REJECTED")
+    assert "not eligible" in rejected["data"]["records"][0]["carrier_response"]
+
+
+async def paid_calculation(stack: Any) -> str:
+    paid = await stack.call("/payment", body("make_payment", enrollment_id=await stack.new_enrollment_id()))
+    assert paid["msg_code"] == "RESTAPI000", paid
+    calc_id: str = paid["data"]["calc_id"]
+    return calc_id
+
+
+def tax(calc_id: str, status: str, /, **overrides: Any) -> dict[str, Any]:
+    fields = {"calc_id": calc_id, "iccid": "890126096321234567", "status": status, **overrides}
+    return body("update_tax_calculation_status_plum", **fields)
+
+
+async def test_tax_sequence_temporary_final_final_temporary(stack):
+    calc_id = await paid_calculation(stack)
+    temporary = await stack.call("/payment", tax(calc_id, "temporary"))
+    assert temporary["msg_code"] == "RESTAPI000", temporary
+    assert set(temporary["data"]) == {"STATUSCODE", "DESCRIPTION", "CALCID", "REFERENCENUMBER"}
+    assert temporary["data"]["CALCID"] == calc_id and temporary["data"]["STATUSCODE"] == "00"
+    final = await stack.call("/payment", tax(calc_id, "final"))
+    again = await stack.call("/payment", tax(calc_id, "final"))
+    assert final["data"]["REFERENCENUMBER"] and again["data"] == final["data"]
+    late = await stack.call("/payment", tax(calc_id, "temporary"))
+    assert late["msg_code"] == "RESTAPI110"
+    assert late["errors"] == [f"Tax calculation {calc_id} is already final; a temporary collection is refused"]
+    history = [e async for e in stack.env.client.get_workflow_handle(f"tax-{calc_id}").fetch_history_events()]
+    accepted = [e for e in history if e.HasField("workflow_execution_update_accepted_event_attributes")]
+    assert len(accepted) == 2  # the refused update never reached history; the repeated final is answered
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error"),
+    [
+        ({"status": "done"}, "Status must be temporary or final"),
+        ({"iccid": "12345"}, "ICCID must be 18 to 22 digits"),
+        ({"calc_id": "TXNOSUCH"}, "Calculation not found"),
+    ],
+)
+async def test_tax_status_rules(stack, overrides, error):
+    calc_id = await paid_calculation(stack)
+    refused = await stack.call("/payment", tax(calc_id, "temporary", **overrides))
+    assert refused["errors"] == [error]
+    assert (await stack.call("/payment", tax(calc_id, "temporary")))["msg_code"] == "RESTAPI000"
+
+
+async def test_tax_calculation_of_another_vendor_is_not_found(stack):
+    calc_id = await paid_calculation(stack)
+    other = await stack.call("/payment", tax(calc_id, "final", agent_id="other.agent"), vendor="OTHER")
+    assert other["errors"] == ["Calculation not found"]
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_worker_restart_in_the_middle_of_a_port_and_a_tax_collection(stack):
+    settings = stack.app.state.settings
+    settings.temporal_task_queue = "restart-" + settings.temporal_task_queue
+    first = start_worker(stack)
+    try:
+        calc_id = await paid_calculation(stack)
+        assert (await stack.call("/payment", tax(calc_id, "temporary")))["msg_code"] == "RESTAPI000"
+        enrollment_id, sim, number = await ported_line(stack)
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        await asyncio.sleep(1)
+        second = start_worker(stack)
+        try:
+            await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED", timeout=60)
+            final = await stack.call("/payment", tax(calc_id, "final"))
+            assert final["msg_code"] == "RESTAPI000", final
+        finally:
+            second.terminate()
+            second.wait(15)
+    finally:
+        if first.poll() is None:
+            first.kill()
