@@ -33,7 +33,7 @@ class EnrollmentWorkflow:
 
     @workflow.run
     async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
-        plans = await workflow.execute_activity_method(StoreActivities.create_customers, order, **policies.STORE)
+        plans = await workflow.execute_local_activity_method(StoreActivities.create_customers, order, **policies.STORE)
         self._plans = {plan.enrollment_id: plan for plan in plans}
         for plan in plans:
             self._progress.setdefault(

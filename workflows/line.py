@@ -56,7 +56,7 @@ class LineWorkflow:
             await workflow.wait_condition(lambda: self._activate_requested)
         if plan.enrollment_type == "SHIPMENT":
             await self._move(SHIPPING)
-            await workflow.execute_activity_method(StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE)
+            await workflow.execute_local_activity_method(StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE)
         if plan.activation_type == "PORTIN":
             activated = await self._port_in()
             if activated is None:
@@ -64,7 +64,7 @@ class LineWorkflow:
         else:
             activated = await self._carrier_step("activate", CarrierActivities.activate_line)
         record_activation = ActivationRecord(plan.enrollment_id, activated)
-        await workflow.execute_activity_method(StoreActivities.record_activation, record_activation, **policies.STORE)
+        await workflow.execute_local_activity_method(StoreActivities.record_activation, record_activation, **policies.STORE)
         await self._move(ACTIVE, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
         return self._progress
 
@@ -75,11 +75,11 @@ class LineWorkflow:
             submitted = await self._carrier_step("port", CarrierActivities.submit_port, rejection_is_final=True)
         except PortRejected as rejected:
             view = PortView("REJECTED", carrier_response=rejected.reason)
-            await workflow.execute_activity_method(PortActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE)
+            await workflow.execute_local_activity_method(PortActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE)
             await self._move("PORT_REJECTED", error=rejected.reason)
             return None
         record = PortRecord(plan.enrollment_id, submitted.port_id, submitted.status)
-        await workflow.execute_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
+        await workflow.execute_local_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
         await self._move(PORT_PENDING)
         watch = PortWatch(plan.enrollment_id, self._start.vendor_code, submitted.port_id, workflow.now().isoformat(),
                           self._start.port_poll_seconds, self._start.port_max_days)  # fmt: skip
@@ -123,7 +123,7 @@ class LineWorkflow:
     async def _move(self, status: str, *, error: str | None = None, **numbers: str) -> None:
         assert self._progress is not None
         enrollment_id = self._progress.enrollment_id
-        await workflow.execute_activity_method(
+        await workflow.execute_local_activity_method(
             StoreActivities.set_line_status, LineState(enrollment_id, status, error), **policies.STORE
         )
         current = self._progress
@@ -136,7 +136,8 @@ class LineWorkflow:
             updates.append(MDN.value_set(numbers["mdn"]))
         workflow.upsert_search_attributes(updates)
         parent = workflow.info().parent
-        if parent is not None:
+        # The enrollment waits only for settled lines; in-flight steps would just cost it workflow tasks.
+        if parent is not None and status not in (SHIPPING, ACTIVATING):
             try:
                 await workflow.get_external_workflow_handle(parent.workflow_id).signal("line_progress", self._progress)
             except Exception:  # noqa: BLE001 — a closed enrollment no longer listens; the line goes on

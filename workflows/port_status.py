@@ -71,7 +71,7 @@ class PortStatusWorkflow:
             await self._record(view)
 
     async def _record(self, view: PortView) -> None:
-        await workflow.execute_activity_method(
+        await workflow.execute_local_activity_method(
             PortActivities.record_port_status, args=[self._watch.enrollment_id, view], **policies.STORE
         )
         self._view = view

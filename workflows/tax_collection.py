@@ -37,7 +37,7 @@ class TaxCollectionWorkflow:
 
     @workflow.run
     async def run(self, collect: CollectTax) -> TaxReceipt:
-        self._receipt = await workflow.execute_activity_method(TaxActivities.load_tax, collect.calc_id, **policies.STORE)
+        self._receipt = await workflow.execute_local_activity_method(TaxActivities.load_tax, collect.calc_id, **policies.STORE)
         await workflow.wait_condition(lambda: self._final() and workflow.all_handlers_finished())
         assert self._receipt is not None
         return self._receipt
@@ -56,7 +56,7 @@ class TaxCollectionWorkflow:
                 return self._receipt
             collect = TaxCollect(self._collect.calc_id, self._collect.vendor_code, mark.iccid, mark.status)
             receipt = await workflow.execute_activity_method(TaxActivities.collect_tax, collect, **policies.LOOKUP)
-            await workflow.execute_activity_method(TaxActivities.record_tax, args=[receipt, mark.iccid], **policies.STORE)
+            await workflow.execute_local_activity_method(TaxActivities.record_tax, args=[receipt, mark.iccid], **policies.STORE)
             self._receipt = receipt
             return receipt
 
