@@ -17,12 +17,14 @@ LABELS = {
     "mdn": "MDN",
     "cvv": "CVV",
     "sku_type": "SKU type",
+    "query_sim_info": "Query SIM info",
     "exp_month": "Expiry month",
     "exp_year": "Expiry year",
     "address1": "Address line 1",
     "address2": "Address line 2",
     "ip_address": "IP address",
     "login_log_otp": "Login log OTP",
+    "agent_change_password": "Agent change password proof",
 }
 
 
@@ -38,7 +40,9 @@ def label(field: str) -> str:
 
 def _place(loc: tuple[Any, ...]) -> tuple[str, str]:
     """The field's label and, for an element of a list such as `lines`, a `Line 2: ` prefix."""
-    parts = [p for p in loc if p != "body" and p not in ACTION_GROUP]
+    parts = list(loc[1:] if loc[:1] == ("body",) else loc)
+    if parts[:1] and parts[0] in ACTION_GROUP:  # the discriminator's tag, not a field (line_inquiry is both)
+        parts = parts[1:]
     prefix, field = "", "body"
     for index, part in enumerate(parts):
         if isinstance(part, int) and index > 0:
@@ -71,11 +75,14 @@ def _describe_one(problem: dict[str, Any]) -> str:
     prefix, field = _place(loc)
     name = label(field)
     context = problem.get("ctx") or {}
-    if kind in ("missing", "blank"):
+    sent_null = problem.get("input", "") is None and loc and isinstance(loc[-1], str)
+    if kind in ("missing", "blank") or sent_null:  # a required field sent as null is missing too
         return f"{prefix}Please enter {name}"
     if kind == "rule":
-        # A model-level rule (e.g. an expired card) has no field: its message is a whole sentence.
-        return f"{prefix}{problem['msg']}" if field == "body" else f"{prefix}{name} {problem['msg']}"
+        # A model-level rule (e.g. an expired card) has no field: its message is a whole sentence. (A field
+        # may be named `body` too: send's HTML body.)
+        model_level = field == "body" and loc[-1:] != ("body",)
+        return f"{prefix}{problem['msg']}" if model_level else f"{prefix}{name} {problem['msg']}"
     if kind == "literal_error":
         expected = context.get("expected", "").replace(chr(39), "")
         return f"{prefix}{name} must be {'one of ' + expected if ',' in expected else expected}"

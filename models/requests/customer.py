@@ -87,11 +87,9 @@ class LineRequest(BlankIsAbsent):
         except ValidationError as error:
             if not missing:
                 raise
-            again: list[Any] = [
-                {"type": PydanticCustomError(e["type"], e["msg"], e.get("ctx")), "loc": e["loc"], "input": e["input"]}
-                for e in error.errors()
-            ]  # fmt: skip
-            raise ValidationError.from_exception_data(error.title, [*again, {"type": required, "input": data}]) from None
+            again: list[Any] = [_reraised(problem) for problem in error.errors()]
+            again.append({"type": required, "input": data})
+            raise ValidationError.from_exception_data(error.title, again) from None
         if missing:
             raise required
         return line
@@ -99,6 +97,12 @@ class LineRequest(BlankIsAbsent):
     @property
     def later(self) -> bool:
         return self.activation_later == "Y"
+
+
+def _reraised(problem: Any) -> dict[str, Any]:
+    """A field's problem as it is raised again beside the conditional rules, with its type, place and context."""
+    kind = PydanticCustomError(problem["type"], problem["msg"], problem.get("ctx"))
+    return {"type": kind, "loc": problem["loc"], "input": problem["input"]}
 
 
 def _conditionally_missing(data: dict[str, Any]) -> dict[str, list[str]]:

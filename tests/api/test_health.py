@@ -1,0 +1,52 @@
+"""GET /healthz and /readyz: the only routes that are not POST."""
+
+from __future__ import annotations
+
+import asyncio
+
+from models.db import make_engine, session_factory
+
+UNREACHABLE_DB = "postgresql+asyncpg://postgres@127.0.0.1:1/gone"
+
+
+async def until_ready(stack) -> dict:
+    """The worker's first poll may still be on its way when the test starts."""
+    for _ in range(100):
+        response = await stack.http.get("/readyz")
+        if response.status_code == 200:
+            return response.json()
+        await asyncio.sleep(0.1)
+    return response.json()
+
+
+async def test_healthz_answers_while_the_process_is_up(api):
+    response = await api.http.get("/healthz")
+    assert (response.status_code, response.json()) == (200, {"msg_code": "RESTAPI000", "msg": "OK"})
+
+
+async def test_readyz_is_ready_with_database_temporal_and_a_polling_worker(stack):
+    assert await until_ready(stack) == {"msg_code": "RESTAPI000", "msg": "Ready"}
+
+
+async def test_readyz_turns_unready_when_the_database_is_gone(stack):
+    assert (await until_ready(stack))["msg"] == "Ready"
+    engine = make_engine(stack.app.state.settings, UNREACHABLE_DB)
+    stack.app.state.sessions = session_factory(engine)
+    try:
+        response = await stack.http.get("/readyz")
+    finally:
+        await engine.dispose()
+    assert response.status_code == 503
+    assert response.json() == {"msg_code": "RESTAPI110", "msg": "Not ready", "errors": ["Database is not reachable"]}
+
+
+async def test_readyz_without_temporal_or_worker_is_unready(api):
+    response = await api.http.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["errors"] == ["Temporal is not reachable"]
+
+
+async def test_readyz_without_a_worker_on_the_queue_is_unready(stack):
+    stack.app.state.settings.temporal_task_queue = "nobody-polls-this-queue"
+    response = await stack.http.get("/readyz")
+    assert response.json()["errors"] == ["No worker is polling task queue nobody-polls-this-queue"]
