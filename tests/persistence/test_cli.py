@@ -68,3 +68,21 @@ def test_seed_demo_is_idempotent(sqlite_url, data_dir, monkeypatch):
     result = lineup(monkeypatch, sqlite_url, data_dir, "seed-demo")
     assert result.exit_code == 0
     assert "(0 records created)" in result.output
+
+
+async def test_temporal_setup_registers_the_search_attributes(temporal_env, monkeypatch):
+    from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
+
+    from workflows.search_attributes import ALL
+
+    monkeypatch.setenv("LINEUP_TEMPORAL_ADDRESS", temporal_env.client.service_client.config.target_host)
+    from models.settings import get_settings
+
+    get_settings.cache_clear()
+    try:
+        result = await asyncio.to_thread(runner.invoke, cli, ["temporal", "setup"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    listed = await temporal_env.client.operator_service.list_search_attributes(ListSearchAttributesRequest(namespace="default"))
+    assert {key.name for key in ALL} <= set(listed.custom_attributes)
