@@ -7,6 +7,15 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
+class Pacing:
+    """The settings a line's workflow runs by (a workflow reads no environment): retry budget, polling."""
+
+    carrier_max_attempts: int = 8
+    port_poll_seconds: float = 300.0
+    port_max_days: float = 14.0
+
+
+@dataclass(frozen=True)
 class EnrollmentOrder:
     """Input of EnrollmentWorkflow: the lines of one create_customer_prepaid_multiline request."""
 
@@ -15,9 +24,7 @@ class EnrollmentOrder:
     enrollment_ids: list[str]
     vendor_code: str
     agent_id: str | None = None
-    carrier_max_attempts: int = 8
-    port_poll_seconds: float = 300.0
-    port_max_days: float = 14.0
+    pacing: Pacing = field(default_factory=Pacing)
 
 
 @dataclass(frozen=True)
@@ -47,9 +54,7 @@ class LineStart:
     parent_enrollment_id: str
     vendor_code: str
     agent_id: str | None = None
-    carrier_max_attempts: int = 8
-    port_poll_seconds: float = 300.0
-    port_max_days: float = 14.0
+    pacing: Pacing = field(default_factory=Pacing)
 
 
 @dataclass(frozen=True)

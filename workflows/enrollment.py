@@ -56,8 +56,7 @@ class EnrollmentWorkflow:
             SearchAttributePair(CARRIER, plan.carrier or ""),
             SearchAttributePair(LINE_STATUS, plan.status),
         ])  # fmt: skip
-        start = LineStart(plan, order.order_id, order.parent_enrollment_id, order.vendor_code, order.agent_id,
-                          order.carrier_max_attempts, order.port_poll_seconds, order.port_max_days)  # fmt: skip
+        start = LineStart(plan, order.order_id, order.parent_enrollment_id, order.vendor_code, order.agent_id, order.pacing)
         return await workflow.start_child_workflow(
             LineWorkflow.run,
             start,

@@ -82,7 +82,7 @@ class LineWorkflow:
         await workflow.execute_local_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
         await self._move(PORT_PENDING)
         watch = PortWatch(plan.enrollment_id, self._start.vendor_code, submitted.port_id, workflow.now().isoformat(),
-                          self._start.port_poll_seconds, self._start.port_max_days)  # fmt: skip
+                          self._start.pacing.port_poll_seconds, self._start.pacing.port_max_days)  # fmt: skip
         final = await workflow.execute_child_workflow(
             PortStatusWorkflow.run, watch, id=port_workflow_id(plan.enrollment_id),
             search_attributes=workflow.info().typed_search_attributes,
@@ -102,7 +102,7 @@ class LineWorkflow:
             call = CarrierCall(self._start.plan.enrollment_id, self._start.vendor_code, self._key(step))
             try:
                 return await workflow.execute_activity_method(
-                    method, call, **policies.carrier(self._start.carrier_max_attempts)
+                    method, call, **policies.carrier(self._start.pacing.carrier_max_attempts)
                 )
             except ActivityError as failure:
                 cause = failure.cause

@@ -18,7 +18,7 @@ from api.gate import Caller, gate
 from api.intake import accept
 from api.workflows import outside_system
 from models.envelope import Envelope
-from models.messages import EnrollmentOrder, EnrollmentResult, InquiryRequest, SyncWait
+from models.messages import EnrollmentOrder, EnrollmentResult, InquiryRequest, Pacing, SyncWait
 from models.requests.customer import CreateMultiline, CustomerAction, LineInquiry
 from models.results import customer_created, line_inquiry_result
 from models.tables.enrollment import Line
@@ -59,10 +59,8 @@ async def create_customer_prepaid_multiline(
     order_id = enrollment_workflow_id(body.parent_enrollment_id, ids)
     agent = caller.agent.username if caller.agent else None
     await accept(sessions, lines, body, vendor_id=caller.vendor_id, agent=agent, order_id=order_id)
-    order = EnrollmentOrder(
-        order_id, body.parent_enrollment_id, ids, vendor, agent, settings.carrier_max_attempts,
-        settings.port_poll_seconds, settings.port_max_days,
-    )  # fmt: skip
+    pacing = Pacing(settings.carrier_max_attempts, settings.port_poll_seconds, settings.port_max_days)
+    order = EnrollmentOrder(order_id, body.parent_enrollment_id, ids, vendor, agent, pacing)
     start = WithStartWorkflowOperation(
         EnrollmentWorkflow.run, order, id=order_id, task_queue=settings.temporal_task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
