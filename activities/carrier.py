@@ -6,11 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities.adapters.carrier import CarrierClient
+from activities.adapters.http import Rejected
 from activities.errors import outside_call
 from activities.lines import LineRepository
-from models.messages import CarrierCall, InquiryRequest, LineActivated, PortSubmitted, TaxQuote, TaxQuoted
+from models.messages import (
+    CarrierCall,
+    DeviceQuery,
+    InquiryRequest,
+    LineActivated,
+    PortSubmitted,
+    TaxQuote,
+    TaxQuoted,
+)
+from workflows.policies import CARRIER_REJECTED
 
 
 class CarrierActivities:
@@ -60,3 +71,12 @@ class CarrierActivities:
                 quote.vendor_code, quote.state, quote.amount_cents, key=quote.idempotency_key
             )
         return TaxQuoted(calc_id=answer["CALCID"], tax_cents=int(answer["TAX_AMOUNT_CENTS"]))
+
+    @activity.defn
+    async def device_compatibility(self, query: DeviceQuery) -> dict[str, Any]:
+        async with outside_call():
+            try:
+                return await self._carrier.device_compatibility(query.imei, query.carrier)
+            except Rejected as exc:
+                # The channel shows the carrier's own words ("Device is blacklisted"), without its code.
+                raise ApplicationError(exc.description, exc.code, type=CARRIER_REJECTED, non_retryable=True) from None

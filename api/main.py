@@ -15,7 +15,8 @@ from api.audit import AuditLog
 from api.logs import configure_logging
 from api.middleware import BodyLimit, RequestContext
 from api.routes import (
-    agent, authenticate, customer, enrollment, health, inventory, mail, nlad, ops, payment, plan, port,
+    agent, auth, authenticate, cards, customer, enrollment, health, inventory, mail, nlad, notes, ops, payment, plan,
+    port,
 )  # fmt: skip
 from api.temporal import TemporalConnection
 from models.crypto import cipher_for
@@ -24,7 +25,7 @@ from models.settings import Settings, get_settings
 
 OPERATION_ROUTERS = (
     authenticate.router, customer.router, agent.router, payment.router, port.router, enrollment.router, plan.router,
-    ops.router, nlad.router, mail.router, inventory.router,
+    ops.router, nlad.router, mail.router, inventory.router, notes.router, cards.router, auth.router,
 )  # fmt: skip
 
 

@@ -64,3 +64,16 @@ async def consume(session: AsyncSession, token: str | None) -> TokenOwner:
     if found.used_at is not None:
         raise LineupError(MsgCode.TOKEN, "Token already used")
     raise LineupError(MsgCode.TOKEN, "Token expire")
+
+
+async def revoke(session: AsyncSession, api_user_id: int, *, keep: str | None = None) -> None:
+    """Ends every outstanding token of the API user (they then answer `Token expire`), except `keep`."""
+    now = utcnow()
+    query = update(ApiToken).where(
+        col(ApiToken.api_user_id) == api_user_id,
+        col(ApiToken.used_at).is_(None),
+        col(ApiToken.expires_at) > now,
+    )
+    if keep is not None:
+        query = query.where(col(ApiToken.token_hash) != digest(keep))
+    await session.execute(query.values(expires_at=now))

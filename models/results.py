@@ -1,10 +1,12 @@
-"""`data` shapes of the interface: customer creation (2.4) and line inquiry (2.5)."""
+"""`data` shapes of the interface: customer creation (2.4), line inquiry (2.5) and saved cards (2.6)."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from models.messages import LinePlan
+from models.tables.payment import SavedCard
 
 LINE_MESSAGES = {
     "ACTIVE": "Customer created and line activated",
@@ -78,3 +80,18 @@ DEVICE_FIELDS = (
 def device_compatibility_result(answer: dict[str, Any]) -> dict[str, str]:
     """Section 2.7: every field, every value a string."""
     return {name: "" if answer.get(name) is None else str(answer[name]) for name in DEVICE_FIELDS}
+
+
+def saved_card_record(
+    card: SavedCard, holder: dict[str, Any], *, primary: bool, today: date
+) -> dict[str, str]:
+    """Section 2.6, masked: the last four digits only, and an empty CVV (none is ever stored)."""
+    expired = (int(card.exp_year), int(card.exp_month)) < (today.year, today.month)
+    return {
+        "id": str(card.id), "status": card.status, "card_number": "*" * 12 + card.last4, "cvv": "",
+        "name_on_card": holder.get("name_on_card", ""), "card_type": card.brand, "exp_month": card.exp_month,
+        "exp_year": card.exp_year, "address1": holder.get("address1", ""),
+        "address2": holder.get("address2", ""), "zip": holder.get("zip", ""), "city": holder.get("city", ""),
+        "state": holder.get("state", ""), "country": holder.get("country", ""),
+        "is_expired": "Y" if expired else "N", "is_primary": "Y" if primary else "N",
+    }  # fmt: skip

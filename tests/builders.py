@@ -6,6 +6,7 @@ import secrets
 from typing import Any
 
 from models.types import luhn_ok
+from tests.support.images import JPEG, b64, data_uri, png
 
 BASE: dict[str, Any] = {"source": "API", "agent_id": "demo.agent"}
 
@@ -57,7 +58,34 @@ VALID: dict[str, dict[str, Any]] = {
         "city": "Atlanta", "state": "GA", "zip": "30301", "save_card": "Y",
     },
     "create_customer_prepaid_multiline": {"parent_enrollment_id": "EXXXX", "lines": []},
+    "nlad_etc_check": {
+        "ssn": "1234", "first_name": "Pat", "middle_name": "Q", "last_name": "O'Neil", "dob": "1980-04-12",
+        "address_one": "12 Main St", "address_two": "Apt #4", "city": "Atlanta", "state": "GA", "zip_code": "30301",
+        "address_validation": "Y",
+    },
+    "tpiv_listing": {"zip_code": "30301"},
+    "check_device_compatibility": {"imei": with_check_digit("3520990812345" + "0"), "carrier": "TMB"},
+    "send": {
+        "sender_name": "Lineup Support", "sender_email": "support@lineup.example", "subject": "Your line is active",
+        "body": "<p>Welcome to Lineup!</p>", "receiver_name": ["Pat O'Neil"], "receiver_email": ["pat@example.com"],
+    },
 }  # fmt: skip
+
+# Issue 6: notes, signatures, saved cards, agent password change. Ids and OTPs are placeholders tests override.
+VALID.update({
+    "save_signature": {"signature": data_uri(png())},
+    "check_signature": {"login_log_otp": "100000"},
+    "add_notes": {
+        "customer_id": "100000000", "enrollment_id": "EXXXX", "customer_notes": "Customer asked about the bill",
+        "coordinate": {"latitude": "33.7490", "longitude": "-84.3880"}, "is_activity": "1", "activity_type": "CALL",
+    },
+    "saved_card_list": {"enrollment_id": "EXXXX", "username": "pat@example.com", "password": "line-pass-1"},
+    "agent_change_password": {
+        "worksite_proof": data_uri(png()), "table_proof": b64(JPEG),
+        "agent_change_password": data_uri(JPEG, "image/jpeg"),
+        "coordinate": {"latitude": "33.7490", "longitude": "-84.3880"},
+    },
+})  # fmt: skip
 
 
 def body(action: str, /, **overrides: Any) -> dict[str, Any]:

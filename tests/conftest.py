@@ -124,9 +124,8 @@ async def stack(
     """API, worker, Temporal and sandbox wired together, on a task queue of this test's own."""
     from tests.support.stack import Stack
 
-    async with Stack.running(
-        data_dir, sqlite_url, temporal_env, sandbox_url, smtp_port=sandbox_smtp_port, **settings_overrides
-    ) as running:
+    overrides = {"smtp_port": sandbox_smtp_port, **settings_overrides}  # a test may name another relay
+    async with Stack.running(data_dir, sqlite_url, temporal_env, sandbox_url, **overrides) as running:
         yield running
 
 

@@ -31,4 +31,5 @@ class NladCheckWorkflow:
 class DeviceCheckWorkflow:
     @workflow.run
     async def run(self, query: DeviceQuery) -> dict[str, Any]:
-        return await workflow.execute_activity_method(CarrierActivities.device_compatibility, query, **policies.LOOKUP)
+        method = CarrierActivities.device_compatibility
+        return await workflow.execute_activity_method(method, query, **policies.LOOKUP)

@@ -1,4 +1,4 @@
-"""`/agent`: update_location_coordinate (check_signature and save_signature arrive with their issue)."""
+"""`/agent`: update_location_coordinate, check_signature and save_signature."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from models.requests.base import ActionRequest
-from models.types import IpAddress, Latitude, Longitude, Otp, Text
+from models.types import Alnum, IpAddress, Latitude, Longitude, Numeric, Otp, SignatureImage, Text
 
 
 class UpdateLocationCoordinate(ActionRequest):
@@ -21,4 +21,24 @@ class UpdateLocationCoordinate(ActionRequest):
     login_log_otp: Otp | None = Field(default=None, examples=["123456"])
 
 
-AgentAction = UpdateLocationCoordinate
+class SaveSignature(ActionRequest):
+    """Stores the acting agent's signature image, optionally for one enrollment; answers its id."""
+
+    action: Literal["save_signature"]
+    signature: SignatureImage
+    enroll_id: Alnum | None = None
+
+    def __repr__(self) -> str:
+        return f"SaveSignature(enroll_id={self.enroll_id!r})"
+
+
+class CheckSignature(ActionRequest):
+    """Confirms a signature is on file, under one of the vendor's open login-log entries."""
+
+    action: Literal["check_signature"]
+    enroll_id: Alnum | None = None
+    signature_id: Numeric | None = Field(default=None, examples=["12"])
+    login_log_otp: Otp = Field(examples=["123456"])
+
+
+AgentAction = UpdateLocationCoordinate | CheckSignature | SaveSignature

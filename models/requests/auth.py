@@ -1,0 +1,47 @@
+"""`/auth`: agent_change_password."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import model_validator
+from pydantic_core import PydanticCustomError
+
+from models.requests.base import VOICE_SOURCES, ActionRequest
+from models.requests.location import Coordinate
+from models.types import Latitude, Longitude, ProofImage
+
+
+class AgentChangePassword(ActionRequest):
+    """Three proof images and where the agent is; a new password is generated and e-mailed to the agent."""
+
+    SOURCES = VOICE_SOURCES
+
+    action: Literal["agent_change_password"]
+    worksite_proof: ProofImage
+    table_proof: ProofImage
+    agent_change_password: ProofImage
+    latitude: Latitude | None = None
+    longitude: Longitude | None = None
+    coordinate: Coordinate | None = None
+
+    @model_validator(mode="after")
+    def _one_location(self) -> AgentChangePassword:
+        if (self.latitude is None) != (self.longitude is None):
+            raise PydanticCustomError("rule", "Latitude and Longitude must be sent together")
+        if self.latitude is None and self.coordinate is None:
+            raise PydanticCustomError("rule", "Please enter Latitude and Longitude, or a Coordinate object")
+        return self
+
+    def location(self) -> tuple[str, str]:
+        """(latitude, longitude): the top-level pair when sent, else the coordinate object's."""
+        if self.latitude is not None and self.longitude is not None:
+            return self.latitude, self.longitude
+        assert self.coordinate is not None  # _one_location
+        return self.coordinate.latitude, self.coordinate.longitude
+
+    def __repr__(self) -> str:
+        return "AgentChangePassword()"
+
+
+AuthAction = AgentChangePassword

@@ -1,0 +1,29 @@
+"""`/cards`: saved_card_list."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from models.requests.base import ActionRequest
+from models.types import Alnum, Numeric, Secret, Text
+
+
+class SavedCardList(ActionRequest):
+    """A customer's saved cards, masked; the customer logs in with the line's e-mail and password."""
+
+    AGENT_REQUIRED = False
+
+    action: Literal["saved_card_list"]
+    vendor_id: Text | None = Field(default=None, examples=["DEMO"])
+    enrollment_id: Alnum
+    username: Text = Field(examples=["pat@example.com"])
+    password: Secret
+    card_id: Numeric | None = Field(default=None, examples=["12"])
+
+    def __repr__(self) -> str:  # never the password
+        return f"SavedCardList(enrollment_id={self.enrollment_id!r}, card_id={self.card_id!r})"
+
+
+CardsAction = SavedCardList
