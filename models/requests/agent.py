@@ -7,7 +7,8 @@ from typing import Literal
 from pydantic import Field
 
 from models.requests.base import ActionRequest
-from models.types import Alnum, IpAddress, Latitude, Longitude, Numeric, Otp, SignatureImage, Text
+from models.images import SignatureImage
+from models.types import Alnum, IpAddress, Latitude, Longitude, Numeric, Otp, Text
 
 
 class UpdateLocationCoordinate(ActionRequest):

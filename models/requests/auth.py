@@ -9,7 +9,8 @@ from pydantic_core import PydanticCustomError
 
 from models.requests.base import VOICE_SOURCES, ActionRequest
 from models.requests.location import Coordinate
-from models.types import Latitude, Longitude, ProofImage
+from models.images import ProofImage
+from models.types import Latitude, Longitude
 
 
 class AgentChangePassword(ActionRequest):
