@@ -21,7 +21,6 @@ from models.envelope import Envelope
 from models.messages import EnrollmentOrder, EnrollmentResult, InquiryRequest, Pacing, SyncWait
 from models.requests.customer import CreateMultiline, CustomerAction, LineInquiry
 from models.results import customer_created, line_inquiry_result
-from models.tables.enrollment import Line
 from workflows.enrollment import EnrollmentWorkflow
 from workflows.ids import enrollment_workflow_id, inquiry_workflow_id
 from workflows.lookups import LineInquiryWorkflow
@@ -45,7 +44,7 @@ async def customer(
             result = await create_customer_prepaid_multiline(body, caller, vendor, settings, sessions, lines, temporal)
             return success(request, [customer_created(plan, body.invoice_number) for plan in result.lines])
         case LineInquiry():
-            return success(request, await line_inquiry(body, caller, vendor, sessions, temporal, request))
+            return success(request, await line_inquiry(body, caller, vendor, lines, temporal, request))
 
 
 async def create_customer_prepaid_multiline(
@@ -80,12 +79,11 @@ async def create_customer_prepaid_multiline(
 
 
 async def line_inquiry(
-    body: LineInquiry, caller: Caller, vendor: str, sessions: SessionsDep, temporal: TemporalDep, request: Request
+    body: LineInquiry, caller: Caller, vendor: str, lines: LinesDep, temporal: TemporalDep, request: Request
 ) -> dict[str, Any]:
     """Asks the carrier about the line, as the flags select (none set: everything)."""
-    async with sessions() as session:
-        line = await session.get(Line, body.enrollment_id)
-    if line is None or line.vendor_id != caller.vendor_id:
+    line = await lines.find(body.enrollment_id, vendor_id=caller.vendor_id)
+    if line is None:
         raise refuse("No customer found against this enrolment ID", rest_status=404)
     flags = {name: getattr(body, name) == "Y" for name in INQUIRY_FLAGS}
     if not any(flags.values()):
