@@ -88,13 +88,15 @@ class StoreActivities:
 
     @activity.defn
     async def record_shipment(self, enrollment_id: str) -> str:
-        """Records the SIM shipment; the reference derives from the enrollment id, so a retry repeats it."""
+        """Records the SIM shipment (status SHIPPING); the reference derives from the enrollment id, so a
+        retry repeats it."""
         async with transaction(self._sessions) as session:
             line = await session.get(Line, enrollment_id)
             if line is None:
                 raise RecordNotFound(f"line {enrollment_id} not found")
             if line.shipment_reference is None:
                 line.shipment_reference = f"SHP{enrollment_id[-10:].upper()}"
+                line.status, line.status_since = "SHIPPING", utcnow()
                 session.add(line)
             return line.shipment_reference
 

@@ -55,8 +55,8 @@ class LineWorkflow:
             await self._move(WAITING_ACTIVATION)
             await workflow.wait_condition(lambda: self._activate_requested)
         if plan.enrollment_type == "SHIPMENT":
-            await self._move(SHIPPING)
             await workflow.execute_local_activity_method(StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE)
+            await self._move(SHIPPING, saved=True)
         if plan.activation_type == "PORTIN":
             activated = await self._port_in()
             if activated is None:
@@ -65,7 +65,7 @@ class LineWorkflow:
             activated = await self._carrier_step("activate", CarrierActivities.activate_line)
         record_activation = ActivationRecord(plan.enrollment_id, activated)
         await workflow.execute_local_activity_method(StoreActivities.record_activation, record_activation, **policies.STORE)
-        await self._move(ACTIVE, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
+        await self._move(ACTIVE, saved=True, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
         return self._progress
 
     async def _port_in(self) -> LineActivated | None:
@@ -120,12 +120,15 @@ class LineWorkflow:
         # after the carrier said no, since it would repeat that "no" for the old key.
         return f"{workflow.info().workflow_id}:{step}:{self._key_round}"
 
-    async def _move(self, status: str, *, error: str | None = None, **numbers: str) -> None:
+    async def _move(self, status: str, *, error: str | None = None, saved: bool = False, **numbers: str) -> None:
+        """The line's new status, in the database (unless the step's own write `saved` it), the search
+        attributes, the `status` query and, once settled, the enrollment."""
         assert self._progress is not None
         enrollment_id = self._progress.enrollment_id
-        await workflow.execute_local_activity_method(
-            StoreActivities.set_line_status, LineState(enrollment_id, status, error), **policies.STORE
-        )
+        if not saved:
+            await workflow.execute_local_activity_method(
+                StoreActivities.set_line_status, LineState(enrollment_id, status, error), **policies.STORE
+            )
         current = self._progress
         self._progress = LineProgress(
             enrollment_id, status, numbers.get("mdn", current.mdn), numbers.get("msid", current.msid),
