@@ -14,7 +14,7 @@ from api.deps import SessionsDep
 from api.envelope import success
 from api.errors import refuse
 from api.gate import Caller, gate
-from api.idempotency import request_key
+from api.idempotency import id_for_key, request_key
 from api.login import open_login_entry
 from models.db import transaction
 from models.envelope import Envelope
@@ -74,7 +74,7 @@ async def save_signature(body: SaveSignature, caller: Caller, sessions: Sessions
     first one's id."""
     assert caller.agent is not None and caller.agent.id is not None  # the action requires an agent
     key = request_key(caller, body.external_transaction_id)
-    if key and (done := await _signature_by_key(sessions, key)):
+    if key and (done := await id_for_key(sessions, Signature, key)):
         return {"signature_id": str(done)}
     signature = Signature(
         idempotency_key=key, vendor_id=caller.vendor_id, agent_id=caller.agent.id,
@@ -94,13 +94,9 @@ async def save_signature(body: SaveSignature, caller: Caller, sessions: Sessions
             signature_id = signature.id
     except IntegrityError:  # the same request twice at once: the one that won answers
         assert key is not None
-        signature_id = await _signature_by_key(sessions, key)
+        signature_id = await id_for_key(sessions, Signature, key)
     return {"signature_id": str(signature_id)}
 
-
-async def _signature_by_key(sessions: SessionsDep, key: str) -> int | None:
-    async with sessions() as session:
-        return (await session.exec(select(Signature.id).where(Signature.idempotency_key == key))).first()
 
 
 async def check_signature(body: CheckSignature, caller: Caller, sessions: SessionsDep) -> None:

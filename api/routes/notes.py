@@ -7,13 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
 
 from api.deps import LinesDep, SessionsDep
 from api.envelope import success
 from api.errors import refuse
 from api.gate import Caller, gate
-from api.idempotency import request_key
+from api.idempotency import id_for_key, request_key
 from models.db import transaction
 from models.envelope import Envelope
 from models.requests.notes import AddNotes, NotesAction
@@ -39,7 +38,7 @@ async def add_notes(body: AddNotes, caller: Caller, sessions: SessionsDep, lines
     """Adds the note to the customer that customer_id and enrollment_id both name; the author is the agent
     when one was named, else the token's API user. A repeated request answers the first note's id."""
     key = request_key(caller, body.external_transaction_id)
-    if key and (done := await _note_by_key(sessions, key)):
+    if key and (done := await id_for_key(sessions, Note, key)):
         return {"notes_id": str(done)}
     # Another vendor's customer is refused in the same words as one that does not exist.
     line = await lines.find(body.enrollment_id, vendor_id=caller.vendor_id)
@@ -59,10 +58,6 @@ async def add_notes(body: AddNotes, caller: Caller, sessions: SessionsDep, lines
             note_id = note.id
     except IntegrityError:  # the same request twice at once: the one that won answers
         assert key is not None
-        note_id = await _note_by_key(sessions, key)
+        note_id = await id_for_key(sessions, Note, key)
     return {"notes_id": str(note_id)}
 
-
-async def _note_by_key(sessions: SessionsDep, key: str) -> int | None:
-    async with sessions() as session:
-        return (await session.exec(select(Note.id).where(Note.idempotency_key == key))).first()
