@@ -19,6 +19,22 @@ def email_hash(email: str) -> str:
     return hashlib.sha256(email.strip().lower().encode()).hexdigest()
 
 
+async def line_row(session: AsyncSession, enrollment_id: str) -> Line:
+    """The line with this enrollment id, or RecordNotFound (a non-retryable activity failure)."""
+    line = await session.get(Line, enrollment_id)
+    if line is None:
+        raise RecordNotFound(f"line {enrollment_id} not found")
+    return line
+
+
+async def port_row(session: AsyncSession, enrollment_id: str) -> PortIn:
+    """The port-in order of this line, or RecordNotFound."""
+    port = await session.get(PortIn, enrollment_id)
+    if port is None:
+        raise RecordNotFound(f"port-in of line {enrollment_id} not found")
+    return port
+
+
 class LineRepository:
     def __init__(self, sessions: async_sessionmaker[AsyncSession], cipher: FieldCipher) -> None:
         self.sessions, self.cipher = sessions, cipher
@@ -32,17 +48,11 @@ class LineRepository:
 
     async def line(self, enrollment_id: str) -> Line:
         async with self.sessions() as session:
-            line = await session.get(Line, enrollment_id)
-        if line is None:
-            raise RecordNotFound(f"line {enrollment_id} not found")
-        return line
+            return await line_row(session, enrollment_id)
 
     async def port(self, enrollment_id: str) -> PortIn:
         async with self.sessions() as session:
-            port = await session.get(PortIn, enrollment_id)
-        if port is None:
-            raise RecordNotFound(f"port-in of line {enrollment_id} not found")
-        return port
+            return await port_row(session, enrollment_id)
 
     async def lines_of_order(self, order_id: str) -> list[Line]:
         async with self.sessions() as session:

@@ -7,11 +7,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from activities.adapters.carrier import CarrierClient
-from activities.errors import RecordNotFound, outside_call
-from activities.lines import LineRepository
+from activities.errors import outside_call
+from activities.lines import LineRepository, port_row
 from models.db import transaction, utcnow
 from models.long_running import PortPoll, PortResubmit, PortView
-from models.tables.enrollment import PortIn
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
 
@@ -51,9 +50,7 @@ class PortActivities:
     @activity.defn
     async def record_port_status(self, enrollment_id: str, view: PortView) -> None:
         async with transaction(self._sessions) as session:
-            port = await session.get(PortIn, enrollment_id)
-            if port is None:
-                raise RecordNotFound(f"port-in of line {enrollment_id} not found")
+            port = await port_row(session, enrollment_id)
             port.status = view.status
             port.resolution_code, port.resolution_description = view.resolution_code, view.resolution_description
             port.carrier_response = (view.carrier_response or "")[:200] or None

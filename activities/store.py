@@ -12,9 +12,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from activities.errors import RecordNotFound
+from activities.lines import line_row, port_row
 from models.db import transaction, utcnow
 from models.messages import ActivationRecord, EnrollmentOrder, LinePlan, LineState, PortRecord
-from models.tables.enrollment import Line, PortIn
+from models.tables.enrollment import Line
 
 CUSTOMER_ID_ATTEMPTS = 5
 
@@ -65,9 +66,7 @@ class StoreActivities:
     @activity.defn
     async def set_line_status(self, state: LineState) -> None:
         async with transaction(self._sessions) as session:
-            line = await session.get(Line, state.enrollment_id)
-            if line is None:
-                raise RecordNotFound(f"line {state.enrollment_id} not found")
+            line = await line_row(session, state.enrollment_id)
             if (line.status, line.last_error) != (state.status, state.error):
                 line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
                 session.add(line)
@@ -75,9 +74,7 @@ class StoreActivities:
     @activity.defn
     async def record_activation(self, record: ActivationRecord) -> None:
         async with transaction(self._sessions) as session:
-            line = await session.get(Line, record.enrollment_id)
-            if line is None:
-                raise RecordNotFound(f"line {record.enrollment_id} not found")
+            line = await line_row(session, record.enrollment_id)
             if line.status != "ACTIVE":
                 done = record.activated
                 line.mdn, line.msid, line.msl = done.mdn, done.msid, done.msl
@@ -91,9 +88,7 @@ class StoreActivities:
         """Records the SIM shipment (status SHIPPING); the reference derives from the enrollment id, so a
         retry repeats it."""
         async with transaction(self._sessions) as session:
-            line = await session.get(Line, enrollment_id)
-            if line is None:
-                raise RecordNotFound(f"line {enrollment_id} not found")
+            line = await line_row(session, enrollment_id)
             if line.shipment_reference is None:
                 line.shipment_reference = f"SHP{enrollment_id[-10:].upper()}"
                 line.status, line.status_since = "SHIPPING", utcnow()
@@ -103,9 +98,7 @@ class StoreActivities:
     @activity.defn
     async def record_port_submitted(self, record: PortRecord) -> None:
         async with transaction(self._sessions) as session:
-            port = await session.get(PortIn, record.enrollment_id)
-            if port is None:
-                raise RecordNotFound(f"port-in of line {record.enrollment_id} not found")
+            port = await port_row(session, record.enrollment_id)
             if port.carrier_port_id is None:
                 port.carrier_port_id, port.status = record.port_id, record.status
                 port.requested_at = utcnow()
