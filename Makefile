@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install run test bench migrate seed api worker sandbox dev-server clean
+.PHONY: install run test lint fmt bench histories migrate seed api worker sandbox clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,16 +14,34 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The demo deployment maps two vendor carrier codes channels of the original service send (decisions.md).
 run: install
 	$(BIN)/lineup db upgrade
 	$(BIN)/lineup seed-demo
-	exec $(BIN)/lineup run
+	LINEUP_CARRIER_ALIASES="$${LINEUP_CARRIER_ALIASES-BLUECONNECTSATT:ATT,NEXUS:TMB}" exec $(BIN)/lineup run
 
 test: install
 	$(BIN)/python -m pytest
 
+# ruff (rules and why, in pyproject.toml), mypy strict, and the import contracts.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+	$(BIN)/lint-imports --no-cache
+
+fmt: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# issue 11's measurements as ratios (~7 min on 2 cores); e.g. make bench BENCH="--only T1,T2 --quick"
 bench: install
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH)
+
+# Records tests/workflows/histories (~1 min); `make histories FLOWS="tax_collection"` for some flows only.
+# Only for workflows that cannot still be running anywhere: README, "Changing a workflow safely".
+histories: install
+	$(BIN)/python -m tests.workflows.record_histories $(FLOWS)
 
 migrate: install
 	$(BIN)/lineup db upgrade
@@ -32,7 +50,7 @@ seed: install
 	$(BIN)/lineup seed-demo
 
 api: install
-	$(BIN)/uvicorn api.main:app_from_env --factory --host 127.0.0.1 --port 8000
+	$(BIN)/uvicorn api.main:app_from_env --factory --host 127.0.0.1 --port 8000 --http=api.server:ReadTimeouts
 
 worker: install
 	$(BIN)/python -m worker

@@ -1,68 +1,63 @@
-"""Carrier activities: each reads what it needs of a line from the database by enrollment id, so no
-PII passes through workflow history, and calls the carrier with the step's idempotency key."""
+"""Carrier activities of a line's steps and a payment's tax: each reads what it needs of a line from the
+database by enrollment id, so no PII passes through workflow history, and calls the carrier with the step's
+idempotency key."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
-from activities.adapters.carrier import CarrierClient
-from activities.adapters.http import Rejected
 from activities.errors import outside_call
-from activities.lines import LineRepository
-from models.messages import (
-    CarrierCall,
-    DeviceQuery,
-    InquiryRequest,
-    LineActivated,
-    PortSubmitted,
-    TaxQuote,
-    TaxQuoted,
-)
-from workflows.policies import CARRIER_REJECTED
+from adapters.carrier import CarrierClient
+from models.crypto import FieldCipher
+from models.messages.enrollment import CarrierCall, LineActivated, PortSubmitted
+from models.messages.tax import TaxQuote, TaxQuoted
+from persistence.engine import Database
+from persistence.lines import get_line, get_port
 
 
 class CarrierActivities:
-    def __init__(self, carrier: CarrierClient, lines: LineRepository) -> None:
-        self._carrier, self._lines = carrier, lines
+    def __init__(self, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
+        self._carrier, self._db, self._cipher = carrier, db, cipher
 
     @activity.defn
     async def activate_line(self, call: CarrierCall) -> LineActivated:
-        line = await self._lines.line(call.enrollment_id)
-        pii = self._lines.open(line.pii)
+        async with self._db.transaction() as session:
+            line = await get_line(session, call.enrollment_id)
+        pii = self._cipher.open(line.pii)
         body = {
             "vendor_id": call.vendor_code, "enrollment_id": line.enrollment_id, "zip": pii["service_zip"],
             "state": pii["service_state"], "plan_id": str(line.plan_id), "iccid": line.iccid, "esn": line.esn,
+            "esim": line.is_esim,
         }  # fmt: skip
         async with outside_call():
             answer = await self._carrier.activate(body, key=call.idempotency_key)
+        if line.is_esim:
+            await self._keep_esim_profile(line.enrollment_id, answer)
         return LineActivated(mdn=answer["MDN"], msid=answer["MSID"], msl=answer["MSL"], iccid=answer.get("ICCID"))
+
+    async def _keep_esim_profile(self, enrollment_id: str, answer: dict[str, Any]) -> None:
+        """The activation code downloads the profile to a phone: it is sealed in the line, never returned to
+        the workflow (whose history would keep it). A retried activation writes the same profile again."""
+        profile = {"iccid": str(answer["ICCID"]), "activation_code": str(answer["ACTIVATION_CODE"])}
+        async with self._db.transaction() as session:
+            line = await get_line(session, enrollment_id)
+            line.esim_profile = self._cipher.seal(profile)
+            session.add(line)
 
     @activity.defn
     async def submit_port(self, call: CarrierCall) -> PortSubmitted:
-        line = await self._lines.line(call.enrollment_id)
-        port = await self._lines.port(call.enrollment_id)
-        secrets = self._lines.open(port.secrets)
+        async with self._db.transaction() as session:
+            line = await get_line(session, call.enrollment_id)
+            port = await get_port(session, call.enrollment_id)
         body = {
             "vendor_id": call.vendor_code, "enrollment_id": line.enrollment_id, "port_number": port.port_number,
-            "iccid": line.iccid or line.esn, "current_carrier": port.current_carrier, **secrets,
+            "iccid": line.iccid or line.esn, "current_carrier": port.current_carrier, **self._cipher.open(port.secrets),
         }  # fmt: skip
         async with outside_call():
             answer = await self._carrier.submit_port(body, key=call.idempotency_key)
         return PortSubmitted(port_id=answer["PORT_ID"], status=answer["PORTIN_STATUS"])
-
-    @activity.defn
-    async def line_inquiry(self, request: InquiryRequest) -> dict[str, Any]:
-        line = await self._lines.line(request.enrollment_id)
-        body = {
-            "vendor_id": request.vendor_code, "mdn": line.mdn or "", "line_inquiry": request.line_inquiry,
-            "balance_inquiry": request.balance_inquiry, "query_sim_info": request.query_sim_info,
-            "subscriber_status": request.subscriber_status,
-        }  # fmt: skip
-        async with outside_call():
-            return await self._carrier.line_inquiry(body)
 
     @activity.defn
     async def register_tax(self, quote: TaxQuote) -> TaxQuoted:
@@ -71,12 +66,3 @@ class CarrierActivities:
                 quote.vendor_code, quote.state, quote.amount_cents, key=quote.idempotency_key
             )
         return TaxQuoted(calc_id=answer["CALCID"], tax_cents=int(answer["TAX_AMOUNT_CENTS"]))
-
-    @activity.defn
-    async def device_compatibility(self, query: DeviceQuery) -> dict[str, Any]:
-        async with outside_call():
-            try:
-                return await self._carrier.device_compatibility(query.imei, query.carrier)
-            except Rejected as exc:
-                # The channel shows the carrier's own words ("Device is blacklisted"), without its code.
-                raise ApplicationError(exc.description, exc.code, type=CARRIER_REJECTED, non_retryable=True) from None

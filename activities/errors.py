@@ -9,15 +9,11 @@ from contextlib import asynccontextmanager
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.adapters.http import Rejected, Unavailable
-from workflows.policies import CARRIER_REJECTED, NOT_FOUND
+from adapters.http import Rejected, Unavailable
+from models.failures import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
+from persistence.errors import RecordNotFound
 
-UNAVAILABLE = "Unavailable"
-HEARTBEAT_EVERY = 1.0
-
-
-class RecordNotFound(LookupError):
-    pass
+HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat timeout anyway
 
 
 @asynccontextmanager
@@ -28,7 +24,9 @@ async def outside_call() -> AsyncIterator[None]:
     try:
         yield
     except Rejected as exc:
-        raise ApplicationError(f"{exc.code} {exc.description}", exc.code, type=CARRIER_REJECTED, non_retryable=True) from None
+        raise ApplicationError(
+            f"{exc.code} {exc.description}", exc.code, type=CARRIER_REJECTED, non_retryable=True
+        ) from None
     except Unavailable as exc:
         raise ApplicationError(str(exc), type=UNAVAILABLE) from None
     except RecordNotFound as exc:

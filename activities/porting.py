@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
-from activities.adapters.carrier import CarrierClient
 from activities.errors import outside_call
-from activities.lines import LineRepository, port_row
-from models.db import transaction, utcnow
-from models.long_running import PortPoll, PortResubmit, PortView
+from adapters.carrier import CarrierClient
+from models.clock import utcnow
+from models.crypto import FieldCipher
+from models.messages.porting import PortPoll, PortResubmit, PortView
+from persistence.engine import Database
+from persistence.lines import get_port
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
 
@@ -29,8 +29,8 @@ def view_of(answer: dict[str, object]) -> PortView:
 
 
 class PortActivities:
-    def __init__(self, carrier: CarrierClient, lines: LineRepository, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._carrier, self._lines, self._sessions = carrier, lines, sessions
+    def __init__(self, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
+        self._carrier, self._db, self._cipher = carrier, db, cipher
 
     @activity.defn
     async def port_status(self, poll: PortPoll) -> PortView:
@@ -40,8 +40,9 @@ class PortActivities:
     @activity.defn
     async def resubmit_port(self, resubmit: PortResubmit) -> PortView:
         """Sends the corrected old-account data (read from the database) to the carrier."""
-        port = await self._lines.port(resubmit.enrollment_id)
-        secrets = self._lines.open(port.secrets)
+        async with self._db.transaction() as session:
+            port = await get_port(session, resubmit.enrollment_id)
+        secrets = self._cipher.open(port.secrets)
         corrections = {key: secrets[key] for key in CORRECTABLE if key in secrets}
         body = {"vendor_id": resubmit.vendor_code, "port_id": resubmit.port_id, **corrections}
         async with outside_call():
@@ -49,8 +50,8 @@ class PortActivities:
 
     @activity.defn
     async def record_port_status(self, enrollment_id: str, view: PortView) -> None:
-        async with transaction(self._sessions) as session:
-            port = await port_row(session, enrollment_id)
+        async with self._db.transaction() as session:
+            port = await get_port(session, enrollment_id)
             port.status = view.status
             port.resolution_code, port.resolution_description = view.resolution_code, view.resolution_description
             port.carrier_response = (view.carrier_response or "")[:200] or None

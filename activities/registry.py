@@ -6,21 +6,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel.ext.asyncio.session import AsyncSession
-
-from activities.adapters.carrier import CarrierClient
-from activities.adapters.nlad import NladClient
-from activities.adapters.smtp import SmtpSender
 from activities.carrier import CarrierActivities
-from activities.eligibility import NladActivities
-from activities.lines import LineRepository
+from activities.lookups import LookupActivities
 from activities.mail import MailActivities
+from activities.nlad import NladActivities
+from activities.payments import PaymentActivities
 from activities.porting import PortActivities
 from activities.store import StoreActivities
+from activities.sweeps import SweepActivities
 from activities.tax import TaxActivities
+from adapters.carrier import CarrierClient
+from adapters.nlad import NladClient
+from adapters.payments import PaymentGateway
+from adapters.smtp import SmtpSender
 from models.crypto import cipher_for
 from models.settings import Settings
+from persistence.engine import Database
 
 
 @dataclass
@@ -42,16 +43,20 @@ class ActivitySet:
             await close()
 
 
-def build_activities(settings: Settings, sessions: async_sessionmaker[AsyncSession]) -> ActivitySet:
-    lines = LineRepository(sessions, cipher_for(settings))
+def build_activities(settings: Settings, db: Database) -> ActivitySet:
+    cipher = cipher_for(settings)
     carrier = CarrierClient(settings.carrier_url)
     nlad = NladClient(settings.nlad_url)
+    gateway = PaymentGateway(settings.payments_url)
     objects: list[object] = [
-        CarrierActivities(carrier, lines),
-        StoreActivities(sessions),
-        PortActivities(carrier, lines, sessions),
-        TaxActivities(carrier, sessions),
-        NladActivities(nlad, sessions, lines.cipher),
-        MailActivities(SmtpSender(settings), sessions, lines.cipher),
+        CarrierActivities(carrier, db, cipher),
+        LookupActivities(carrier, db),
+        StoreActivities(db),
+        PortActivities(carrier, db, cipher),
+        TaxActivities(carrier, db),
+        NladActivities(nlad, db, cipher),
+        MailActivities(SmtpSender(settings), db, cipher),
+        PaymentActivities(gateway, db, cipher),
+        SweepActivities(db),
     ]
-    return ActivitySet(objects, closers=[carrier.close, nlad.close])
+    return ActivitySet(objects, closers=[carrier.close, nlad.close, gateway.close])

@@ -6,33 +6,23 @@ from __future__ import annotations
 import secrets
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
-from activities.errors import RecordNotFound
-from activities.lines import line_row, port_row
-from models.db import transaction, utcnow
-from models.messages import ActivationRecord, EnrollmentOrder, LinePlan, LineState, PortRecord
+from models.clock import utcnow
+from models.messages.enrollment import ActivationRecord, EnrollmentOrder, LinePlan, LineState, PortRecord, SimChange
+from models.statuses import LineStatus
 from models.tables.enrollment import Line
+from persistence.engine import Database
+from persistence.errors import RecordNotFound
+from persistence.lines import get_line, get_port, plan_of
 
 CUSTOMER_ID_ATTEMPTS = 5
 
 
-def plan_of(line: Line) -> LinePlan:
-    assert line.customer_id is not None and line.cust_id is not None
-    return LinePlan(
-        enrollment_id=line.enrollment_id, customer_id=line.customer_id, cust_id=line.cust_id,
-        enrollment_type=line.enrollment_type, activation_type=line.activation_type,
-        activation_later=line.activation_later, invoice_number=line.invoice_number, carrier=line.carrier,
-        status=line.status, mdn=line.mdn, msid=line.msid, msl=line.msl,
-    )  # fmt: skip
-
-
 class StoreActivities:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._sessions = sessions
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     @activity.defn
     async def create_customers(self, order: EnrollmentOrder) -> list[LinePlan]:
@@ -45,7 +35,7 @@ class StoreActivities:
         raise RuntimeError("could not allocate unique customer ids")
 
     async def _create_customers(self, order: EnrollmentOrder) -> list[LinePlan]:
-        async with transaction(self._sessions) as session:
+        async with self._db.transaction() as session:
             query = select(Line).where(col(Line.enrollment_id).in_(order.enrollment_ids))
             lines = {line.enrollment_id: line for line in (await session.exec(query)).all()}
             missing = set(order.enrollment_ids) - set(lines)
@@ -58,28 +48,36 @@ class StoreActivities:
                 if line.customer_id is None:
                     line.customer_id = f"{secrets.randbelow(9 * 10**8) + 10**8}"
                     line.cust_id = holder.customer_id or line.customer_id
-                    line.status, line.status_since = "CUSTOMER_CREATED", utcnow()
+                    line.status, line.status_since = LineStatus.CUSTOMER_CREATED, utcnow()
                     session.add(line)
                     await session.flush()
             return [plan_of(lines[eid]) for eid in order.enrollment_ids]
 
     @activity.defn
     async def set_line_status(self, state: LineState) -> None:
-        async with transaction(self._sessions) as session:
-            line = await line_row(session, state.enrollment_id)
+        async with self._db.transaction() as session:
+            line = await get_line(session, state.enrollment_id)
             if (line.status, line.last_error) != (state.status, state.error):
                 line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
                 session.add(line)
 
     @activity.defn
+    async def change_sim(self, change: SimChange) -> None:
+        """The SIM activate_line sent replaces the attached one (a repeat writes the same values)."""
+        async with self._db.transaction() as session:
+            line = await get_line(session, change.enrollment_id)
+            line.esn, line.iccid = change.esn or line.esn, change.iccid or line.iccid
+            session.add(line)
+
+    @activity.defn
     async def record_activation(self, record: ActivationRecord) -> None:
-        async with transaction(self._sessions) as session:
-            line = await line_row(session, record.enrollment_id)
-            if line.status != "ACTIVE":
+        async with self._db.transaction() as session:
+            line = await get_line(session, record.enrollment_id)
+            if line.status != LineStatus.ACTIVE:
                 done = record.activated
                 line.mdn, line.msid, line.msl = done.mdn, done.msid, done.msl
                 line.iccid = line.iccid or done.iccid
-                line.status, line.last_error, line.status_since = "ACTIVE", None, utcnow()
+                line.status, line.last_error, line.status_since = LineStatus.ACTIVE, None, utcnow()
                 line.activated_at = utcnow()
                 session.add(line)
 
@@ -87,18 +85,18 @@ class StoreActivities:
     async def record_shipment(self, enrollment_id: str) -> str:
         """Records the SIM shipment (status SHIPPING); the reference derives from the enrollment id, so a
         retry repeats it."""
-        async with transaction(self._sessions) as session:
-            line = await line_row(session, enrollment_id)
+        async with self._db.transaction() as session:
+            line = await get_line(session, enrollment_id)
             if line.shipment_reference is None:
                 line.shipment_reference = f"SHP{enrollment_id[-10:].upper()}"
-                line.status, line.status_since = "SHIPPING", utcnow()
+                line.status, line.status_since = LineStatus.SHIPPING, utcnow()
                 session.add(line)
             return line.shipment_reference
 
     @activity.defn
     async def record_port_submitted(self, record: PortRecord) -> None:
-        async with transaction(self._sessions) as session:
-            port = await port_row(session, record.enrollment_id)
+        async with self._db.transaction() as session:
+            port = await get_port(session, record.enrollment_id)
             if port.carrier_port_id is None:
                 port.carrier_port_id, port.status = record.port_id, record.status
                 port.requested_at = utcnow()

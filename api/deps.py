@@ -5,43 +5,27 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel.ext.asyncio.session import AsyncSession
 
-from activities.adapters.payments import PaymentGateway
-from activities.lines import LineRepository
-from api.temporal import TemporalConnection
 from models.settings import Settings
+from persistence.uow import UnitOfWork
+from services.context import Resources
+
+
+def get_resources(request: Request) -> Resources:
+    resources: Resources = request.app.state.resources
+    return resources
 
 
 def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+    return get_resources(request).settings
 
 
-def get_sessions(request: Request) -> async_sessionmaker[AsyncSession]:
-    sessions: async_sessionmaker[AsyncSession] = request.app.state.sessions
-    return sessions
+def get_unit_of_work(request: Request) -> UnitOfWork:
+    """The request's one session, opened by the RequestContext middleware."""
+    uow: UnitOfWork = request.state.uow
+    return uow
 
 
-def get_temporal(request: Request) -> TemporalConnection:
-    """The connection, not the client: a route checks its fields before it needs Temporal."""
-    connection: TemporalConnection = request.app.state.temporal
-    return connection
-
-
-def get_lines(request: Request) -> LineRepository:
-    lines: LineRepository = request.app.state.lines
-    return lines
-
-
-def get_gateway(request: Request) -> PaymentGateway:
-    gateway: PaymentGateway = request.app.state.gateway
-    return gateway
-
-
+ResourcesDep = Annotated[Resources, Depends(get_resources)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-SessionsDep = Annotated[async_sessionmaker[AsyncSession], Depends(get_sessions)]
-TemporalDep = Annotated[TemporalConnection, Depends(get_temporal)]
-LinesDep = Annotated[LineRepository, Depends(get_lines)]
-GatewayDep = Annotated[PaymentGateway, Depends(get_gateway)]
+UnitOfWorkDep = Annotated[UnitOfWork, Depends(get_unit_of_work)]

@@ -1,41 +1,28 @@
-"""LineupError and the handlers that turn every failure into the envelope."""
+"""The handlers that turn every failure (LineupError, validation, Starlette's own, a database outage) into the
+envelope."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sql
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.envelope import respond
 from api.messages import describe
 from api.middleware import BodyTooLarge
 from models.envelope import Envelope, MsgCode
+from models.errors import LineupError, refuse
+from persistence.errors import database_unavailable
+from services.authenticate import INVALID
 
-class LineupError(Exception):
-    """A refusal with its RESTAPI code; `rest_status` overrides the code's status in `rest` mode."""
-
-    def __init__(
-        self, code: MsgCode, msg: str, errors: list[str] | None = None, *, rest_status: int | None = None
-    ) -> None:
-        super().__init__(msg)
-        # Token errors carry no `errors` (interface 7.2); every other refusal repeats its message there.
-        if errors is None and code is not MsgCode.TOKEN:
-            errors = [msg]
-        self.code, self.msg, self.errors, self.rest_status = code, msg, errors, rest_status
-
-
-def refuse(*errors: str, rest_status: int | None = None) -> LineupError:
-    """A business or validation refusal: one message is RESTAPI110, several RESTAPI010."""
-    if len(errors) == 1:
-        return LineupError(MsgCode.ERROR, "Error occurred", list(errors), rest_status=rest_status)
-    return LineupError(MsgCode.MULTIPLE, "Multiple errors", list(errors), rest_status=rest_status)
-
-
-def upstream_down(system: str, *, timed_out: bool = False) -> LineupError:
-    return refuse(f"{system} is unavailable, please try again later", rest_status=504 if timed_out else 502)
+log = logging.getLogger("lineup.access")
+DATABASE_DOWN = "The database is unavailable, please try again later"
 
 
 async def on_lineup_error(request: Request, exc: Exception) -> JSONResponse:
@@ -44,10 +31,22 @@ async def on_lineup_error(request: Request, exc: Exception) -> JSONResponse:
     return respond(request, envelope, rest_status=exc.rest_status)
 
 
+MOST_ERRORS = 50  # one answer names at most this many problems: a body of 100,000 bad items is one answer
+
+
 async def on_invalid_request(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    messages = list(dict.fromkeys(message for problem in exc.errors() for message in describe(problem)))
+    messages = capped(list(dict.fromkeys(message for problem in exc.errors() for message in describe(problem))))
+    if getattr(request.scope.get("route"), "name", None) == "authenticate":
+        # A credential that cannot be right (too long, not text) is answered as a wrong one.
+        return await on_lineup_error(request, LineupError(MsgCode.TOKEN, INVALID, messages, rest_status=401))
     return await on_lineup_error(request, refuse(*messages))
+
+
+def capped(messages: list[str]) -> list[str]:
+    if len(messages) <= MOST_ERRORS:
+        return messages
+    return [*messages[:MOST_ERRORS], f"… and {len(messages) - MOST_ERRORS:,} more problems"]
 
 
 async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -69,11 +68,26 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     return await on_lineup_error(request, error)
 
 
+async def on_database_error(request: Request, exc: Exception) -> JSONResponse:
+    """A database that cannot be reached is an outage, answered as Temporal's and the carrier's are (503 in
+    `rest` mode); any other database error is a bug, left to the last-resort 500 (api.middleware)."""
+    if not database_unavailable(exc):
+        raise exc
+    log.warning("database unavailable: %s", exc, extra={"request_id": request.state.request_id})
+    request.state.database_down = True  # no audit row: writing one would wait on the same outage
+    return await on_lineup_error(request, refuse(DATABASE_DOWN, rest_status=503))
+
+
 def install(app: FastAPI) -> None:
     handlers: dict[Any, Any] = {
         LineupError: on_lineup_error,
         RequestValidationError: on_invalid_request,
         StarletteHTTPException: on_http_error,
+        # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
+        sql.DBAPIError: on_database_error,
+        sql.TimeoutError: on_database_error,
+        asyncpg.PostgresError: on_database_error,
+        OSError: on_database_error,
     }
     for exc_type, handler in handlers.items():
         app.add_exception_handler(exc_type, handler)

@@ -2,26 +2,43 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
+from opentelemetry.sdk.trace import TracerProvider
 from temporalio.client import Client
 
-from activities.adapters.payments import PaymentGateway
-from activities.lines import LineRepository
-from api import errors, openapi
-from api.audit import AuditLog
-from api.logs import configure_logging
-from api.middleware import BodyLimit, RequestContext
+from adapters.payments import PaymentGateway
+from api import docs, errors, openapi
+from api.middleware import BodyDeadline, BodyLimit, RequestContext
 from api.routes import (
-    agent, auth, authenticate, cards, customer, enrollment, health, inventory, mail, nlad, notes, ops, payment, plan,
+    agent,
+    auth,
+    authenticate,
+    cards,
+    customer,
+    enrollment,
+    health,
+    inventory,
+    mail,
+    metrics,
+    nlad,
+    notes,
+    ops,
+    payment,
+    plan,
     port,
 )  # fmt: skip
-from api.temporal import TemporalConnection
 from models.crypto import cipher_for
-from models.db import make_engine, session_factory
+from models.geography import city_of_zip
 from models.settings import Settings, get_settings
+from observability.logs import configure_logging
+from observability.tracing import instrument_app, tracer_provider
+from persistence.engine import Database
+from services.context import Resources
+from services.temporal import TemporalLink
 
 OPERATION_ROUTERS = (
     authenticate.router, customer.router, agent.router, payment.router, port.router, enrollment.router, plan.router,
@@ -29,22 +46,25 @@ OPERATION_ROUTERS = (
 )  # fmt: skip
 
 
-def create_app(settings: Settings | None = None, *, temporal: Client | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, temporal: Client | None = None, tracing: TracerProvider | None = None
+) -> FastAPI:
+    """`temporal` and `tracing` stand in for what the settings would give (tests hand in their own)."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = make_engine(settings)
-        app.state.sessions = session_factory(engine)
-        app.state.audit = AuditLog(app.state.sessions)
-        app.state.lines = LineRepository(app.state.sessions, cipher_for(settings))
-        app.state.gateway = PaymentGateway(settings.payments_url)
-        app.state.temporal = TemporalConnection(settings, temporal)
-        app.state.temporal.start()
+        resources = Resources(
+            settings=settings, db=Database.open(settings), cipher=cipher_for(settings),
+            temporal=TemporalLink(settings, temporal), payments=PaymentGateway(settings.payments_url),
+        )  # fmt: skip
+        app.state.resources = resources
+        resources.temporal.start()
+        await asyncio.to_thread(city_of_zip, "")  # loads the ZIP table before the first availability call
         yield
-        await app.state.temporal.close()
-        await app.state.gateway.close()
-        await engine.dispose()
+        await resources.temporal.close()
+        await resources.payments.close()
+        await resources.db.dispose()
 
     app = FastAPI(
         title="Lineup",
@@ -52,19 +72,25 @@ def create_app(settings: Settings | None = None, *, temporal: Client | None = No
         summary="Prepaid wireless enrollment and account care for carrier sales channels",
         lifespan=lifespan,
         openapi_url=f"{settings.base_path}/openapi.json",
-        docs_url=f"{settings.base_path}/docs",
+        docs_url=None,  # FastAPI's pages load their assets from a CDN; api.docs serves them from here
         redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+        redirect_slashes=False,  # a redirect is not the envelope; RequestContext already drops a trailing slash
     )
     app.state.settings = settings
     operations = APIRouter(prefix=settings.base_path)
-    for router in (*OPERATION_ROUTERS, health.router):
+    for router in (*OPERATION_ROUTERS, health.router, metrics.router):
         operations.include_router(router)
     app.include_router(operations)
     errors.install(app)
-    openapi.install(app)
+    openapi.install(app, base_path=settings.base_path)
+    docs.install(app, base_path=settings.base_path)
     # Added last is outermost: the request id exists before the body limit can refuse anything.
     app.add_middleware(BodyLimit, settings=settings)
+    app.add_middleware(BodyDeadline, settings=settings)  # inside RequestContext: its answer is an envelope
     app.add_middleware(RequestContext, settings=settings)
+    if provider := tracing or tracer_provider(settings.otlp_endpoint, settings.otlp_service_name):
+        instrument_app(app, provider)  # outermost: the request's span covers everything the API does
     return app
 
 

@@ -57,10 +57,19 @@ def describe(problem: dict[str, Any]) -> list[str]:
     prefix, _ = _place(tuple(problem.get("loc", ())))
     if problem["type"] == "required_when":
         return [
-            f"{prefix}{_join([label(f) for f in fields])} {'is' if len(fields) == 1 else 'are'} required for {reason}"
+            message
             for reason, fields in problem["ctx"]["problems"].items()
+            for message in _required(prefix, reason, fields)
         ]
     return [_describe_one(problem)]
+
+
+def _required(prefix: str, reason: str, fields: list[str]) -> list[str]:
+    """`Please enter Zip` for a field the usual case needs; `Port SSN is required for a PORTIN activation` for
+    one another field's value calls for."""
+    if not reason:
+        return [f"{prefix}Please enter {label(field)}" for field in fields]
+    return [f"{prefix}{_join([label(f) for f in fields])} {'is' if len(fields) == 1 else 'are'} required for {reason}"]
 
 
 def _join(names: list[str]) -> str:
@@ -110,10 +119,14 @@ def _describe_one(problem: dict[str, Any]) -> str:
 def _length_rule(context: dict[str, Any], field: str) -> str:
     """`Lines must hold at least 1 line`: the list's elements are named after the list."""
     low, high = context.get("min_length"), context.get("max_length")
-    item = field.removesuffix("s").replace("_", " ") if field.endswith("s") else "item"
+    item, items = (
+        (field.removesuffix("s").replace("_", " "), field.replace("_", " "))
+        if field.endswith("s")
+        else ("entry", "entries")
+    )
 
     def count(number: Any) -> str:
-        return f"{number} {item}{'' if number == 1 else 's'}"
+        return f"{number} {item if number == 1 else items}"
 
     if low is not None and high is not None:
         return f"must hold between {low} and {count(high)}"

@@ -1,19 +1,25 @@
-"""ASGI middleware: per-request context (id, log, audit, the last-resort 500 envelope) and the body-size
-limit, enforced while the body streams in."""
+"""ASGI middleware: per-request context (id, log, audit, the last-resort 500 envelope), the body-size
+limit, enforced while the body streams in, and the body's read deadline."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import re
 import time
 import uuid
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.envelope import failure, render
 from models.settings import Settings
+from observability import metrics
+from persistence import audit
 
 log = logging.getLogger("lineup.access")
+_SLASHES = re.compile(r"/{2,}")
 
 
 class BodyTooLarge(Exception):
@@ -53,9 +59,18 @@ class BodyLimit:
         await self.app(scope, counting_receive, send)
 
 
-class RequestContext:
-    """A request id per call, a JSON access-log line, an audit row for operation calls, and the 500
-    envelope for anything no handler caught."""
+class BodyTooSlow(HTTPException):
+    """Raised from `receive`: FastAPI passes an HTTPException from reading the body on to api.errors, which
+    answers it as RESTAPI110 (408 in `rest` mode)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"The request body was not received within {seconds:g} seconds")
+
+
+class BodyDeadline:
+    """The whole body must arrive within LINEUP_BODY_TIMEOUT_SECONDS of the request head, however it trickles
+    in; a late one is answered (if the app still can) and its connection closed, since the rest of the body
+    would still be on its way."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app, self.settings = app, settings
@@ -64,9 +79,49 @@ class RequestContext:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        loop = asyncio.get_running_loop()
+        seconds = self.settings.body_timeout_seconds
+        deadline, body_done, expired = loop.time() + seconds, False, False
+
+        async def bounded_receive() -> Message:
+            nonlocal body_done, expired
+            if body_done:  # after the whole body, a receive waits for the client to go away: not bounded
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                expired = True
+                raise BodyTooSlow(seconds) from None
+            body_done = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
+        async def closing_send(message: Message) -> None:
+            if expired and message["type"] == "http.response.start":
+                message.setdefault("headers", []).append((b"connection", b"close"))
+            await send(message)
+
+        await self.app(scope, bounded_receive, closing_send)
+
+
+class RequestContext:
+    """A request id and a unit of work per call, a JSON access-log line, an audit row for operation
+    calls (in the request's own session), and the 500 envelope for anything no handler caught."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app, self.settings = app, settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        # Channels of the original service post to `//authenticate`, some to `/plan/`: one route each, never
+        # a redirect (a redirect is not the envelope).
+        if "//" in scope["path"] or (scope["path"].endswith("/") and scope["path"] != "/"):
+            scope["path"] = _SLASHES.sub("/", scope["path"]).rstrip("/") or "/"
         request_id = uuid.uuid4().hex
         state: dict[str, Any] = scope.setdefault("state", {})
         state["request_id"] = request_id
+        state["uow"] = scope["app"].state.resources.db.unit_of_work()
         started, status, sent = time.perf_counter(), 500, False
 
         async def with_request_id(message: Message) -> None:
@@ -84,8 +139,20 @@ class RequestContext:
                 envelope = failure("Error occurred", f"Unexpected error; reference {request_id}")
                 await render(self.settings, state, envelope, rest_status=500)(scope, receive, with_request_id)
         finally:
-            duration_ms = int((time.perf_counter() - started) * 1000)
-            await _record(scope, state, status, duration_ms)
+            elapsed = time.perf_counter() - started
+            _count(state, elapsed)
+            try:
+                await _record(scope, state, status, int(elapsed * 1000))
+            finally:
+                await state["uow"].close()
+
+
+def _count(state: dict[str, Any], seconds: float) -> None:
+    """Calls that answered an envelope (operations and their refusals; not probes, docs or scrapes)."""
+    if msg_code := state.get("msg_code"):
+        metrics.request_answered(state.get("action"), msg_code, seconds)
+    if reason := state.get("token_failure"):
+        metrics.token_refused(reason)
 
 
 async def _record(scope: Scope, state: dict[str, Any], status: int, duration_ms: int) -> None:
@@ -102,5 +169,15 @@ async def _record(scope: Scope, state: dict[str, Any], status: int, duration_ms:
         "duration_ms": duration_ms,
     }
     log.info("request", extra={"fields": fields})
-    if state.get("msg_code") and scope["method"] == "POST":
-        await scope["app"].state.audit.record(fields)
+    if not (state.get("msg_code") and scope["method"] == "POST") or state.get("database_down"):
+        return
+    facts = audit.AuditFacts(
+        request_id=state["request_id"], path=scope["path"], action=state.get("action"),
+        vendor_id=state.get("vendor_id"), api_user_id=state.get("api_user_id"), agent_username=state.get("agent"),
+        msg_code=state["msg_code"],
+        http_status=status, duration_ms=duration_ms,
+    )  # fmt: skip
+    try:
+        await audit.record(state["uow"], facts)
+    except Exception:  # the answer is already sent; a lost audit row must not become a 500
+        log.exception("audit write failed", extra={"request_id": state["request_id"]})

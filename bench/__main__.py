@@ -1,98 +1,119 @@
-"""`make bench`: create_customer_prepaid_multiline latency (1 and 10 lines, sandbox answering at once)
-beside a bare update-with-start round trip of a no-op workflow on the same dev server, as ratios."""
+"""`make bench`: issue 11's measurements against the stack started as `make run` starts it, as one table
+of medians, p99s and ratios to baselines measured in the same run (also written as JSON)."""
 
 from __future__ import annotations
 
 import asyncio
-import secrets
+import os
+import platform
 import shutil
-import statistics
-import tempfile
+import signal
+import subprocess
+import threading
 import time
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import Any
 
-from temporalio.client import WithStartWorkflowOperation
-from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.worker import Worker
-
-from bench.noop import NoopWorkflow
-from tests.builders import create, line
-from tests.support.databases import sqlite_template
-from tests.support.stack import Stack
-from tests.support.temporal import dev_server, sandbox_server
-
-ROUNDS = {"baseline": 40, "create_1": 20, "create_10": 8}
-WARMUP = 3
+from bench import postgres
+from bench.load import choose_tool
+from bench.options import Options, parse
+from bench.processes import CHILDREN, exit_now
+from bench.report import table, write_json
+from bench.runner import run_plan
+from bench.stack import OPEN_DIRS, REPO
+from bench.stats import Figure
+from models.settings import get_settings
 
 
-async def timed(call: Any, rounds: int) -> list[float]:
-    samples = []
-    for index in range(rounds + WARMUP):
-        started = time.perf_counter()
-        await call()
-        if index >= WARMUP:
-            samples.append((time.perf_counter() - started) * 1000)
-    return samples
+def git_state() -> str:
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+        return done.stdout.strip()
+
+    changed = len(git("status", "--porcelain").splitlines())
+    return f"{git('rev-parse', '--short', 'HEAD')} ({changed} files changed in the work tree)"
 
 
-async def baseline(env: Any) -> list[float]:
-    queue = f"bench-noop-{secrets.token_hex(3)}"
-    async with Worker(env.client, task_queue=queue, workflows=[NoopWorkflow]):
-
-        async def round_trip() -> None:
-            start = WithStartWorkflowOperation(
-                NoopWorkflow.run, id=f"noop-{secrets.token_hex(6)}", task_queue=queue,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            )  # fmt: skip
-            await env.client.execute_update_with_start_workflow(NoopWorkflow.ping, start_workflow_operation=start)
-
-        return await timed(round_trip, ROUNDS["baseline"])
+def inherited() -> list[str]:
+    """Names only: the values may be secrets. The bench sets ports, data dir, database and process counts."""
+    return sorted(name for name in os.environ if name.startswith("LINEUP_"))
 
 
-async def creates(stack: Stack, lines: int, rounds: int) -> list[float]:
-    async def one() -> None:
-        ids = [await stack.new_enrollment_id() for _ in range(lines)]
-        request = create(ids[0], *(line(i) for i in ids))
-        token = await stack.token()
-        started = time.perf_counter()
-        answer = (await stack.post("/customer", request, token=token)).json()
-        one.elapsed = (time.perf_counter() - started) * 1000  # type: ignore[attr-defined]
-        assert answer["msg_code"] == "RESTAPI000" and all(e["data"]["mdn"] for e in answer["data"]), answer
-
-    samples = []
-    for index in range(rounds + WARMUP):
-        await one()
-        if index >= WARMUP:
-            samples.append(one.elapsed)  # type: ignore[attr-defined]
-    return samples
+def header(options: Options, tool: str, why: str, started: datetime, seconds: float, load: float) -> list[str]:
+    return [
+        f"Lineup bench — {started:%Y-%m-%d %H:%M} UTC, {seconds:.0f} s, {'quick' if options.quick else 'full'}, "
+        f"targets {','.join(sorted(options.only))}",
+        f"machine: {os.cpu_count()} CPUs, load average {load:.2f} before the run (other work skews every figure); "
+        f"{platform.python_implementation()} {platform.python_version()}",
+        f"git {git_state()}; load generator: {tool} ({why})",
+        f"LINEUP_* inherited from the environment (besides the bench's own): {', '.join(inherited()) or 'none'}",
+        "stack: lineup db upgrade + seed-demo + lineup run (Temporal dev server with tuned dispatch, sandbox, "
+        "worker, uvicorn), free ports, temporary data dir",
+    ]
 
 
-def report(name: str, samples: list[float], base: float) -> str:
-    median = statistics.median(samples)
-    return f"{name:<34} median {median:8.1f} ms   p90 {statistics.quantiles(samples, n=10)[-1]:8.1f} ms   ×{median / base:6.1f}"
+def leave_nothing() -> None:
+    """Kills every child, drops the bench's databases and removes its data dirs, whatever is left of them."""
+    CHILDREN.kill_all()
+    if postgres.CREATED:
+        # Its own thread and loop: this also runs from a signal callback inside the bench's loop.
+        dropping = threading.Thread(target=lambda: asyncio.run(postgres.drop_leftovers()))
+        dropping.start()
+        dropping.join(30)
+    for directory in list(OPEN_DIRS):
+        shutil.rmtree(directory, ignore_errors=True)
 
 
-async def main(work: Path, template: Path) -> None:
+def stop_on_signals() -> None:
+    """First Ctrl-C or SIGTERM: cancel the run, so every stack stops in order and its database is dropped.
+    Second: kill every child at once and leave."""
+    loop, task, received = asyncio.get_running_loop(), asyncio.current_task(), [0]
+
+    def on_signal() -> None:
+        received[0] += 1
+        if received[0] == 1 and task is not None:
+            print("bench: interrupted; stopping everything (again to kill at once)", flush=True)
+            task.cancel()
+            return
+        leave_nothing()
+        exit_now(130)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        # Also when the shell started the bench with SIGINT ignored (a background job).
+        loop.add_signal_handler(signum, on_signal)
+
+
+async def bench(options: Options) -> int:
+    stop_on_signals()
+    started, began, load = datetime.now(UTC), time.monotonic(), os.getloadavg()[0]
+    tool, why = choose_tool(options.loadgen) if options.wants("T1", "T6") else ("python", "T1, T6 not selected")
+    figures: list[Figure] = await run_plan(options, tool)
+    figures.sort(key=lambda figure: figure.target)  # stable: each target's rows keep their measured order
+    seconds = time.monotonic() - began
+    text = table(figures, header(options, tool, why, started, seconds, load))
+    print(text, flush=True)
+    meta: dict[str, Any] = {
+        "started_utc": started.isoformat(), "seconds": round(seconds, 1), "quick": options.quick,
+        "targets": sorted(options.only), "load_generator": {"tool": tool, "why": why}, "cpus": os.cpu_count(),
+        "git": git_state(), "inherited_lineup_env": inherited(),
+        "load_average_before": load, "load_average_after": os.getloadavg()[0],
+    }  # fmt: skip
+    path = write_json(get_settings().data_dir / "bench", started, meta, figures, text)
+    print(f"bench: written to {path}", flush=True)
+    return 1 if any(f.value is None and not f.note.startswith("not measured yet") for f in figures) else 0
+
+
+def main() -> None:
+    options = parse()
+    code = 1
     try:
-        data = work / "data"
-        data.mkdir()
-        shutil.copyfile(template, data / "lineup.db")
-        async with dev_server() as env, sandbox_server(work) as sandbox:
-            base = await baseline(env)
-            async with Stack.running(data, f"sqlite+aiosqlite:///{data / 'lineup.db'}", env, sandbox) as stack:
-                one = await creates(stack, 1, ROUNDS["create_1"])
-                ten = await creates(stack, 10, ROUNDS["create_10"])
-        reference = statistics.median(base)
-        print("Lineup bench (Temporal dev server with tuned dispatch, sandbox answering at once, SQLite)")
-        print(report("update-with-start, no-op workflow", base, reference))
-        print(report("create, 1 line", one, reference))
-        print(report("create, 10 lines", ten, reference))
-        print("(×: ratio to the no-op update-with-start median measured in this run)")
+        code = asyncio.run(bench(options))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        code = 130
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        leave_nothing()  # whatever a stop in order missed
+    exit_now(code)
 
 
 if __name__ == "__main__":
-    directory = Path(tempfile.mkdtemp(prefix="lineup-bench-"))
-    asyncio.run(main(directory, sqlite_template(directory)))  # the template migrates with its own loop
+    main()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import select
+from sqlalchemy import update
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from models.db import transaction
 from models.passwords import hash_secret_async
 from models.tables.agent import ROLES, Agent
 from models.tables.vendor import ApiUser, Vendor
+from persistence import tokens
+from persistence.engine import Database
+from persistence.logins import close_login_entries
 
 
 class AdminError(Exception):
@@ -38,19 +40,17 @@ async def _vendor(session: AsyncSession, code: str) -> Vendor:
     return vendor
 
 
-async def create_vendor(sessions: async_sessionmaker[AsyncSession], code: str, name: str) -> bool:
+async def create_vendor(db: Database, code: str, name: str) -> bool:
     """Creates the vendor; False when it already exists (creation is idempotent)."""
-    async with transaction(sessions) as session:
+    async with db.transaction() as session:
         if (await session.exec(select(Vendor).where(Vendor.code == code.upper()))).first():
             return False
         session.add(Vendor(code=code.upper(), name=name))
     return True
 
 
-async def create_api_user(
-    sessions: async_sessionmaker[AsyncSession], vendor_code: str, username: str, password: str, pin: str
-) -> bool:
-    async with transaction(sessions) as session:
+async def create_api_user(db: Database, vendor_code: str, username: str, password: str, pin: str) -> bool:
+    async with db.transaction() as session:
         vendor = await _vendor(session, vendor_code)
         query = select(ApiUser).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
         if (await session.exec(query)).first():
@@ -67,12 +67,12 @@ async def create_api_user(
     return True
 
 
-async def create_agent(sessions: async_sessionmaker[AsyncSession], spec: AgentSpec) -> bool:
+async def create_agent(db: Database, spec: AgentSpec) -> bool:
     """Creates the agent (and, with a PIN, API credentials under the same name); False if it exists."""
     unknown = set(spec.roles) - set(ROLES)
     if unknown:
         raise AdminError(f"unknown role(s): {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
-    async with transaction(sessions) as session:
+    async with db.transaction() as session:
         vendor = await _vendor(session, spec.vendor_code)
         existing = (await session.exec(select(Agent).where(Agent.username == spec.username))).first()
         if existing is not None:
@@ -93,14 +93,40 @@ async def create_agent(sessions: async_sessionmaker[AsyncSession], spec: AgentSp
             )
         )
     if spec.pin is not None:
-        await create_api_user(sessions, spec.vendor_code, spec.username, spec.password, spec.pin)
+        await create_api_user(db, spec.vendor_code, spec.username, spec.password, spec.pin)
     return True
 
 
-async def set_agent_active(sessions: async_sessionmaker[AsyncSession], username: str, active: bool) -> None:
-    async with transaction(sessions) as session:
+async def set_agent_active(db: Database, username: str, active: bool) -> None:
+    """Disabling an agent refuses its agent_id from then on and disables its API credentials (the API user of
+    the same name and vendor that `agent create --pin` made), ending their sessions at once; enabling restores
+    both."""
+    async with db.transaction() as session:
         agent = (await session.exec(select(Agent).where(Agent.username == username))).first()
         if agent is None:
             raise AdminError(f"agent {username} does not exist")
         agent.active = active
         session.add(agent)
+        twin = select(ApiUser.id).where(ApiUser.vendor_id == agent.vendor_id, ApiUser.username == agent.username)
+        if (user_id := (await session.exec(twin)).first()) is not None:
+            await _set_api_user_active(session, user_id, active)
+
+
+async def set_api_user_active(db: Database, vendor_code: str, username: str, active: bool) -> None:
+    """Disabling an API user refuses its /authenticate and ends its sessions at once; enabling restores it."""
+    async with db.transaction() as session:
+        vendor = await _vendor(session, vendor_code)
+        query = select(ApiUser.id).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
+        user_id = (await session.exec(query)).first()
+        if user_id is None:
+            raise AdminError(f"api user {username} of vendor {vendor.code} does not exist")
+        await _set_api_user_active(session, user_id, active)
+
+
+async def _set_api_user_active(session: AsyncSession, user_id: int, active: bool) -> None:
+    # The row is updated first: a login racing this either finds it inactive, or committed its token before
+    # this transaction could lock the row, and the token is deleted below (services/authenticate.py).
+    await session.execute(update(ApiUser).where(col(ApiUser.id) == user_id).values(active=active))
+    if not active:
+        await tokens.drop_all(session, user_id)  # they answer `Invalid Token`, as a token never issued does
+        await close_login_entries(session, api_user_id=user_id)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from cli.accounts import AgentSpec, create_agent, create_api_user, create_vendor
-from models.db import transaction
 from models.tables.catalog import Plan
+from persistence.engine import Database
 
 AGENT_PASSWORD = "agent-pass-1"
 
@@ -21,17 +18,29 @@ AGENTS = (
     AgentSpec("OTHER", "other.agent", AGENT_PASSWORD, email="other.agent@other.example"),
 )
 
+GB = 1024  # MB
+
+
+def _plan(plan_id: int, code: str, name: str, price_cents: int, carrier: str, data_mb: int | None) -> Plan:
+    """Every demo plan has unlimited talk and text; they differ by data (None: unlimited) and carrier."""
+    data = "Unlimited" if data_mb is None else f"{data_mb // GB} GB"
+    return Plan(
+        plan_id=plan_id, plan_code=code, name=name, price_cents=price_cents, carrier=carrier,
+        description=f"Unlimited talk & text, {data} high-speed data", data_mb=data_mb,
+    )  # fmt: skip
+
+
 PLANS = (
-    Plan(plan_id=101, name="Basic Talk & Text 1GB", price_cents=1500, carrier="TMB", talk="Unlimited", text="Unlimited", data="1GB"),
-    Plan(plan_id=102, name="Everyday 5GB", price_cents=2500, carrier="TMB", talk="Unlimited", text="Unlimited", data="5GB"),
-    Plan(plan_id=103, name="Unlimited Plus", price_cents=4500, carrier="ATT", talk="Unlimited", text="Unlimited", data="Unlimited"),
-    Plan(plan_id=104, name="Add-a-Line 10GB", price_cents=2000, carrier="VER", talk="Unlimited", text="Unlimited", data="10GB"),
-)  # fmt: skip
+    _plan(101, "TMB-BASIC-1G", "Basic Talk & Text 1GB", 1500, "TMB", 1 * GB),
+    _plan(102, "TMB-EVERYDAY-5G", "Everyday 5GB", 2500, "TMB", 5 * GB),
+    _plan(103, "ATT-UNL-PLUS", "Unlimited Plus", 4500, "ATT", None),
+    _plan(104, "VER-ADDLINE-10G", "Add-a-Line 10GB", 2000, "VER", 10 * GB),
+)
 
 
-async def seed_plans(sessions: async_sessionmaker[AsyncSession]) -> int:
+async def seed_plans(db: Database) -> int:
     created = 0
-    async with transaction(sessions) as session:
+    async with db.transaction() as session:
         for plan in PLANS:
             if await session.get(Plan, plan.plan_id) is None:
                 session.add(Plan.model_validate(plan.model_dump()))
@@ -39,13 +48,13 @@ async def seed_plans(sessions: async_sessionmaker[AsyncSession]) -> int:
     return created
 
 
-async def seed_demo(sessions: async_sessionmaker[AsyncSession]) -> int:
+async def seed_demo(db: Database) -> int:
     """Creates whatever of the demo data is missing; returns how many records it created."""
-    created = await seed_plans(sessions)
+    created = await seed_plans(db)
     for code, name in VENDORS.items():
-        created += await create_vendor(sessions, code, name)
+        created += await create_vendor(db, code, name)
     for vendor, username, password, pin in API_USERS:
-        created += await create_api_user(sessions, vendor, username, password, pin)
+        created += await create_api_user(db, vendor, username, password, pin)
     for spec in AGENTS:
-        created += await create_agent(sessions, spec)
+        created += await create_agent(db, spec)
     return created

@@ -7,15 +7,21 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, TypeVar
 
 import typer
-from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel.ext.asyncio.session import AsyncSession
 
-from cli.accounts import AdminError, AgentSpec, create_agent, create_api_user, create_vendor, set_agent_active
+from cli.accounts import (
+    AdminError,
+    AgentSpec,
+    create_agent,
+    create_api_user,
+    create_vendor,
+    set_agent_active,
+    set_api_user_active,
+)
 from cli.demo import seed_demo as seed
 from cli.operations import ops_app, temporal_app
-from models import migrate
-from models.db import make_engine, session_factory
 from models.settings import get_settings
+from persistence import migrate
+from persistence.engine import Database
 
 app = typer.Typer(no_args_is_help=True, help="Lineup administration")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema")
@@ -32,15 +38,15 @@ app.add_typer(temporal_app, name="temporal")
 T = TypeVar("T")
 
 
-def with_sessions(work: Callable[[async_sessionmaker[AsyncSession]], Awaitable[T]]) -> T:
+def with_database(work: Callable[[Database], Awaitable[T]]) -> T:
     """Runs `work` against the configured database; AdminError becomes a clean exit 1."""
 
     async def main() -> T:
-        engine = make_engine(get_settings())
+        db = Database.open(get_settings())
         try:
-            return await work(session_factory(engine))
+            return await work(db)
         finally:
-            await engine.dispose()
+            await db.dispose()
 
     try:
         return asyncio.run(main())
@@ -61,7 +67,7 @@ def db_upgrade(revision: str = "head") -> None:
 @vendor_app.command("create")
 def vendor_create(code: Annotated[str, typer.Option("--vendor-id")], name: str = "") -> None:
     """Creates a vendor (the `vendor_id` channels authenticate with)."""
-    created = with_sessions(lambda s: create_vendor(s, code, name or code))
+    created = with_database(lambda s: create_vendor(s, code, name or code))
     typer.echo(f"vendor {code.upper()} {'created' if created else 'already exists'}")
 
 
@@ -73,8 +79,22 @@ def api_user_create(
     pin: Annotated[str, typer.Option()],
 ) -> None:
     """Creates API credentials for /authenticate."""
-    created = with_sessions(lambda s: create_api_user(s, vendor_id, username, password, pin))
+    created = with_database(lambda s: create_api_user(s, vendor_id, username, password, pin))
     typer.echo(f"api user {username} {'created' if created else 'already exists'}")
+
+
+@api_user_app.command("disable")
+def api_user_disable(vendor_id: str, username: str) -> None:
+    """Deactivates an API user: /authenticate refuses it, and its tokens and login-log OTPs end at once."""
+    with_database(lambda s: set_api_user_active(s, vendor_id, username, False))
+    typer.echo(f"api user {username} disabled")
+
+
+@api_user_app.command("enable")
+def api_user_enable(vendor_id: str, username: str) -> None:
+    """Reactivates an API user."""
+    with_database(lambda s: set_api_user_active(s, vendor_id, username, True))
+    typer.echo(f"api user {username} enabled")
 
 
 @agent_app.command("create")
@@ -97,28 +117,29 @@ def agent_create(
         email=email,
         api_password=require_api_password,
     )
-    created = with_sessions(lambda s: create_agent(s, spec))
+    created = with_database(lambda s: create_agent(s, spec))
     typer.echo(f"agent {username} {'created' if created else 'already exists'}")
 
 
 @agent_app.command("disable")
 def agent_disable(username: str) -> None:
-    """Deactivates an agent: its agent_id is refused from then on."""
-    with_sessions(lambda s: set_agent_active(s, username, False))
+    """Deactivates an agent: its agent_id is refused from then on, and its API credentials (--pin) are
+    disabled, their tokens and login-log OTPs ending at once."""
+    with_database(lambda s: set_agent_active(s, username, False))
     typer.echo(f"agent {username} disabled")
 
 
 @agent_app.command("enable")
 def agent_enable(username: str) -> None:
-    """Reactivates an agent."""
-    with_sessions(lambda s: set_agent_active(s, username, True))
+    """Reactivates an agent (and its API credentials)."""
+    with_database(lambda s: set_agent_active(s, username, True))
     typer.echo(f"agent {username} enabled")
 
 
 @app.command("seed-demo")
 def seed_demo() -> None:
     """Creates the demo vendors, API users and agents that are missing (safe to run again)."""
-    created = with_sessions(seed)
+    created = with_database(seed)
     typer.echo(f"demo data ready ({created} records created)")
 
 

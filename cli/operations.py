@@ -6,49 +6,85 @@ import asyncio
 from typing import Annotated
 
 import typer
-from temporalio.api.enums.v1 import IndexedValueType
-from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 
-from activities.lines import LineRepository
-from models.crypto import cipher_for
-from models.db import make_engine, session_factory
+from models.errors import LineupError
+from models.messages.enrollment import Pacing
 from models.settings import get_settings
+from persistence.engine import Database
+from persistence.lines import shown_error, waiting_lines
+from services.ops import MOST_RETRIED, ToResume, all_waiting, one_waiting, resume, waiting
 from workflows.client import connect
-from workflows.search_attributes import ALL
-from workflows.signals import retry_line
+from workflows.search_attributes import ALL, register
 
-ops_app = typer.Typer(no_args_is_help=True, help="Support: stuck enrollments")
+ops_app = typer.Typer(no_args_is_help=True, help="Support: lines waiting for a retry")
 temporal_app = typer.Typer(no_args_is_help=True, help="Temporal cluster setup")
 
 
 @ops_app.command("stuck")
 def stuck(limit: Annotated[int, typer.Option(min=1, max=1000)] = 100) -> None:
-    """Lists stuck lines of every vendor, oldest first, with their last error."""
+    """Lists the lines of every vendor waiting for support (STUCK, or RECEIVED and never started), longest
+    waiting first, with their last error."""
 
     async def main() -> None:
         settings = get_settings()
-        engine = make_engine(settings)
+        db = Database.open(settings)
         try:
-            lines = await LineRepository(session_factory(engine), cipher_for(settings)).stuck(vendor_id=None, limit=limit)
+            async with db.transaction() as session:
+                lines = await waiting_lines(session, waiting(settings), vendor_id=None, limit=limit)
         finally:
-            await engine.dispose()
+            await db.dispose()
         if not lines:
             typer.echo("no stuck lines")
         for line in lines:
-            typer.echo(f"{line.enrollment_id}\t{line.parent_enrollment_id}\t{line.status_since:%Y-%m-%d %H:%M:%S}\t{line.last_error}")
+            since = f"{line.status_since:%Y-%m-%d %H:%M:%S}"
+            typer.echo(f"{line.enrollment_id}\t{line.parent_enrollment_id}\t{since}\t{shown_error(line)}")
 
     asyncio.run(main())
 
 
 @ops_app.command("retry")
-def retry(enrollment_id: str) -> None:
-    """Signals a stuck line's workflow to try its failed step again."""
+def retry(
+    enrollment_id: Annotated[str | None, typer.Argument(help="The line to retry; or --all")] = None,
+    every: Annotated[bool, typer.Option("--all", help=f"Every waiting line, at most {MOST_RETRIED} a run")] = False,
+    error: Annotated[str | None, typer.Option(help="--all: only lines whose last error contains this")] = None,
+    older_than: Annotated[int | None, typer.Option(min=1, help="--all: only lines waiting this many minutes")] = None,
+) -> None:
+    """Retries a line waiting for support, or with --all every one (of every vendor): a stuck line's workflow
+    tries its failed step again, a line that never started has its order's workflow started."""
+    if every == (enrollment_id is not None) or (not every and (error or older_than)):
+        raise typer.BadParameter("give an ENROLLMENT_ID, or --all with optional --error and --older-than")
 
-    async def main() -> None:
-        await retry_line(await connect(get_settings()), enrollment_id)
+    async def main() -> tuple[list[str], int]:
+        settings = get_settings()
+        db, pacing = Database.open(settings), Pacing.of(settings)
+        try:
+            async with db.transaction() as session:
+                found: ToResume = (
+                    await all_waiting(session, waiting(settings, error_contains=error, stuck_minutes=older_than),
+                                      vendor_id=None, pacing=pacing)
+                    if enrollment_id is None
+                    else await one_waiting(session, enrollment_id, vendor_id=None, pacing=pacing)
+                )  # fmt: skip
+        finally:
+            await db.dispose()
+        if not found.lines:
+            return [], 0
+        client = await connect(settings)
+        return await resume(found, client=client, task_queue=settings.temporal_task_queue), found.remaining
 
-    asyncio.run(main())
-    typer.echo(f"retry sent to line-{enrollment_id}")
+    try:
+        retried, remaining = asyncio.run(main())
+    except LineupError as refused:
+        typer.echo("; ".join(refused.errors or [refused.msg]), err=True)
+        raise typer.Exit(1) from None
+    if enrollment_id is not None and not retried:
+        typer.echo(f"Enrollment {enrollment_id} has no workflow to retry", err=True)
+        raise typer.Exit(1)
+    for line_id in retried:
+        typer.echo(f"retried {line_id}")
+    if every:
+        more = f"; {remaining} more waiting, run it again" if remaining else ""
+        typer.echo(f"{len(retried)} lines retried{more}")
 
 
 @temporal_app.command("setup")
@@ -57,12 +93,7 @@ def setup() -> None:
 
     async def main() -> None:
         settings = get_settings()
-        client = await connect(settings)
-        request = AddSearchAttributesRequest(
-            namespace=settings.temporal_namespace,
-            search_attributes={key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for key in ALL},
-        )
-        await client.operator_service.add_search_attributes(request)
+        await register(await connect(settings), settings.temporal_namespace)
 
     asyncio.run(main())
     typer.echo("search attributes registered: " + ", ".join(key.name for key in ALL))

@@ -1,18 +1,21 @@
-"""`lineup run`: Temporal dev server, sandbox, worker and API as child processes, stopped together."""
+"""`lineup run`: Temporal dev server, sandbox, worker(s) and API as child processes, stopped together."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
 from models.settings import Settings
+from observability.metrics import MULTIPROC_ENV
 from workflows.search_attributes import dev_server_flags
 
 STOP_GRACE_SECONDS = 15
@@ -21,6 +24,9 @@ LATENCY_FLAGS = (
     "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
     "--dynamic-config-value", "history.transferProcessorMaxPollHostRPS=10000",
 )  # fmt: skip
+
+
+API_PROTOCOL = "api.server:ReadTimeouts"  # by name: cli does not import api
 
 
 def temporal_binary() -> str:
@@ -42,37 +48,104 @@ def temporal_command(settings: Settings) -> list[str]:
     ]  # fmt: skip
 
 
-class Supervisor:
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
-        self.stopping = False
+def api_command(settings: Settings) -> list[str]:
+    """uvicorn with `api_processes` processes sharing one socket (`--workers 1` is a single process)."""
+    return [
+        sys.executable, "-m", "uvicorn", "api.main:app_from_env", "--factory",
+        "--host", settings.api_host, "--port", str(settings.api_port), "--no-access-log",
+        "--workers", str(settings.api_processes),
+        # The h11 protocol with read timeouts. One argument with `=`: bench swaps the argument that looks
+        # like `module:attribute` (the app) for its own.
+        f"--http={API_PROTOCOL}",
+    ]  # fmt: skip
 
-    def start(self, name: str, command: list[str], log_file: Path | None = None) -> None:
+
+def worker_names(settings: Settings) -> list[str]:
+    if settings.worker_processes == 1:
+        return ["worker"]
+    return [f"worker-{number}" for number in range(1, settings.worker_processes + 1)]
+
+
+def child_environments(settings: Settings) -> dict[str, dict[str, str]]:
+    """Each worker its own metrics port (the base port, then the next ones; 0 stays off), and several API
+    processes one emptied PROMETHEUS_MULTIPROC_DIR, so /metrics counts every process's requests."""
+    env: dict[str, dict[str, str]] = {}
+    if settings.worker_processes > 1 and settings.worker_metrics_port:
+        for offset, name in enumerate(worker_names(settings)):
+            env[name] = {"LINEUP_WORKER_METRICS_PORT": str(settings.worker_metrics_port + offset)}
+    if settings.api_processes > 1:
+        shared = settings.data_dir / "metrics"
+        shutil.rmtree(shared, ignore_errors=True)  # files of processes of an earlier run would be counted
+        shared.mkdir(parents=True)
+        env["api"] = {MULTIPROC_ENV: str(shared)}
+    return env
+
+
+@dataclass
+class Child:
+    name: str
+    process: subprocess.Popen[bytes]
+
+    def signal_group(self, signum: int) -> None:
+        # Each child leads its own process group, so this also reaches what it started (uvicorn's workers).
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signum)
+
+
+@dataclass
+class Supervisor:
+    """Children in start order, grouped in stages; stopped stage by stage, last stage first."""
+
+    stages: list[list[Child]] = field(default_factory=list)
+    stopping: bool = False
+
+    def start(
+        self, names_and_commands: list[tuple[str, list[str]]], log_file: Path | None = None,
+        env: dict[str, dict[str, str]] | None = None,
+    ) -> None:  # fmt: skip
+        """`env`: by child name, variables added to this process's environment for that child."""
+        stage = [
+            self._spawn(name, command, log_file, {**os.environ, **(env or {}).get(name, {})})
+            for name, command in names_and_commands
+        ]
+        self.stages.append(stage)
+
+    def _spawn(self, name: str, command: list[str], log_file: Path | None, env: dict[str, str]) -> Child:
         output = open(log_file, "ab") if log_file else None  # noqa: SIM115 — lives as long as the child
         # Own session: Ctrl-C reaches only the supervisor, which stops the children in order.
-        child = subprocess.Popen(command, stdout=output, stderr=output, start_new_session=True)
-        self.children.append((name, child))
-        print(f"lineup: started {name} (pid {child.pid})", flush=True)
+        process = subprocess.Popen(command, stdout=output, stderr=output, start_new_session=True, env=env)
+        print(f"lineup: started {name} (pid {process.pid})", flush=True)
+        return Child(name, process)
 
     def stop(self) -> None:
         self.stopping = True
-        for name, child in reversed(self.children):
-            if child.poll() is None:
-                child.terminate()
-                try:
-                    child.wait(STOP_GRACE_SECONDS)
-                except subprocess.TimeoutExpired:
-                    print(f"lineup: {name} did not stop in time; killing it", flush=True)
-                    child.kill()
-                    child.wait()
+        for stage in reversed(self.stages):
+            _stop_stage(stage)
         print("lineup: stopped", flush=True)
 
     def exited(self) -> str | None:
-        for name, child in self.children:
-            if child.poll() is not None:
-                return f"{name} exited with code {child.returncode}"
+        for stage in self.stages:
+            for child in stage:
+                if child.process.poll() is not None:
+                    return f"{child.name} exited with code {child.process.returncode}"
         return None
+
+
+def _stop_stage(stage: list[Child]) -> None:
+    """SIGTERM to every child of the stage at once, then waits; a child still running after the grace is killed."""
+    for child in stage:
+        if child.process.poll() is None:
+            child.process.terminate()
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    for child in stage:
+        try:
+            child.process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            print(f"lineup: {child.name} did not stop in time; killing it", flush=True)
+            child.process.kill()
+            child.process.wait()
+        # Whatever the child left behind in its group (a uvicorn worker whose master died) goes too.
+        child.signal_group(signal.SIGKILL)
 
 
 def wait_until(check_url: str, what: str, supervisor: Supervisor, timeout: float = 60.0) -> None:
@@ -92,33 +165,16 @@ def wait_until(check_url: str, what: str, supervisor: Supervisor, timeout: float
 
 def run_all(settings: Settings) -> int:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    logs = settings.data_dir / "logs"
-    logs.mkdir(exist_ok=True)
-    supervisor = Supervisor(settings)
+    supervisor = Supervisor()
 
     def on_signal(signum: int, _frame: object) -> None:
         supervisor.stopping = True
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    python = sys.executable
-    api = f"http://{settings.api_host}:{settings.api_port}"
     try:
-        supervisor.start("temporal", temporal_command(settings), logs / "temporal.log")
-        wait_until(f"http://127.0.0.1:{settings.temporal_ui_port}/api/v1/namespaces", "Temporal", supervisor)
-        supervisor.start("sandbox", [python, "-m", "sandbox"])
-        wait_until(f"{settings.sandbox_url}/sandbox/healthz", "the sandbox", supervisor)
-        supervisor.start("worker", [python, "-m", "worker"])
-        supervisor.start("api", _api_command(settings))
-        wait_until(f"{api}{settings.base_path}/readyz", "the API", supervisor)
-        if not supervisor.stopping:
-            print(_banner(settings, api), flush=True)
-        while not supervisor.stopping:
-            if problem := supervisor.exited():
-                print(f"lineup: {problem}; stopping everything", flush=True)
-                return 1
-            time.sleep(0.5)
-        return 0
+        _start_everything(settings, supervisor)
+        return _supervise(supervisor)
     except SystemExit as exc:
         print(exc, flush=True)
         return 1
@@ -126,17 +182,38 @@ def run_all(settings: Settings) -> int:
         supervisor.stop()
 
 
-def _api_command(settings: Settings) -> list[str]:
-    return [
-        sys.executable, "-m", "uvicorn", "api.main:app_from_env", "--factory",
-        "--host", settings.api_host, "--port", str(settings.api_port), "--no-access-log",
-    ]  # fmt: skip
+def _start_everything(settings: Settings, supervisor: Supervisor) -> None:
+    logs = settings.data_dir / "logs"
+    logs.mkdir(exist_ok=True)
+    python = sys.executable
+    api = f"http://{settings.api_host}:{settings.api_port}"
+    supervisor.start([("temporal", temporal_command(settings))], logs / "temporal.log")
+    wait_until(f"http://127.0.0.1:{settings.temporal_ui_port}/api/v1/namespaces", "Temporal", supervisor)
+    supervisor.start([("sandbox", [python, "-m", "sandbox"])])
+    wait_until(f"{settings.sandbox_url}/sandbox/healthz", "the sandbox", supervisor)
+    env = child_environments(settings)
+    supervisor.start([(name, [python, "-m", "worker"]) for name in worker_names(settings)], env=env)
+    supervisor.start([("api", api_command(settings))], env=env)
+    wait_until(f"{api}{settings.base_path}/readyz", "the API", supervisor)
+    if not supervisor.stopping:
+        print(_banner(settings, api), flush=True)
+
+
+def _supervise(supervisor: Supervisor) -> int:
+    """Waits for Ctrl-C or SIGTERM (0), or for a child to exit on its own (1)."""
+    while not supervisor.stopping:
+        if problem := supervisor.exited():
+            print(f"lineup: {problem}; stopping everything", flush=True)
+            return 1
+        time.sleep(0.5)
+    return 0
 
 
 def _banner(settings: Settings, api: str) -> str:
+    processes = f"{settings.api_processes} API process(es), {settings.worker_processes} worker(s)"
     return (
         f"lineup: ready\n"
-        f"  API          {api}{settings.base_path}  (docs: {api}{settings.base_path}/docs)\n"
+        f"  API          {api}{settings.base_path}  (docs: {api}{settings.base_path}/docs; {processes})\n"
         f"  Temporal UI  http://127.0.0.1:{settings.temporal_ui_port}\n"
         f"  Sandbox      {settings.sandbox_url}  (SMTP sink 127.0.0.1:{settings.sandbox_smtp_port})\n"
         f"  Data         {settings.data_dir.resolve()}\n"

@@ -9,8 +9,8 @@ from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 import models.tables.all  # noqa: F401  (registers every table on the metadata)
-from models.db import make_engine
 from models.settings import get_settings
+from persistence.engine import make_engine
 
 config = context.config
 target_metadata = SQLModel.metadata

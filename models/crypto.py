@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -57,6 +59,14 @@ class FieldCipher:
     def decrypt(self, stored: str) -> str:
         raw = base64.urlsafe_b64decode(stored.removeprefix(PREFIX))
         return self._aead.decrypt(raw[:12], raw[12:], None).decode()
+
+    def seal(self, document: dict[str, Any]) -> str:
+        """A JSON document (a line's PII, a port's secrets) as one encrypted column value."""
+        return self.encrypt(json.dumps(document, separators=(",", ":")))
+
+    def open(self, sealed: str) -> dict[str, Any]:
+        document: dict[str, Any] = json.loads(self.decrypt(sealed))
+        return document
 
 
 def cipher_for(settings: Settings) -> FieldCipher:

@@ -1,6 +1,11 @@
-"""ZIP code → state, by the first three digits (USPS sectional centers)."""
+"""ZIP code → state, by the first three digits (USPS sectional centers), and → city, from the USPS city
+names bundled in models/data (41,749 ZIP codes, 250 KB; read once per process)."""
 
 from __future__ import annotations
+
+import gzip
+from functools import cache
+from importlib.resources import files
 
 # (first ZIP3, last ZIP3, state); gaps are unassigned or military prefixes the service does not cover.
 ZIP3_RANGES: tuple[tuple[int, int, str], ...] = (
@@ -23,3 +28,19 @@ def state_of_zip(zip_code: str) -> str | None:
         if first <= prefix <= last:
             return state
     return None
+
+
+@cache
+def _cities() -> dict[str, str]:
+    cities: dict[str, str] = {}
+    with gzip.open(str(files("models") / "data" / "zip_cities.csv.gz"), "rt", encoding="utf-8") as rows:
+        for row in rows:
+            if not row.startswith("#"):
+                zip_code, city, _state = row.rstrip("\n").split(",")
+                cities[zip_code] = city
+    return cities
+
+
+def city_of_zip(zip_code: str) -> str:
+    """The ZIP code's city as USPS names it; "" for a ZIP code it does not list."""
+    return _cities().get(zip_code, "")

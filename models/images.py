@@ -69,8 +69,8 @@ def image(limit: int) -> Any:
     """A required base64 PNG or JPEG (data-URI form allowed) of at most `limit` bytes, checked by its magic
     bytes; the field's value is the decoded Image."""
     schema = {
-        "type": "string", "contentEncoding": "base64",
-        "description": f"base64 PNG or JPEG, at most {limit // MiB} MiB", "examples": ["data:image/png;base64,iVBORw0KGgo..."],
+        "type": "string", "contentEncoding": "base64", "description": f"base64 PNG or JPEG, at most {limit // MiB} MiB",
+        "examples": ["data:image/png;base64,iVBORw0KGgo..."],
     }  # fmt: skip
     return Annotated[Image, PlainValidator(_decode_image(limit)), WithJsonSchema(schema)]
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import base64
+import io
 from datetime import date
 from typing import Any
 
-from models.messages import LinePlan
+import segno
+
+from models.messages.enrollment import LinePlan
+from models.statuses import LineStatus
 from models.tables.payment import SavedCard
 
 LINE_MESSAGES = {
-    "ACTIVE": "Customer created and line activated",
-    "PORT_PENDING": "Customer created; port-in submitted and pending",
-    "WAITING_ACTIVATION": "Customer created; SIM attached for activation later",
-    "STUCK": "Customer created; activation is waiting for support",
-    "PORT_REJECTED": "Customer created; the carrier rejected the port-in",
+    LineStatus.ACTIVE: "Customer created and line activated",
+    LineStatus.PORT_PENDING: "Customer created; port-in submitted and pending",
+    LineStatus.WAITING_ACTIVATION: "Customer created; SIM attached for activation later",
+    LineStatus.STUCK: "Customer created; activation is waiting for support",
+    LineStatus.PORT_REJECTED: "Customer created; the carrier rejected the port-in",
 }
 IN_PROGRESS = "Customer created; activation in progress"
 
@@ -46,7 +51,10 @@ def line_inquiry_result(answer: dict[str, Any], *, mdn: str | None, esn: str | N
     found = code == "00"
     number = answer.get("MDN") or mdn or ""
     wholesale = {
-        "ATTRIBUTES": {"xmlns": "http://wholesale.carrier.example/api", "xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance"},
+        "ATTRIBUTES": {
+            "xmlns": "http://wholesale.carrier.example/api",
+            "xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance",
+        },
         "CREDENTIALS": [{"REFERENCENUMBER": _values(answer.get("REFERENCENUMBER")), "RETURNURL": _values("")}],
         "WHOLESALEORDERRESPONSE": [{"DESCRIPTION": _values(description), "STATUSCODE": _values(code)}],
     }
@@ -71,20 +79,31 @@ def line_inquiry_result(answer: dict[str, Any], *, mdn: str | None, esn: str | N
     }
 
 
+def esim_entry(iccid: str, activation_code: str) -> dict[str, str]:
+    """A line's eSIM profile as channels show it: the activation code, and as a QR code (PNG data URI) a
+    phone's camera scans."""
+    image = io.BytesIO()
+    segno.make(activation_code, error="m").save(image, kind="png", scale=6, border=2)
+    qr = "data:image/png;base64," + base64.b64encode(image.getvalue()).decode()
+    return {"ICCID": iccid, "ACTIVATION_CODE": activation_code, "QR_ACTIVATION_CODE": qr}
+
+
 DEVICE_FIELDS = (
     "STATUSCODE", "DESCRIPTION", "IMEI", "REFERENCENUMBER", "VOLTE_COMPATIBLE", "NAME", "IS_MOBILE_DEVICE",
     "COMPATIBILITY",
 )  # fmt: skip
 
 
-def device_compatibility_result(answer: dict[str, Any]) -> dict[str, str]:
-    """Section 2.7: every field, every value a string."""
-    return {name: "" if answer.get(name) is None else str(answer[name]) for name in DEVICE_FIELDS}
+def device_compatibility_result(answer: dict[str, Any]) -> dict[str, Any]:
+    """Section 2.7 (every field, every value a string), and the carrier's native device block under `RESULT`
+    as the original's device checkers read it (`RESULT.responseDetails.inquireDeviceStatusResponse…`)."""
+    flat: dict[str, Any] = {name: "" if answer.get(name) is None else str(answer[name]) for name in DEVICE_FIELDS}
+    if isinstance(answer.get("RESULT"), dict):
+        flat["RESULT"] = answer["RESULT"]
+    return flat
 
 
-def saved_card_record(
-    card: SavedCard, holder: dict[str, Any], *, primary: bool, today: date
-) -> dict[str, str]:
+def saved_card_record(card: SavedCard, holder: dict[str, Any], *, primary: bool, today: date) -> dict[str, str]:
     """Section 2.6, masked: the last four digits only, and an empty CVV (none is ever stored)."""
     expired = (int(card.exp_year), int(card.exp_month)) < (today.year, today.month)
     return {

@@ -9,13 +9,19 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, PlainValidator, StringConstraints, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, Field, PlainValidator, StringConstraints, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-US_STATES = frozenset(
-    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC "
-    "ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI UM".split()
-)
+from models.carriers import unknown_carrier
+
+# fmt: off
+US_STATES = frozenset((
+    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY",
+    "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH",
+    "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP",
+    "PR", "VI", "UM",
+))
+# fmt: on
 
 
 def fail(message: str) -> PydanticCustomError:
@@ -138,13 +144,37 @@ def _numeric(value: str) -> str:
     return value
 
 
-Text = checked(lambda value: value)
-NumOrStr = Annotated[str, BeforeValidator(_number_or_string)]
+def _max_length(limit: int) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if len(value) > limit:
+            raise fail(f"must be at most {limit:,} characters")
+        return value
+
+    return check
+
+
+def text(limit: int, *, numbers: bool = False) -> Any:
+    """Trimmed, required text of at most `limit` characters (the column it is stored in, or a sane bound)."""
+    return checked(_max_length(limit), {"type": "string", "maxLength": limit}, numbers=numbers)
+
+
+def raw(limit: int, *, numbers: bool = False) -> Any:
+    """Text taken as sent (a password: no trimming), of at most `limit` characters."""
+    before: list[Any] = [BeforeValidator(_number_or_string)] if numbers else []
+    return Annotated[str, *before, StringConstraints(max_length=limit)]
+
+
+Text = text(255)
+Text32, Text64, Text100, Text254 = text(32), text(64), text(100), text(254)
+NumText32 = text(32, numbers=True)
+NumOrStr = raw(100, numbers=True)
+Raw32, Raw64, Raw100, Raw128 = raw(32, numbers=True), raw(64), raw(100, numbers=True), raw(128)
 Numeric = checked(_numeric, numbers=True)
 Zip5 = rule(r"\d{5}", "must be exactly 5 digits", example="30301")
 Zip5to8 = rule(r"\d{5,8}", "must be 5 to 8 digits", example="30301")
 Phone10 = rule(r"\d{10}", "must be exactly 10 digits", example="4045550123")
 Ssn4 = rule(r"\d{4}", "must be exactly 4 digits", example="1234")
+TransactionId = rule(r"[A-Za-z0-9]{1,64}", "must be letters and digits only, at most 64", example="ORD20261121A1")
 Alnum = rule(r"[A-Za-z0-9]{1,24}", "must be letters and digits only", example="EA1B2C3D4E5F6G7H")
 NAME_CHARACTERS = "may contain only English letters, spaces, apostrophes, accents grave and hyphens"
 
@@ -169,7 +199,9 @@ PersonName = checked(
     {"type": "string", "pattern": "^[A-Za-z '`-]{1,50}$", "description": NAME_CHARACTERS, "examples": ["Mary-Jane"]},
 )
 City = rule(r"[A-Za-z -]{1,60}", "may contain only letters, spaces and hyphens", example="Atlanta")
-AddressLine = rule(r"[A-Za-z0-9 /#-]{1,100}", "may contain only letters, digits, spaces and / # -", example="12 Main St")
+AddressLine = rule(
+    r"[A-Za-z0-9 /#-]{1,100}", "may contain only letters, digits, spaces and / # -", example="12 Main St"
+)
 State = checked(_state, {"type": "string", "maxLength": 2, "examples": ["GA"]})
 Latitude = checked(_in_range(-90, 90, "latitude"), numbers=True)
 Longitude = checked(_in_range(-180, 180, "longitude"), numbers=True)
@@ -197,18 +229,23 @@ def _esn(value: str) -> str:
     raise fail("must be a valid SIM, IMEI, MEID or ESN")
 
 
-CARRIERS = ("ATT", "TMB", "VER", "SPR", "TMBRLY", "USC")
-CarrierCode = Annotated[
-    str, StringConstraints(strip_whitespace=True, to_upper=True), AfterValidator(lambda v: _carrier(v))
-]
-
-
 def _carrier(value: str) -> str:
+    # The syntax only: whether the code names a carrier depends on the deployment's LINEUP_CARRIER_ALIASES,
+    # which the operation resolves (services.carriers), with the same words as models.carriers.
     if value == "":
         raise blank()
-    if value not in CARRIERS:
-        raise fail(f"must be a carrier abbreviation: {', '.join(CARRIERS)}")
+    if not re.fullmatch(r"[A-Z0-9]{1,32}", value):
+        raise fail(unknown_carrier({}))
     return value
+
+
+CarrierCode = Annotated[
+    str,
+    BeforeValidator(_number_or_string),
+    StringConstraints(strip_whitespace=True, to_upper=True),
+    AfterValidator(_carrier),
+    WithJsonSchema({"type": "string", "examples": ["TMB"], "description": "a carrier abbreviation or alias"}),
+]
 
 
 Esn = checked(_esn)
@@ -275,7 +312,8 @@ def listed(check: Callable[[str], str], *, most: int, schema: dict[str, Any]) ->
         return accepted
 
     array = {"type": "array", "items": schema, "minItems": 1, "maxItems": most}
-    return Annotated[list[Any], AfterValidator(each), WithJsonSchema(array)]
+    # The length is checked before any entry is looked at.
+    return Annotated[list[Any], Field(max_length=most), AfterValidator(each), WithJsonSchema(array)]
 
 
 MAIL_BODY_LIMIT = 256 * 1024
@@ -285,15 +323,6 @@ Subject = checked(_single_line(255), {"type": "string", "maxLength": 255, "examp
 HtmlBody = checked(_html_body(MAIL_BODY_LIMIT), {"type": "string", "examples": ["<p>Welcome!</p>"]})
 HeaderNames = listed(_single_line(100), most=MAX_RECIPIENTS, schema={"type": "string", "examples": ["Pat Doe"]})
 Emails = listed(_email, most=MAX_RECIPIENTS, schema={"type": "string", "format": "email"})
-
-
-def _max_length(limit: int) -> Callable[[str], str]:
-    def check(value: str) -> str:
-        if len(value) > limit:
-            raise fail(f"must be at most {limit:,} characters")
-        return value
-
-    return check
 
 
 def _secret(value: Any) -> str:

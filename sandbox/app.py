@@ -6,7 +6,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from sandbox import admin, carrier, nlad, payments, ports, tax
+from sandbox import admin, carrier, carriers, nlad, payments, ports, tax
 from sandbox.config import SandboxConfig
 from sandbox.deps import MissingIdempotencyKey
 from sandbox.faults import SERVICE_UNAVAILABLE, Faults, ServiceDown
@@ -20,9 +20,7 @@ async def on_service_down(request: Request, exc: Exception) -> JSONResponse:
 
 async def on_missing_key(request: Request, exc: Exception) -> JSONResponse:
     """HTTP 400 naming the missing header."""
-    return JSONResponse(
-        {"STATUSCODE": "400", "DESCRIPTION": "Idempotency-Key header required"}, status_code=400
-    )
+    return JSONResponse({"STATUSCODE": "400", "DESCRIPTION": "Idempotency-Key header required"}, status_code=400)
 
 
 async def on_invalid_request(request: Request, exc: Exception) -> JSONResponse:
@@ -46,6 +44,6 @@ def create_app(config: SandboxConfig | None = None, *, store: Store | None = Non
     app.add_exception_handler(ServiceDown, on_service_down)
     app.add_exception_handler(MissingIdempotencyKey, on_missing_key)
     app.add_exception_handler(RequestValidationError, on_invalid_request)
-    for module in (carrier, ports, tax, nlad, payments, admin):
+    for module in (carrier, carriers, ports, tax, nlad, payments, admin):
         app.include_router(module.router)
     return app

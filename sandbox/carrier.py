@@ -1,8 +1,18 @@
 """Carrier wholesale API stand-in: activation, line inquiry and device compatibility.
 
 Rejections are HTTP 200 with a non-"00" STATUSCODE, as the real wholesale API answers them.
+- Activation: a new MDN (area code from the state), MSID and MSL; an invalid ICCID is 912, one active on
+  another line 915. With `esim` the carrier assigns a profile instead of a physical SIM: an unused
+  Luhn-valid 19/20-digit ICCID starting 89 and an LPA activation code (ACTIVATION_CODE, SMDP_ADDRESS,
+  MATCHING_ID); `esim` with an `iccid` is 913. The same Idempotency-Key returns the same answer.
+- Line inquiry: balances and the SIM (an eSIM line's profile ICCID) of an active line; 909 otherwise.
+- Device compatibility by the IMEI's 14th digit: 0-3 compatible with VoLTE, 4-5 without, 6-7 not,
+  8 blacklisted (902), 9 down (503). Answers carry the flat fields and AT&T's native
+  RESULT.responseDetails.inquireDeviceStatusResponse.deviceStatusDetails block (GREEN/YELLOW/RED).
 """
 
+import random
+import string
 import time
 from typing import Any
 
@@ -11,24 +21,27 @@ from pydantic import BaseModel
 
 from sandbox.deps import ConfigDep, IdempotencyKey, StoreDep
 from sandbox.faults import ServiceDown, add_latency, maybe_fail
-from sandbox.identifiers import generate_iccid, is_valid_iccid, is_valid_imei, random_digits
+from sandbox.identifiers import generate_esim_iccid, generate_iccid, is_valid_iccid, is_valid_imei, random_digits
 from sandbox.lines import account_number, new_mdn, open_line
 from sandbox.ports import settle_due_ports
 from sandbox.store import Row, Store
 
 router = APIRouter(prefix="/carrier", dependencies=[Depends(add_latency), Depends(maybe_fail)])
 
-# Device answers by the IMEI's 14th digit (the one before the check digit): (name, compatible, VoLTE).
-DEVICES: dict[str, tuple[str, bool, bool]] = {
-    "0": ("Apple iPhone 15", True, True),
-    "1": ("Samsung Galaxy S24", True, True),
-    "2": ("Google Pixel 8", True, True),
-    "3": ("Motorola moto g 5G", True, True),
-    "4": ("Samsung Galaxy A03s", True, False),
-    "5": ("Apple iPhone 6", True, False),
-    "6": ("Nokia 3310 3G", False, False),
-    "7": ("Alcatel Go Flip", False, False),
+# Device answers by the IMEI's 14th digit (the one before the check digit): (make, model, compatible, VoLTE).
+DEVICES: dict[str, tuple[str, str, bool, bool]] = {
+    "0": ("Apple", "iPhone 15", True, True),
+    "1": ("Samsung", "Galaxy S24", True, True),
+    "2": ("Google", "Pixel 8", True, True),
+    "3": ("Motorola", "moto g 5G", True, True),
+    "4": ("Samsung", "Galaxy A03s", True, False),
+    "5": ("Apple", "iPhone 6", True, False),
+    "6": ("Nokia", "3310 3G", False, False),
+    "7": ("Alcatel", "Go Flip", False, False),
+    "8": ("Samsung", "Galaxy S9", False, False),  # blacklisted: reported stolen
 }
+FEATURE_PHONES = {"6", "7"}
+SMDP_HOST = "smdp.sandbox-carrier.example"
 
 
 class ActivationRequest(BaseModel):
@@ -41,6 +54,7 @@ class ActivationRequest(BaseModel):
     plan_id: str
     iccid: str | None = None
     esn: str | None = None
+    esim: bool = False  # no physical SIM: the carrier assigns an eSIM profile
 
 
 class LineInquiryRequest(BaseModel):
@@ -73,9 +87,11 @@ async def activate(body: ActivationRequest, key: IdempotencyKey, store: StoreDep
 
 
 def _activate(store: Store, body: ActivationRequest) -> Row:
+    if body.esim and body.iccid is not None:
+        return {"STATUSCODE": "913", "DESCRIPTION": "eSIM activation takes no physical SIM"}
     if body.iccid is not None and not is_valid_iccid(body.iccid):
         return {"STATUSCODE": "912", "DESCRIPTION": "Invalid ICCID"}
-    iccid = body.iccid or _unused_iccid(store)
+    iccid = body.iccid or _unused_iccid(store, esim=body.esim)
     if store.active_line_with_iccid(iccid) is not None:
         return {"STATUSCODE": "915", "DESCRIPTION": "SIM already in use"}
     line = open_line(
@@ -87,7 +103,7 @@ def _activate(store: Store, body: ActivationRequest) -> Row:
         plan_id=body.plan_id,
         enrollment_id=body.enrollment_id,
     )
-    return {
+    answer: Row = {
         "STATUSCODE": "00",
         "DESCRIPTION": "Activation successful",
         "MDN": line["mdn"],
@@ -95,11 +111,22 @@ def _activate(store: Store, body: ActivationRequest) -> Row:
         "MSL": line["msl"],
         "ICCID": iccid,
     }
+    return {**answer, **_esim_profile()} if body.esim else answer
 
 
-def _unused_iccid(store: Store) -> str:
+def _esim_profile() -> Row:
+    """Where a phone downloads the profile: the SM-DP+ host and a one-time matching id, as an LPA code."""
+    matching_id = "-".join("".join(random.choices(string.ascii_uppercase + string.digits, k=5)) for _ in range(4))
+    return {
+        "ACTIVATION_CODE": f"LPA:1${SMDP_HOST}${matching_id}",
+        "SMDP_ADDRESS": SMDP_HOST,
+        "MATCHING_ID": matching_id,
+    }
+
+
+def _unused_iccid(store: Store, *, esim: bool = False) -> str:
     while True:
-        iccid = generate_iccid()
+        iccid = generate_esim_iccid() if esim else generate_iccid()
         if store.active_line_with_iccid(iccid) is None:
             return iccid
 
@@ -137,15 +164,39 @@ async def device_compatibility(body: DeviceRequest) -> dict[str, Any]:
     if digit == "9":
         raise ServiceDown()
     if digit == "8":
-        return {"STATUSCODE": "902", "DESCRIPTION": "Device is blacklisted", "IMEI": body.imei}
-    name, compatible, volte = DEVICES[digit]
+        return {
+            "STATUSCODE": "902",
+            "DESCRIPTION": "Device is blacklisted",
+            "IMEI": body.imei,
+            **native_block(body.imei),
+        }
+    make, model, compatible, volte = DEVICES[digit]
     return {
         "STATUSCODE": "00",
         "DESCRIPTION": "Success",
         "IMEI": body.imei,
         "REFERENCENUMBER": reference_number(),
         "VOLTE_COMPATIBLE": "YES" if volte else "NO",
-        "NAME": name,
+        "NAME": f"{make} {model}",
         "IS_MOBILE_DEVICE": "YES",
         "COMPATIBILITY": "COMPATIBLE" if compatible else "NOT COMPATIBLE",
+        **native_block(body.imei),
     }
+
+
+def native_block(imei: str) -> dict[str, Any]:
+    """The device as AT&T's inquireDeviceStatus describes it: GREEN (with VoLTE), YELLOW (without), RED."""
+    digit = imei[13]
+    make, model, compatible, volte = DEVICES[digit]
+    blacklisted = digit == "8"
+    colour = "RED" if blacklisted or not compatible else "GREEN" if volte else "YELLOW"
+    details = {
+        "imei": imei,
+        "attCompatibility": colour,
+        "manufacturer": {"make": make, "model": model},
+        "blacklistedIndicator": "Y" if blacklisted else "N",
+        "volteCapableIndicator": "Y" if volte else "N",
+        "umtsCapableIndicator": "Y" if compatible else "N",
+        "deviceCategory": "FEATURE PHONE" if digit in FEATURE_PHONES else "SMARTPHONE",
+    }
+    return {"RESULT": {"responseDetails": {"inquireDeviceStatusResponse": {"deviceStatusDetails": details}}}}

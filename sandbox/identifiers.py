@@ -75,3 +75,9 @@ def generate_iccid() -> str:
     """A 20-digit ICCID: 89 (telecom) + 01 (NANP) + issuer 260 + 12 random digits + Luhn digit."""
     payload = "8901260" + random_digits(12)
     return payload + luhn_check_digit(payload)
+
+
+def generate_esim_iccid() -> str:
+    """An eSIM profile's 19- or 20-digit ICCID: 89 (telecom) + 01 (NANP) + issuer 261, Luhn digit last."""
+    payload = "8901261" + random_digits(random.choice((11, 12)))
+    return payload + luhn_check_digit(payload)

@@ -3,6 +3,9 @@
 Checks, first failing one answers: Luhn-invalid number, then expiry (valid through the end of the
 expiry month), then CVV 000. The full card number and the CVV are used only while answering: the
 idempotency record holds the answer, which carries a token, the brand and the last four digits.
+
+A merchant that lost a charge's answer (it crashed right after charging) looks it up by the idempotency
+key, and voids it if it cannot complete the sale.
 """
 
 import secrets
@@ -78,9 +81,36 @@ def charge_answer(body: ChargeRequest, *, today: date) -> dict[str, Any]:
     }
 
 
+CHARGES = "payments/charges"
+
+
+class ChargeReference(BaseModel):
+    """A charge named by the idempotency key it was made with."""
+
+    key: str = Field(min_length=1, max_length=200)
+
+
 @router.post("/charges")
 async def charge(body: ChargeRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
     """Charge a card; the same key returns the first answer and charges nothing again."""
-    return store.idempotent(
-        endpoint="payments/charges", key=key, compute=lambda: charge_answer(body, today=date.today())
-    )
+    return store.idempotent(endpoint=CHARGES, key=key, compute=lambda: charge_answer(body, today=date.today()))
+
+
+@router.post("/charges/lookup")
+async def lookup(body: ChargeReference, store: StoreDep) -> dict[str, Any]:
+    """What became of the charge made with this key: its answer, or `unknown` if none was ever made (a
+    merchant that lost the answer asks this instead of charging again)."""
+    return store.stored_answer(endpoint=CHARGES, key=body.key) or {"status": "unknown"}
+
+
+@router.post("/charges/void")
+async def void(body: ChargeReference, store: StoreDep) -> dict[str, Any]:
+    """Voids an approved charge (the money goes back); a declined, voided or unknown one answers as it is.
+    Repeating it changes nothing."""
+    with store.transaction():
+        found = store.stored_answer(endpoint=CHARGES, key=body.key)
+        if found is None or found.get("status") != "approved":
+            return found or {"status": "unknown"}
+        voided = {**found, "status": "voided"}
+        store.replace_answer(endpoint=CHARGES, key=body.key, answer=voided)
+    return voided

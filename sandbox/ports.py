@@ -11,6 +11,10 @@ Scenarios, decided by the input:
   from the latest (re)submission. Completion opens an ACTIVE line for the vendor with the ported number.
 Cancelling works in any state but COMPLETED (932, port already completed).
 
+Validation (ports/validate) asks before submitting and changes nothing: an invalid number is 604 as at
+submission; one ending 98 answers ELIGIBLE N (not portable); any other is eligible. Either way the current
+carrier follows the number's last digit: 0-2 ATT, 3-5 TMB, 6-8 VER, 9 USC.
+
 Status is computed when read, from stored timestamps; no background task is needed. Account numbers and
 PINs are never stored: only whether they would be rejected.
 """
@@ -23,6 +27,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel
 
+from sandbox.carriers import carrier_name
 from sandbox.config import SandboxConfig
 from sandbox.deps import ConfigDep, IdempotencyKey, StoreDep
 from sandbox.faults import add_latency, maybe_fail
@@ -39,6 +44,13 @@ RESOLUTIONS = {
 NOT_FOUND = {"STATUSCODE": "404", "DESCRIPTION": "Port not found"}
 # Fields a resolution update may correct (besides the account number and PIN, which are never stored).
 CORRECTABLE = ("first_name", "last_name", "address_one", "city", "state", "zip")
+# Who holds a number before it ports in, by its last digit (abbreviations from sandbox.carriers).
+CARRIER_BY_LAST_DIGIT = {
+    **dict.fromkeys("012", "ATT"),
+    **dict.fromkeys("345", "TMB"),
+    **dict.fromkeys("678", "VER"),
+    "9": "USC",
+}
 
 
 class PortRequest(BaseModel):
@@ -58,6 +70,14 @@ class PortRequest(BaseModel):
     city: str | None = None
     state: str | None = None
     zip: str | None = None
+
+
+class PortValidationRequest(BaseModel):
+    """Could this number be ported in, and who holds it now?"""
+
+    vendor_id: str
+    port_number: str
+    zip_code: str | None = None
 
 
 class PortRef(BaseModel):
@@ -157,6 +177,27 @@ def _vendor_port(store: Store, ref: PortRef, config: SandboxConfig, now: float) 
     return port if port is not None and port["vendor_id"] == ref.vendor_id else None
 
 
+@router.post("/validate")
+async def validate_port(body: PortValidationRequest) -> dict[str, Any]:
+    """Eligibility and the current carrier, decided by the number; nothing is stored."""
+    if not is_valid_mdn(body.port_number):
+        return {"STATUSCODE": "604", "DESCRIPTION": "MDN invalid"}
+    carrier = CARRIER_BY_LAST_DIGIT[body.port_number[-1]]
+    answer: Row = {
+        "STATUSCODE": "00",
+        "DESCRIPTION": "Success",
+        "PORT_NUMBER": body.port_number,
+        "ELIGIBLE": "Y",
+        "CURRENT_CARRIER": carrier,
+        "CURRENT_CARRIER_NAME": carrier_name(carrier),
+        "REFERENCENUMBER": random_digits(12),
+    }
+    # The same numbers submission refuses with 930, so asking first predicts the submission.
+    if body.port_number.endswith("98"):
+        answer.update(ELIGIBLE="N", REASON="Number is not portable")
+    return answer
+
+
 @router.post("")
 async def submit_port(body: PortRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
     """Submit a port-in; the number's last digits and the old-account fields decide its path."""
@@ -206,13 +247,9 @@ async def port_status(body: PortRef, store: StoreDep, config: ConfigDep) -> dict
 
 
 @router.post("/update")
-async def update_port(
-    body: PortUpdate, key: IdempotencyKey, store: StoreDep, config: ConfigDep
-) -> dict[str, Any]:
+async def update_port(body: PortUpdate, key: IdempotencyKey, store: StoreDep, config: ConfigDep) -> dict[str, Any]:
     """Resubmit a port awaiting resolution with corrected data; answers like ports/status."""
-    return store.idempotent(
-        endpoint="carrier/ports/update", key=key, compute=lambda: _update(store, body, config)
-    )
+    return store.idempotent(endpoint="carrier/ports/update", key=key, compute=lambda: _update(store, body, config))
 
 
 def _update(store: Store, body: PortUpdate, config: SandboxConfig) -> Row:

@@ -94,9 +94,7 @@ class Store:
     def idempotent(self, *, endpoint: str, key: str, compute: Callable[[], Row]) -> Row:
         """The stored answer for (endpoint, key), or compute, store and return a first one."""
         with self.transaction():
-            found = self._one(
-                "SELECT response FROM idempotency WHERE endpoint = ? AND key = ?", endpoint, key
-            )
+            found = self._one("SELECT response FROM idempotency WHERE endpoint = ? AND key = ?", endpoint, key)
             if found is not None:
                 stored: Row = json.loads(found["response"])
                 return stored
@@ -111,6 +109,20 @@ class Store:
                 },
             )
             return answer
+
+    def stored_answer(self, *, endpoint: str, key: str) -> Row | None:
+        """The answer stored for (endpoint, key), or None when that key was never used."""
+        found = self._one("SELECT response FROM idempotency WHERE endpoint = ? AND key = ?", endpoint, key)
+        if found is None:
+            return None
+        stored: Row = json.loads(found["response"])
+        return stored
+
+    def replace_answer(self, *, endpoint: str, key: str, answer: Row) -> None:
+        """What (endpoint, key) answers from now on (a voided charge answers as voided)."""
+        self._conn.execute(
+            "UPDATE idempotency SET response = ? WHERE endpoint = ? AND key = ?", (json.dumps(answer), endpoint, key)
+        )
 
     # -- lines ---------------------------------------------------------------------------------------
 

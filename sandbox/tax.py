@@ -1,14 +1,15 @@
-"""Carrier tax API stand-in: register a calculation, then mark it collected (temporary, then final).
+"""Carrier tax API stand-in: quote a tax, register a calculation, then mark it collected.
 
-A calculation moves PENDING_COLLECTION → COLLECTED_TEMPORARY → COLLECTED_FINAL (temporary may be
-skipped). Marking it again with the same status returns the same reference; going back from final
-to temporary is refused.
+A quote answers what a calculation for the same state and amount would register (TAX_AMOUNT_CENTS,
+RATE_BPS, TAX_BREAKUP) and stores nothing. A calculation moves PENDING_COLLECTION →
+COLLECTED_TEMPORARY → COLLECTED_FINAL (temporary may be skipped). Marking it again with the same status
+returns the same reference; going back from final to temporary is refused.
 """
 
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Header
 from pydantic import BaseModel, Field
 
 from sandbox.deps import IdempotencyKey, StoreDep
@@ -57,17 +58,32 @@ def tax_cents(amount_cents: int, rate_bps: int) -> int:
     return (amount_cents * rate_bps + 5_000) // 10_000
 
 
+def rate_for(state: str) -> int:
+    """The state's rate in basis points; unknown jurisdictions owe nothing rather than failing the sale."""
+    return STATE_RATE_BPS.get(state.upper(), 0)
+
+
+def breakup(tax: int) -> list[Row]:
+    """The tax by name; its items add up to the tax exactly (one state sales tax here)."""
+    return [{"TAX_NAME": "State sales tax", "TAX_AMOUNT_CENTS": tax}]
+
+
 @router.post("/calculations")
 async def calculate(body: TaxCalculationRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
     """Register a calculation pending collection; the same key returns the same CALCID."""
-    return store.idempotent(
-        endpoint="carrier/tax/calculations", key=key, compute=lambda: _calculate(store, body)
-    )
+    return store.idempotent(endpoint="carrier/tax/calculations", key=key, compute=lambda: _calculate(store, body))
+
+
+@router.post("/quote")
+async def quote(body: TaxCalculationRequest) -> dict[str, Any]:
+    """The tax a calculation for this amount would register, by name; registers nothing."""
+    rate = rate_for(body.state)
+    tax = tax_cents(body.amount_cents, rate)
+    return {"STATUSCODE": "00", "TAX_AMOUNT_CENTS": tax, "RATE_BPS": rate, "TAX_BREAKUP": breakup(tax)}
 
 
 def _calculate(store: Store, body: TaxCalculationRequest) -> Row:
-    # Unknown jurisdictions owe nothing rather than failing the sale.
-    rate = STATE_RATE_BPS.get(body.state.upper(), 0)
+    rate = rate_for(body.state)
     calc: Row = {
         "calc_id": _new_calc_id(store),
         "vendor_id": body.vendor_id,
@@ -84,6 +100,7 @@ def _calculate(store: Store, body: TaxCalculationRequest) -> Row:
         "CALCID": calc["calc_id"],
         "TAX_AMOUNT_CENTS": calc["tax_cents"],
         "RATE_BPS": rate,
+        "TAX_BREAKUP": breakup(calc["tax_cents"]),
         "STATUS": calc["status"],
     }
 
@@ -96,8 +113,17 @@ def _new_calc_id(store: Store) -> str:
 
 
 @router.post("/collect")
-async def collect(body: CollectRequest, store: StoreDep) -> dict[str, Any]:
-    """Mark collected; naturally idempotent, since a repeat returns the stored reference."""
+async def collect(
+    body: CollectRequest, store: StoreDep, key: Annotated[str | None, Header(alias="Idempotency-Key")] = None
+) -> dict[str, Any]:
+    """Mark collected; naturally idempotent, since a repeat returns the stored reference. With an
+    Idempotency-Key (optional here, for callers of old), a repeat returns the first answer whatever happened since."""
+    if key:
+        return store.idempotent(endpoint="carrier/tax/collect", key=key, compute=lambda: _collect(body, store))
+    return _collect(body, store)
+
+
+def _collect(body: CollectRequest, store: Store) -> dict[str, Any]:
     with store.transaction():
         calc = store.get_tax_calc(body.calc_id)
         if calc is None or calc["vendor_id"] != body.vendor_id:

@@ -4,10 +4,9 @@ PostgreSQL), the API in-process over ASGI, and tokens."""
 from __future__ import annotations
 
 import asyncio
-
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +82,11 @@ async def api(settings: Any) -> AsyncIterator[Any]:
 
 
 @pytest.fixture(autouse=True)
-def _no_env_leak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _no_env_leak(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests build Settings explicitly; a developer's LINEUP_* variables must not change them."""
     for name in list(os.environ):
         if name.startswith("LINEUP_"):
             monkeypatch.delenv(name)
-    yield
 
 
 @pytest.fixture(scope="session")
@@ -135,9 +133,11 @@ async def time_skipping() -> AsyncIterator[Any]:
     from temporalio.testing import WorkflowEnvironment
 
     from tests.support.temporal import SHUTDOWN_SETTLE_SECONDS, venv_binary
+    from workflows.search_attributes import register
 
     env = await WorkflowEnvironment.start_time_skipping(test_server_existing_path=venv_binary("temporal-test-server"))
     try:
+        await register(env.client, env.client.namespace)  # a workflow setting an unknown one would stall
         yield env
     finally:
         await env.shutdown()

@@ -5,6 +5,7 @@ the update answers once the customer records exist, with the MDNs the carrier ga
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from temporalio import workflow
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
@@ -12,16 +13,35 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.store import StoreActivities
-    from models.messages import EnrollmentOrder, EnrollmentResult, LinePlan, LineProgress, LineStart, SyncWait
+    from models.messages.enrollment import (
+        LINE_PROGRESS_SIGNAL,
+        EnrollmentOrder,
+        EnrollmentResult,
+        LinePlan,
+        LineProgress,
+        LineStart,
+        SyncWait,
+    )  # fmt: skip
+    from models.statuses import IN_FLIGHT
     from workflows import policies
     from workflows.ids import line_workflow_id
     from workflows.line import LineWorkflow
     from workflows.search_attributes import (
-        ACTIVATION_TYPE, AGENT_ID, CARRIER, ENROLLMENT_ID, LINE_STATUS, PARENT_ENROLLMENT_ID,
+        ACTIVATION_TYPE,
+        AGENT_ID,
+        CARRIER,
+        ENROLLMENT_ID,
+        LINE_STATUS,
+        PARENT_ENROLLMENT_ID,
     )  # fmt: skip
 
-# States in which a line still waits for a synchronous carrier answer; any other state is settled.
-IN_FLIGHT = frozenset({"RECEIVED", "CUSTOMER_CREATED", "SHIPPING", "ACTIVATING"})
+
+def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttributes:
+    """What operations staff filter an enrollment by in the Temporal UI (whoever starts it: intake or sweep)."""
+    return TypedSearchAttributes([
+        SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
+        SearchAttributePair(AGENT_ID, order.agent_id or ""),
+    ])  # fmt: skip
 
 
 @workflow.defn
@@ -47,7 +67,9 @@ class EnrollmentWorkflow:
         await workflow.wait_condition(workflow.all_handlers_finished)  # a waiting caller gets its answer
         return self._result()
 
-    async def _start_line(self, order: EnrollmentOrder, plan: LinePlan) -> workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]:
+    async def _start_line(
+        self, order: EnrollmentOrder, plan: LinePlan
+    ) -> workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]:
         attributes = TypedSearchAttributes([
             SearchAttributePair(ENROLLMENT_ID, plan.enrollment_id),
             SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
@@ -56,7 +78,9 @@ class EnrollmentWorkflow:
             SearchAttributePair(CARRIER, plan.carrier or ""),
             SearchAttributePair(LINE_STATUS, plan.status),
         ])  # fmt: skip
-        start = LineStart(plan, order.order_id, order.parent_enrollment_id, order.vendor_code, order.agent_id, order.pacing)
+        start = LineStart(
+            plan, order.order_id, order.parent_enrollment_id, order.vendor_code, order.agent_id, order.pacing
+        )
         return await workflow.start_child_workflow(
             LineWorkflow.run,
             start,
@@ -65,9 +89,10 @@ class EnrollmentWorkflow:
             # A line outlives a terminated enrollment: support may still need to retry it.
             parent_close_policy=ParentClosePolicy.ABANDON,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
         )
 
-    @workflow.signal
+    @workflow.signal(name=LINE_PROGRESS_SIGNAL)
     def line_progress(self, progress: LineProgress) -> None:
         self._progress[progress.enrollment_id] = progress
 
@@ -75,10 +100,9 @@ class EnrollmentWorkflow:
     async def customers(self, wait: SyncWait) -> EnrollmentResult:
         """Answers once every line has its customer record, after at most `wait` more for the carrier."""
         await workflow.wait_condition(lambda: self._customers_ready)
-        try:
+        # Lines still activating when the wait is over answer with null MDNs and keep going.
+        with contextlib.suppress(TimeoutError):
             await workflow.wait_condition(self._settled, timeout=wait.seconds)
-        except TimeoutError:
-            pass  # lines still activating answer with null MDNs and keep going
         return self._result()
 
     @workflow.query

@@ -38,5 +38,14 @@ def device_workflow_id(request_id: str) -> str:
     return f"device-{request_id}"
 
 
+def lookup_workflow_id(kind: str, request_id: str) -> str:
+    """A carrier lookup of one request: `portcheck-…`, `carriers-…`, `taxestimate-…`."""
+    return f"{kind}-{request_id}"
+
+
 def mail_workflow_id(idempotency_key: str) -> str:
     return f"mail-{idempotency_key}"
+
+
+def payment_guard_workflow_id(idempotency_key: str, attempt: int) -> str:
+    return f"payment-{idempotency_key}-{attempt}"

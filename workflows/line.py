@@ -3,7 +3,9 @@ failing, or that the carrier rejects, parks the line in STUCK until support send
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 from temporalio import workflow
@@ -11,12 +13,23 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.carrier import CarrierActivities
-    from activities.store import StoreActivities
-    from models.messages import (
-        ActivationRecord, CarrierCall, LineActivated, LineProgress, LineStart, LineState, PortRecord,
-    )  # fmt: skip
     from activities.porting import PortActivities
-    from models.long_running import PortView, PortWatch
+    from activities.store import StoreActivities
+    from models.failures import CARRIER_REJECTED
+    from models.messages.enrollment import (
+        LINE_PROGRESS_SIGNAL,
+        Activation,
+        ActivationRecord,
+        CarrierCall,
+        LineActivated,
+        LineProgress,
+        LineStart,
+        LineState,
+        PortRecord,
+        SimChange,
+    )
+    from models.messages.porting import PortView, PortWatch
+    from models.statuses import IN_FLIGHT, LineStatus, PortStatus
     from workflows import policies
     from workflows.ids import port_workflow_id
     from workflows.port_status import PortStatusWorkflow
@@ -32,16 +45,13 @@ class PortRejected(Exception):
         super().__init__(reason)
         self.reason = reason
 
-ACTIVE, STUCK, PORT_PENDING = "ACTIVE", "STUCK", "PORT_PENDING"
-WAITING_ACTIVATION, ACTIVATING, SHIPPING = "WAITING_ACTIVATION", "ACTIVATING", "SHIPPING"
-
 
 @workflow.defn
 class LineWorkflow:
     def __init__(self) -> None:
         self._progress: LineProgress | None = None
         self._retry_requested = False
-        self._activate_requested = False
+        self._activation: Activation | None = None
         self._key_round = 0  # bumped after a carrier rejection: the corrected request needs a new key
 
     @workflow.run
@@ -49,14 +59,17 @@ class LineWorkflow:
         self._start = start
         plan = start.plan
         self._progress = LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl)
-        if plan.status == ACTIVE:  # a repeated run of a line that is already done
+        if plan.status == LineStatus.ACTIVE:  # a repeated run of a line that is already done
             return self._progress
         if plan.activation_later:
-            await self._move(WAITING_ACTIVATION)
-            await workflow.wait_condition(lambda: self._activate_requested)
+            await self._move(LineStatus.WAITING_ACTIVATION)
+            await workflow.wait_condition(lambda: self._activation is not None)
+            await self._change_sim()
         if plan.enrollment_type == "SHIPMENT":
-            await workflow.execute_local_activity_method(StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE)
-            await self._move(SHIPPING, saved=True)
+            await workflow.execute_local_activity_method(
+                StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE
+            )
+            await self._move(LineStatus.SHIPPING, saved=True)
         if plan.activation_type == "PORTIN":
             activated = await self._port_in()
             if activated is None:
@@ -64,8 +77,10 @@ class LineWorkflow:
         else:
             activated = await self._carrier_step("activate", CarrierActivities.activate_line)
         record_activation = ActivationRecord(plan.enrollment_id, activated)
-        await workflow.execute_local_activity_method(StoreActivities.record_activation, record_activation, **policies.STORE)
-        await self._move(ACTIVE, saved=True, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
+        await workflow.execute_local_activity_method(
+            StoreActivities.record_activation, record_activation, **policies.STORE
+        )
+        await self._move(LineStatus.ACTIVE, saved=True, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
         return self._progress
 
     async def _port_in(self) -> LineActivated | None:
@@ -74,21 +89,26 @@ class LineWorkflow:
         try:
             submitted = await self._carrier_step("port", CarrierActivities.submit_port, rejection_is_final=True)
         except PortRejected as rejected:
-            view = PortView("REJECTED", carrier_response=rejected.reason)
-            await workflow.execute_local_activity_method(PortActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE)
-            await self._move("PORT_REJECTED", error=rejected.reason)
+            view = PortView(PortStatus.REJECTED, carrier_response=rejected.reason)
+            await workflow.execute_local_activity_method(
+                PortActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE
+            )
+            await self._move(LineStatus.PORT_REJECTED, error=rejected.reason)
             return None
         record = PortRecord(plan.enrollment_id, submitted.port_id, submitted.status)
         await workflow.execute_local_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
-        await self._move(PORT_PENDING)
+        await self._move(LineStatus.PORT_PENDING)
         watch = PortWatch(plan.enrollment_id, self._start.vendor_code, submitted.port_id, workflow.now().isoformat(),
                           self._start.pacing.port_poll_seconds, self._start.pacing.port_max_days)  # fmt: skip
         final = await workflow.execute_child_workflow(
             PortStatusWorkflow.run, watch, id=port_workflow_id(plan.enrollment_id),
             search_attributes=workflow.info().typed_search_attributes,
         )  # fmt: skip
-        if final.status != "COMPLETED" or final.mdn is None:
-            await self._move(f"PORT_{final.status}", error=final.resolution_description or final.carrier_response)
+        if final.status != PortStatus.COMPLETED or final.mdn is None:
+            await self._move(
+                LineStatus.after_port(PortStatus(final.status)),
+                error=final.resolution_description or final.carrier_response,
+            )
             return None
         return LineActivated(final.mdn, final.msid or "", final.msl or "")
 
@@ -97,7 +117,8 @@ class LineWorkflow:
     ) -> T:
         """Runs a carrier call under the carrier retry budget; on failure parks the line in STUCK and
         waits for support's retry, as many times as it takes (a final rejection raises PortRejected)."""
-        await self._move(ACTIVATING)
+        await self._move(LineStatus.ACTIVATING)
+        stuck_since: datetime | None = None
         while True:
             call = CarrierCall(self._start.plan.enrollment_id, self._start.vendor_code, self._key(step))
             try:
@@ -106,21 +127,36 @@ class LineWorkflow:
                 )
             except ActivityError as failure:
                 cause = failure.cause
-                rejected = isinstance(cause, ApplicationError) and cause.type == policies.CARRIER_REJECTED
+                reason = cause.message if isinstance(cause, ApplicationError) else str(failure)
+                rejected = isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED
                 if rejected and rejection_is_final:
-                    raise PortRejected(str(cause.message)) from failure
+                    raise PortRejected(reason) from failure
                 self._retry_requested = False  # before the move: a retry sent while it is saved must count
-                await self._move(STUCK, error=str(cause.message if isinstance(cause, ApplicationError) else failure))
-                await workflow.wait_condition(lambda: self._retry_requested)
+                await self._move(LineStatus.STUCK, error=reason)
+                stuck_since = stuck_since or workflow.now()
+                await self._wait_for_retry(stuck_since)
                 self._key_round += rejected
-                await self._move(ACTIVATING)
+                await self._move(LineStatus.ACTIVATING)
+
+    async def _wait_for_retry(self, stuck_since: datetime) -> None:
+        """Support's retry, or the line's own every stuck_retry_minutes while its step has been stuck for less
+        than stuck_retry_hours (decisions.md's retry budget); after that, support's retry only."""
+        pacing = self._start.pacing
+        deadline = stuck_since + timedelta(hours=pacing.stuck_retry_hours)
+        if (remaining := deadline - workflow.now()) <= timedelta(0):
+            await workflow.wait_condition(lambda: self._retry_requested)
+            return
+        # A timeout is the line's own retry; the timer is durable, so a worker restart does not lose it.
+        with contextlib.suppress(TimeoutError):
+            interval = timedelta(minutes=pacing.stuck_retry_minutes)
+            await workflow.wait_condition(lambda: self._retry_requested, timeout=min(interval, remaining))
 
     def _key(self, step: str) -> str:
         # Same key across retries of one attempt (a lost answer cannot make a second MDN); a new one only
         # after the carrier said no, since it would repeat that "no" for the old key.
         return f"{workflow.info().workflow_id}:{step}:{self._key_round}"
 
-    async def _move(self, status: str, *, error: str | None = None, saved: bool = False, **numbers: str) -> None:
+    async def _move(self, status: LineStatus, *, error: str | None = None, saved: bool = False, **numbers: str) -> None:
         """The line's new status, in the database (unless the step's own write `saved` it), the search
         attributes, the `status` query and, once settled, the enrollment."""
         assert self._progress is not None
@@ -140,9 +176,11 @@ class LineWorkflow:
         workflow.upsert_search_attributes(updates)
         parent = workflow.info().parent
         # The enrollment waits only for settled lines; in-flight steps would just cost it workflow tasks.
-        if parent is not None and status not in (SHIPPING, ACTIVATING):
+        if parent is not None and status not in (LineStatus.SHIPPING, LineStatus.ACTIVATING):
             try:
-                await workflow.get_external_workflow_handle(parent.workflow_id).signal("line_progress", self._progress)
+                await workflow.get_external_workflow_handle(parent.workflow_id).signal(
+                    LINE_PROGRESS_SIGNAL, self._progress
+                )
             except Exception:  # noqa: BLE001 — a closed enrollment no longer listens; the line goes on
                 workflow.logger.warning("enrollment did not take the progress signal")
 
@@ -151,12 +189,34 @@ class LineWorkflow:
         """Support asks a STUCK line to try its failed step again."""
         self._retry_requested = True
 
-    @workflow.signal
-    def activate(self) -> None:
-        """Activates a line enrolled with activation_later=Y."""
-        self._activate_requested = True
+    @workflow.update
+    async def activate(self, activation: Activation) -> LineProgress:
+        """activate_line: activates a line enrolled with activation_later=Y; answers once the carrier has (or
+        after the caller's wait, with the line still activating)."""
+        self._activation = activation
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(self._activation_settled, timeout=activation.wait_seconds)
+        assert self._progress is not None
+        return self._progress
+
+    @activate.validator
+    def _only_while_waiting(self, activation: Activation) -> None:
+        """Refused before it reaches history: a line in any other state (or already asked) is not activated."""
+        status = self._progress.status if self._progress else LineStatus.RECEIVED
+        if status != LineStatus.WAITING_ACTIVATION or self._activation is not None:
+            raise ValueError(f"Line is not waiting for activation ({status})")
+
+    def _activation_settled(self) -> bool:
+        assert self._progress is not None
+        return self._progress.status not in IN_FLIGHT and self._progress.status != LineStatus.WAITING_ACTIVATION
+
+    async def _change_sim(self) -> None:
+        """A SIM sent with activate_line replaces the attached one before the carrier sees the line."""
+        activation = self._activation
+        if activation is not None and (activation.esn or activation.iccid):
+            change = SimChange(self._start.plan.enrollment_id, activation.esn, activation.iccid)
+            await workflow.execute_local_activity_method(StoreActivities.change_sim, change, **policies.STORE)
 
     @workflow.query
     def status(self) -> LineProgress | None:
         return self._progress
-

@@ -8,8 +8,7 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-CARRIER_REJECTED = "CarrierRejected"
-NOT_FOUND = "NotFound"
+from models.failures import CARRIER_REJECTED, MAIL_REJECTED, NOT_FOUND
 
 
 def carrier(max_attempts: int) -> workflow.ActivityConfig:
@@ -17,7 +16,7 @@ def carrier(max_attempts: int) -> workflow.ActivityConfig:
     attempts (decisions.md); a rejection is final at once. Heartbeats find a dead worker in seconds."""
     return {
         "start_to_close_timeout": timedelta(seconds=30),
-        "heartbeat_timeout": timedelta(seconds=3),
+        "heartbeat_timeout": timedelta(seconds=2),
         "retry_policy": RetryPolicy(
             initial_interval=timedelta(seconds=1),
             backoff_coefficient=2.0,
@@ -56,8 +55,6 @@ PORT_POLL: workflow.ActivityConfig = {
     "retry_policy": RetryPolicy(maximum_attempts=1),
 }
 
-MAIL_REJECTED = "MailRejected"
-
 # Mail: an SMTP outage delays a message, never loses it. Unlimited attempts, backoff from 1 s doubling to at
 # most a minute; only the relay's permanent refusal of this message (5xx) ends it.
 MAIL: workflow.ActivityConfig = {
@@ -70,4 +67,40 @@ MAIL: workflow.ActivityConfig = {
         maximum_attempts=0,  # unlimited
         non_retryable_error_types=[MAIL_REJECTED, NOT_FOUND],
     ),
+}
+
+
+# Settling a payment the API charged but did not record: tried for about half an hour (the database may be
+# down), after which the payment guard gives the charge back rather than keep money it cannot account for.
+SETTLE: workflow.ActivityConfig = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=5),
+        maximum_attempts=12, non_retryable_error_types=[NOT_FOUND],
+    ),
+}  # fmt: skip
+
+# Giving a charge back: until the gateway takes it, however long that is.
+VOID: workflow.ActivityConfig = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=5),
+        maximum_attempts=0,
+    ),
+}  # fmt: skip
+
+
+# Our workflow tasks take milliseconds. When the worker that took one dies, the task goes to another worker
+# after this (Temporal's default is 10 s, which a channel waiting on an enrollment hears as a stall).
+WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
+# How long a task waits on its worker's sticky queue before any worker may take it (default 10 s): the server
+# does not notice a killed worker, so this is the pause its workflows take after a crash. Under load a task
+# that waits longer is taken from the normal queue and replayed, which costs CPU, not correctness.
+STICKY_QUEUE_TIMEOUT = timedelta(seconds=1)
+
+
+# The sweep's database reads: a few seconds, retried a few times (the next sweep comes anyway).
+SWEEP: workflow.ActivityConfig = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3),
 }

@@ -4,6 +4,7 @@ port waiting on its timer costs no worker memory; continue-as-new keeps the hist
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime, timedelta
 
 from temporalio import workflow
@@ -11,10 +12,11 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.porting import PortActivities
-    from models.long_running import TERMINAL_PORT_STATES, PortCorrection, PortPoll, PortResubmit, PortView, PortWatch
+    from models.messages.porting import PortCorrection, PortPoll, PortResubmit, PortView, PortWatch
+    from models.statuses import TERMINAL_PORT_STATES, PortStatus
     from workflows import policies
 
-RESOLUTION_REQUIRED = "RESOLUTION_REQUIRED"
+RESOLUTION_REQUIRED = PortStatus.RESOLUTION_REQUIRED
 POLLS_PER_RUN = 200  # continue-as-new after this many polls
 
 
@@ -29,7 +31,7 @@ class PortStatusWorkflow:
     @workflow.init
     def __init__(self, watch: PortWatch) -> None:
         self._watch, self._corrections = watch, watch.corrections
-        self._view = watch.view or PortView("SUBMITTED")
+        self._view = watch.view or PortView(PortStatus.SUBMITTED)
         self._correcting = False
 
     @workflow.run
@@ -40,14 +42,14 @@ class PortStatusWorkflow:
         while self._view.status not in TERMINAL_PORT_STATES:
             remaining = deadline - workflow.now()
             if remaining <= timedelta(0):
-                await self._record(PortView("ABANDONED", carrier_response="No final answer within the port-in limit"))
+                await self._record(
+                    PortView(PortStatus.ABANDONED, carrier_response="No final answer within the port-in limit")
+                )
                 break
             if self._view.status == RESOLUTION_REQUIRED:
                 # Nothing moves until update_portin sends corrections; no polling meanwhile.
-                try:
+                with contextlib.suppress(TimeoutError):
                     await workflow.wait_condition(lambda: self._view.status != RESOLUTION_REQUIRED, timeout=remaining)
-                except TimeoutError:
-                    pass
                 continue
             await workflow.sleep(min(poll_interval(watch.poll_seconds, workflow.now() - submitted), remaining))
             await self._poll()
@@ -65,8 +67,10 @@ class PortStatusWorkflow:
         poll = PortPoll(self._watch.enrollment_id, self._watch.vendor_code, self._watch.port_id)
         try:
             view = await workflow.execute_activity_method(PortActivities.port_status, poll, **policies.PORT_POLL)
-        except ActivityError:
-            return  # the carrier did not answer: the next poll asks again
+        except ActivityError as failure:  # the carrier did not answer: the next poll asks again
+            cause = str(failure.cause or failure)
+            workflow.logger.warning("port %s status poll failed: %s", self._watch.enrollment_id, cause)
+            return
         if view != self._view:
             await self._record(view)
 
@@ -93,10 +97,10 @@ class PortStatusWorkflow:
     @correct.validator
     def _only_when_resolution_is_required(self, correction: PortCorrection) -> None:
         if self._view.status != RESOLUTION_REQUIRED or self._correcting:
-            raise ValueError(f"The port-in is {self._view.status}; corrections are accepted only when it is {RESOLUTION_REQUIRED}")
+            raise ValueError(
+                f"The port-in is {self._view.status}; corrections are accepted only when it is {RESOLUTION_REQUIRED}"
+            )
 
     @workflow.query
     def status(self) -> PortView:
         return self._view
-
-

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 
 ENROLLMENT_ID = SearchAttributeKey.for_keyword("EnrollmentId")
@@ -13,6 +16,15 @@ CARRIER = SearchAttributeKey.for_keyword("Carrier")
 MDN = SearchAttributeKey.for_keyword("Mdn")  # the line's number once active (a ported number included)
 
 ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER, MDN)
+
+
+async def register(client: Client, namespace: str) -> None:
+    """Adds every attribute to the namespace (idempotent: an existing one only makes the server log a warning).
+    Needed before a worker runs a workflow that sets one (temporal.md)."""
+    request = AddSearchAttributesRequest(
+        namespace=namespace, search_attributes={key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for key in ALL}
+    )
+    await client.operator_service.add_search_attributes(request)
 
 
 def dev_server_flags() -> list[str]:

@@ -9,4 +9,4 @@ from workflows.line import LineWorkflow
 
 
 async def retry_line(client: Client, enrollment_id: str) -> None:
-    await client.get_workflow_handle_for(LineWorkflow.run, line_workflow_id(enrollment_id)).signal(LineWorkflow.retry)
+    await client.get_workflow_handle(line_workflow_id(enrollment_id)).signal(LineWorkflow.retry)

@@ -1,28 +1,32 @@
 """TaxCollectionWorkflow (`tax-<calc_id>`): one per tax calculation, from pending collection to collected.
 `temporary` collects provisionally (again or then final); `final` collects and closes, and a repeated
 `final` answers the same reference. The validator refuses `temporary` after `final` before it reaches
-history."""
+history. Not final and not updated for `idle_days`, it ends; the next update starts it again from the
+calculation's stored state."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
+from functools import partial
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.tax import TaxActivities
-    from models.long_running import CollectTax, MarkCollected, TaxCollect, TaxReceipt
+    from models.failures import INVALID_TRANSITION
+    from models.messages.tax import CollectTax, MarkCollected, TaxCollect, TaxReceipt
+    from models.statuses import TaxStatus
     from workflows import policies
 
-FINAL = "COLLECTED_FINAL"
 STATUSES = ("temporary", "final")
 
 
 def refusal(calc_id: str, mark: MarkCollected, receipt: TaxReceipt | None) -> str | None:
     if mark.status not in STATUSES:
         return "Status must be temporary or final"
-    if receipt is not None and receipt.status == FINAL and mark.status == "temporary":
+    if receipt is not None and receipt.status == TaxStatus.COLLECTED_FINAL and mark.status == "temporary":
         return f"Tax calculation {calc_id} is already final; a temporary collection is refused"
     return None
 
@@ -34,29 +38,46 @@ class TaxCollectionWorkflow:
         self._collect = collect
         self._receipt: TaxReceipt | None = None
         self._lock = asyncio.Lock()  # one collection at a time, in arrival order
+        self._updates = 0
 
     @workflow.run
     async def run(self, collect: CollectTax) -> TaxReceipt:
-        self._receipt = await workflow.execute_local_activity_method(TaxActivities.load_tax, collect.calc_id, **policies.STORE)
-        await workflow.wait_condition(lambda: self._final() and workflow.all_handlers_finished())
+        self._receipt = await workflow.execute_local_activity_method(
+            TaxActivities.load_tax, collect.calc_id, **policies.STORE
+        )
+        while not self._final():
+            seen = self._updates
+            try:
+                await workflow.wait_condition(partial(self._moved, seen), timeout=timedelta(days=collect.idle_days))
+            except TimeoutError:
+                break  # idle: a workflow per calculation must not wait forever
+        await workflow.wait_condition(workflow.all_handlers_finished)
         assert self._receipt is not None
         return self._receipt
 
+    def _moved(self, updates_seen: int) -> bool:
+        return self._final() or self._updates != updates_seen
+
     def _final(self) -> bool:
-        return self._receipt is not None and self._receipt.status == FINAL
+        return self._receipt is not None and self._receipt.status == TaxStatus.COLLECTED_FINAL
 
     @workflow.update
     async def mark_collected(self, mark: MarkCollected) -> TaxReceipt:
+        self._updates += 1
         await workflow.wait_condition(lambda: self._receipt is not None)
         async with self._lock:
             if problem := refusal(self._collect.calc_id, mark, self._receipt):
-                raise ApplicationError(problem, type="InvalidTransition", non_retryable=True)
+                raise ApplicationError(problem, type=INVALID_TRANSITION, non_retryable=True)
             if self._final():  # final again: the same reference, no second collection
                 assert self._receipt is not None
                 return self._receipt
-            collect = TaxCollect(self._collect.calc_id, self._collect.vendor_code, mark.iccid, mark.status)
+            # The key names this run's n-th collection: an activity retry repeats it, a new collection does not.
+            key = f"tax-{self._collect.calc_id}-{workflow.info().run_id}-{self._updates}-{mark.status}"
+            collect = TaxCollect(self._collect.calc_id, self._collect.vendor_code, mark.iccid, mark.status, key)
             receipt = await workflow.execute_activity_method(TaxActivities.collect_tax, collect, **policies.LOOKUP)
-            await workflow.execute_local_activity_method(TaxActivities.record_tax, args=[receipt, mark.iccid], **policies.STORE)
+            await workflow.execute_local_activity_method(
+                TaxActivities.record_tax, args=[receipt, mark.iccid], **policies.STORE
+            )
             self._receipt = receipt
             return receipt
 

@@ -5,24 +5,24 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from api.deps import SessionsDep, SettingsDep
+from api.deps import SettingsDep, UnitOfWorkDep
 from api.envelope import respond
 from api.gate import JsonObject
-from api.login import authenticate as check_credentials
 from models.envelope import Envelope, MsgCode
 from models.requests.authenticate import AuthenticateRequest
+from services.authenticate import authenticate as check_credentials
 
 router = APIRouter(tags=["authentication"])
 
 
 @router.post("/authenticate", response_model=Envelope)
 async def authenticate(
-    request: Request, _: JsonObject, form: AuthenticateRequest, sessions: SessionsDep, settings: SettingsDep
+    request: Request, _: JsonObject, form: AuthenticateRequest, uow: UnitOfWorkDep, settings: SettingsDep
 ) -> JSONResponse:
     """Checks vendor, username, password and PIN; answers a token and the session's login-log OTP."""
     request.state.action = "authenticate"
     ip = request.client.host if request.client else None
-    login = await check_credentials(sessions, settings, form, ip)
+    login = await check_credentials(form=form, ip=ip, uow=uow, settings=settings)
     envelope = Envelope(
         msg_code=MsgCode.SUCCESS, msg="Successfully Authenticate", token=login.token, data={"login_log_otp": login.otp}
     )

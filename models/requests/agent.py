@@ -6,16 +6,16 @@ from typing import Literal
 
 from pydantic import Field
 
-from models.requests.base import ActionRequest
 from models.images import SignatureImage
-from models.types import Alnum, IpAddress, Latitude, Longitude, Numeric, Otp, Text
+from models.requests.base import ActionRequest
+from models.types import Alnum, IpAddress, Latitude, Longitude, Numeric, Otp, Text100
 
 
 class UpdateLocationCoordinate(ActionRequest):
     """Records where an agent is, optionally against the login-log entry of this session."""
 
     action: Literal["update_location_coordinate"]
-    username: Text = Field(examples=["demo.agent"])
+    username: Text100 = Field(examples=["demo.agent"])
     latitude: Latitude = Field(examples=["33.7490"])
     longitude: Longitude = Field(examples=["-84.3880"])
     ip_address: IpAddress | None = Field(default=None, examples=["203.0.113.7"])

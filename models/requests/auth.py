@@ -1,4 +1,4 @@
-"""`/auth`: agent_change_password."""
+"""`/auth`: agent_change_password and logout."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Literal
 from pydantic import model_validator
 from pydantic_core import PydanticCustomError
 
-from models.requests.base import VOICE_SOURCES, ActionRequest
-from models.requests.location import Coordinate
 from models.images import ProofImage
+from models.requests.base import ALL_SOURCES, VOICE_SOURCES, ActionRequest
+from models.requests.location import Coordinate
 from models.types import Latitude, Longitude
 
 
@@ -45,4 +45,15 @@ class AgentChangePassword(ActionRequest):
         return "AgentChangePassword()"
 
 
-AuthAction = AgentChangePassword
+class Logout(ActionRequest):
+    """Ends the session the token belongs to (extension): its login-log OTP closes and its tokens, the one of
+    this answer included, stop working. Needs nothing but the token."""
+
+    SOURCES = ALL_SOURCES
+    SOURCE_REQUIRED = False
+    AGENT_REQUIRED = False
+
+    action: Literal["logout"]
+
+
+AuthAction = AgentChangePassword | Logout

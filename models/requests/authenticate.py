@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from models.types import NumOrStr
+from models.requests.wellformed import WellFormedText
+from models.types import Raw32, Raw100, Raw128
 
 
-class AuthenticateRequest(BaseModel):
+class AuthenticateRequest(WellFormedText):
     """All four are required; a missing one is answered like a wrong one (`Invalid credentials!!`)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    vendor_id: NumOrStr | None = Field(default=None, examples=["DEMO"])
-    username: NumOrStr | None = Field(default=None, examples=["demo.api"])
-    password: str | None = Field(default=None, examples=["demo-pass-1"])
-    pin: NumOrStr | None = Field(default=None, examples=["1234"])
+    vendor_id: Raw32 | None = Field(default=None, examples=["DEMO"])
+    username: Raw100 | None = Field(default=None, examples=["demo.api"])
+    password: Raw128 | None = Field(default=None, examples=["demo-pass-1"])
+    pin: Raw32 | None = Field(default=None, examples=["1234"])
 
     def missing(self) -> list[str]:
         names = {"vendor_id": "Vendor Id", "username": "Username", "password": "Password", "pin": "Pin"}

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from models.requests.base import ActionRequest
-from models.types import Alnum, Numeric, Secret, Text
+from models.types import Alnum, Numeric, Secret, Text32, Text254
 
 
 class SavedCardList(ActionRequest):
@@ -16,9 +16,9 @@ class SavedCardList(ActionRequest):
     AGENT_REQUIRED = False
 
     action: Literal["saved_card_list"]
-    vendor_id: Text | None = Field(default=None, examples=["DEMO"])
+    vendor_id: Text32 | None = Field(default=None, examples=["DEMO"])
     enrollment_id: Alnum
-    username: Text = Field(examples=["pat@example.com"])
+    username: Text254 = Field(examples=["pat@example.com"])
     password: Secret
     card_id: Numeric | None = Field(default=None, examples=["12"])
 

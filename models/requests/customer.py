@@ -4,29 +4,52 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, ModelWrapValidatorHandler, ValidationError, model_validator
+from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.requests.base import WEB_SOURCES, ActionRequest
+from models.requests.conditional import ConditionalFields, sent
 from models.requests.optional import BlankIsAbsent
 from models.types import (
-    AccountNumber, AccountPin, AddressLine, Alnum, CarrierCode, City, Email, Esn, Iccid, LastName, Mdn,
-    MiddleInitial, Numeric, PersonName, Phone10, PortSsn, State, Text, YesNo, Zip5,
+    AccountNumber,
+    AccountPin,
+    AddressLine,
+    Alnum,
+    CarrierCode,
+    City,
+    Email,
+    Esn,
+    Iccid,
+    LastName,
+    Mdn,
+    MiddleInitial,
+    Numeric,
+    NumText32,
+    PersonName,
+    Phone10,
+    PortSsn,
+    Raw64,
+    State,
+    Text32,
+    Text64,
+    YesNo,
+    Zip5,
 )  # fmt: skip
 
+MOST_LINES = 100
 PORT_FIELDS = (
     "port_current_carrier", "port_first_name", "port_last_name", "port_address_one", "port_city", "port_state",
     "port_zip_code", "port_account_number", "port_account_password", "port_ssn", "port_number",
 )  # fmt: skip
 
 
-class LineRequest(BlankIsAbsent):
+class LineRequest(BlankIsAbsent, ConditionalFields):
     """One line (section 2.3). Conditional rules: PORTIN needs the port fields; HANDOVER needs
     handover_type `cbe`, esn and carrier; phone_type 4G needs uiccid."""
 
     enrollment_id: Alnum
-    password: str | None = Field(default=None, min_length=6, max_length=64)
-    model_id: str | None = None
+    password: Raw64 | None = Field(default=None, min_length=6)
+    model_id: Text64 | None = None
     first_name: PersonName
     middle_initial: MiddleInitial | None = None
     last_name: LastName
@@ -41,10 +64,10 @@ class LineRequest(BlankIsAbsent):
     notify_bill_via_text: YesNo | None = None
     notify_bill_via_email: YesNo | None = None
     phone_type: Literal["4G", "3G", "4GLTE"] | None = None
-    part_number: str | None = None
-    equipment_id: str | None = None
-    equipment_child_id: str | None = None
-    device_id: str | None = None
+    part_number: Text64 | None = None
+    equipment_id: Text64 | None = None
+    equipment_child_id: Text64 | None = None
+    device_id: Text64 | None = None
     uiccid: Iccid | None = None
     brand_code: Literal["ASW", "BST", "SPP", "VMU", "SPR", "PLD"] | None = None
     sku_type: Literal["INTL", "BYO", "NEW"] | None = None
@@ -53,7 +76,7 @@ class LineRequest(BlankIsAbsent):
     activation_type: Literal["NEWACTIVATION", "PORTIN"]
     enrollment_type: Literal["SHIPMENT", "HANDOVER"]
     handover_type: Literal["cbe"] | None = None
-    port_current_carrier: Text | None = None
+    port_current_carrier: Text32 | None = None
     port_first_name: PersonName | None = None
     port_last_name: LastName | None = None
     port_address_one: AddressLine | None = None
@@ -71,55 +94,38 @@ class LineRequest(BlankIsAbsent):
     billing_state: State | None = None
     billing_zip: Zip5 | None = None
     device_type: Literal["CDMA", "GSM"] | None = None
-    coupon_code: str | None = None
-    coupon_transaction_id: str | None = None
+    coupon_code: Text64 | None = None
+    coupon_transaction_id: Text32 | None = None
     activation_later: YesNo | None = None
+    is_esim: YesNo | None = None  # Y: no physical SIM; the carrier assigns an eSIM profile
+    # The original service's per-line forms (create_prepaid_postpaid_customer_v2): see CreateMultiline.
+    is_portin: YesNo | None = None
+    parent_enrollment_id: Alnum | None = None
+    order_id: NumText32 | None = None  # make_payment's order_id; the payment is found by enrollment id anyway
     action: Any = None  # the sample sends it per line, as null
 
-    @model_validator(mode="wrap")
     @classmethod
-    def _conditional_fields(cls, data: Any, handler: ModelWrapValidatorHandler[LineRequest]) -> LineRequest:
-        """The conditional rules look at what was sent, so they are reported beside the fields' own errors."""
-        missing = _conditionally_missing(data) if isinstance(data, dict) else {}
-        required = PydanticCustomError("required_when", "{problems}", {"problems": missing})
-        try:
-            line = handler(data)
-        except ValidationError as error:
-            if not missing:
-                raise
-            again: list[Any] = [_reraised(problem) for problem in error.errors()]
-            again.append({"type": required, "input": data})
-            raise ValidationError.from_exception_data(error.title, again) from None
-        if missing:
-            raise required
-        return line
+    def required_when(cls, data: dict[str, Any]) -> dict[str, list[str]]:
+        """PORTIN needs the port fields; HANDOVER needs handover_type, carrier and (unless eSIM) esn; phone
+        type 4G needs uiccid unless the carrier assigns an eSIM."""
+        esim = data.get("is_esim") == "Y"
+        rules: dict[str, list[str]] = {}
+        if data.get("activation_type") == "PORTIN":
+            rules["a PORTIN activation"] = [f for f in PORT_FIELDS if not sent(data, f)]
+        if data.get("enrollment_type") == "HANDOVER":
+            needed = ("handover_type", "carrier") if esim else ("handover_type", "esn", "carrier")
+            rules["a HANDOVER enrollment"] = [f for f in needed if not sent(data, f)]
+        if data.get("phone_type") == "4G" and not esim:
+            rules["phone type 4G"] = [] if sent(data, "uiccid") else ["uiccid"]
+        return rules
 
     @property
     def later(self) -> bool:
         return self.activation_later == "Y"
 
-
-def _reraised(problem: Any) -> dict[str, Any]:
-    """A field's problem as it is raised again beside the conditional rules, with its type, place and context."""
-    kind = PydanticCustomError(problem["type"], problem["msg"], problem.get("ctx"))
-    return {"type": kind, "loc": problem["loc"], "input": problem["input"]}
-
-
-def _conditionally_missing(data: dict[str, Any]) -> dict[str, list[str]]:
-    """{reason: fields it needs that were not sent}: PORTIN, HANDOVER and phone type 4G."""
-
-    def absent(field: str) -> bool:
-        value = data.get(field)
-        return value is None or (isinstance(value, str) and not value.strip())
-
-    missing: dict[str, list[str]] = {}
-    if data.get("activation_type") == "PORTIN":
-        missing["a PORTIN activation"] = [f for f in PORT_FIELDS if absent(f)]
-    if data.get("enrollment_type") == "HANDOVER":
-        missing["a HANDOVER enrollment"] = [f for f in ("handover_type", "esn", "carrier") if absent(f)]
-    if data.get("phone_type") == "4G":
-        missing["phone type 4G"] = ["uiccid"] if absent("uiccid") else []
-    return {reason: fields for reason, fields in missing.items() if fields}
+    @property
+    def esim(self) -> bool:
+        return self.is_esim == "Y"
 
 
 class CreateMultiline(ActionRequest):
@@ -130,9 +136,45 @@ class CreateMultiline(ActionRequest):
     action: Literal[
         "create_customer_prepaid_multiline", "add_line_nonlifeline_customer", "create_prepaid_postpaid_customer_v2"
     ]
-    lines: list[LineRequest] = Field(min_length=1)
+    # Bounded before a single line is validated (a 100,000-line body is one cheap refusal); the deployment's
+    # own LINEUP_MAX_LINES, at most this, is checked by the operation.
+    lines: list[LineRequest] = Field(min_length=1, max_length=MOST_LINES)
     parent_enrollment_id: Alnum
     invoice_number: str | None = Field(default=None, max_length=32)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _original_forms(cls, data: Any) -> Any:
+        """The aliases take the original's forms too (decisions.md): the parent named inside the lines, and
+        activation_type from is_portin. create_customer_prepaid_multiline keeps the interface's rules."""
+        if not isinstance(data, dict) or data.get("action") not in ALIASES or not isinstance(data.get("lines"), list):
+            return data
+        lines = [_with_activation_type(line) for line in data["lines"]]
+        form = {**data, "lines": lines}
+        if not sent(data, "parent_enrollment_id") and (holder := _holder(lines)) is not None:
+            form["parent_enrollment_id"] = holder
+        return form
+
+
+ALIASES = ("add_line_nonlifeline_customer", "create_prepaid_postpaid_customer_v2")
+
+
+def _with_activation_type(line: Any) -> Any:
+    if not isinstance(line, dict) or sent(line, "activation_type"):
+        return line
+    return {**line, "activation_type": "PORTIN" if line.get("is_portin") == "Y" else "NEWACTIVATION"}
+
+
+def _holder(lines: list[Any]) -> str | None:
+    """The account holder the lines name: each line's parent_enrollment_id, or the line itself when that is
+    empty or its own id. Lines naming different holders name none (parent_enrollment_id stays missing)."""
+    named = set()
+    for line in lines:
+        if not isinstance(line, dict) or not isinstance(line.get("enrollment_id"), str):
+            return None
+        parent = line.get("parent_enrollment_id")
+        named.add(parent.strip() if isinstance(parent, str) and parent.strip() else line["enrollment_id"].strip())
+    return named.pop() if len(named) == 1 else None
 
 
 class LineInquiry(ActionRequest):
@@ -152,4 +194,37 @@ class LineInquiry(ActionRequest):
     subscriber_status: YesNo | None = None
 
 
-CustomerAction = CreateMultiline | LineInquiry
+class ActivateLine(ActionRequest):
+    """Activates a line created with activation_later=Y; a new SIM (esn or uiccid) may replace the attached one."""
+
+    SOURCES = WEB_SOURCES
+
+    action: Literal["activate_line"]
+    enrollment_id: Alnum
+    esn: Esn | None = None
+    uiccid: Iccid | None = None
+
+    @model_validator(mode="after")
+    def _one_sim(self) -> ActivateLine:
+        if self.esn is not None and self.uiccid is not None:
+            raise PydanticCustomError("rule", "Send either Esn or Uiccid, not both")
+        return self
+
+
+class CustomerInfo(ActionRequest):
+    """A customer of the calling vendor and the lines of its account, by enrollment id or customer id."""
+
+    SOURCES = WEB_SOURCES
+
+    action: Literal["customer_info"]
+    enrollment_id: Alnum | None = None
+    customer_id: Numeric | None = None
+
+    @model_validator(mode="after")
+    def _one_key(self) -> CustomerInfo:
+        if self.enrollment_id is None and self.customer_id is None:
+            raise PydanticCustomError("rule", "Please enter either Customer ID or Enrollment ID")
+        return self
+
+
+CustomerAction = CreateMultiline | LineInquiry | ActivateLine | CustomerInfo

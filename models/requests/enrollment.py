@@ -25,5 +25,11 @@ class PlanList(ActionRequest):
     plan_id: Numeric | None = None
 
 
-EnrollmentAction = CheckServiceAvailability
+class CompanyCarrierList(ActionRequest):
+    """The carriers the company sells on, with the carrier's numeric ids (query_portin takes either)."""
+
+    action: Literal["company_carrier_list"]
+
+
+EnrollmentAction = CheckServiceAvailability | CompanyCarrierList
 PlanAction = PlanList

@@ -1,4 +1,4 @@
-"""`/inventory`: check_device_compatibility."""
+"""`/inventory`: check_device_compatibility and get_query_device."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from models.types import CarrierCode, Imei
 class CheckDeviceCompatibility(ActionRequest):
     """Asks the carrier whether a device (by IMEI) works on its network."""
 
-    action: Literal["check_device_compatibility"]
+    action: Literal["check_device_compatibility", "get_query_device"]  # the original's T-Mobile name, same answer
     imei: Imei
     carrier: CarrierCode
 

@@ -1,17 +1,21 @@
-"""`/ops`: support staff's view of stuck enrollments, and the retry that resumes one."""
+"""`/ops`: support staff's view of the lines waiting for them, and the retry that resumes one or many."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from models.requests.base import ALL_SOURCES, ActionRequest
-from models.types import Alnum
+from models.requests.conditional import ConditionalFields, sent
+from models.types import Alnum, Text100, YesNo
+
+A_YEAR_OF_MINUTES = 525_600
 
 
 class ListStuckEnrollments(ActionRequest):
-    """Lines waiting in STUCK for support, oldest first."""
+    """Lines waiting for support (STUCK, or RECEIVED and never started), longest waiting first."""
 
     SOURCES = ALL_SOURCES
     ROLE = "support"
@@ -20,14 +24,40 @@ class ListStuckEnrollments(ActionRequest):
     limit: int = Field(default=100, ge=1, le=500)
 
 
-class RetryEnrollment(ActionRequest):
-    """Resumes a stuck line: its workflow tries the failed step again."""
+class RetryEnrollment(ActionRequest, ConditionalFields):
+    """Resumes one waiting line (`enrollment_id`), or with `all_stuck` Y every waiting line of the vendor,
+    narrowed by `error_contains` and `stuck_minutes`: a stuck line's workflow tries its failed step again, a
+    line that never started has its order's workflow started."""
 
     SOURCES = ALL_SOURCES
     ROLE = "support"
 
     action: Literal["retry_enrollment"]
-    enrollment_id: Alnum
+    enrollment_id: Alnum | None = None
+    all_stuck: YesNo | None = None
+    error_contains: Text100 | None = Field(default=None, description="Part of the last error (any case); all_stuck Y")
+    stuck_minutes: int | None = Field(
+        default=None, ge=1, le=A_YEAR_OF_MINUTES, description="Waiting at least this many minutes; all_stuck Y"
+    )
+
+    @classmethod
+    def required_when(cls, data: dict[str, Any]) -> dict[str, list[str]]:
+        """One line needs its enrollment id; a bulk retry (`all_stuck` Y) names none."""
+        if data.get("all_stuck") == "Y":
+            return {}
+        return {"": [] if sent(data, "enrollment_id") else ["enrollment_id"]}
+
+    @model_validator(mode="after")
+    def _one_or_all(self) -> RetryEnrollment:
+        if self.bulk and self.enrollment_id is not None:
+            raise PydanticCustomError("rule", "Send either enrollment_id or all_stuck Y, not both")
+        if not self.bulk and (self.error_contains is not None or self.stuck_minutes is not None):
+            raise PydanticCustomError("rule", "error_contains and stuck_minutes narrow a retry with all_stuck Y")
+        return self
+
+    @property
+    def bulk(self) -> bool:
+        return self.all_stuck == "Y"
 
 
 OpsAction = ListStuckEnrollments | RetryEnrollment

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, model_validator
+from pydantic import model_validator
+
+from models.requests.wellformed import WellFormedText
 
 
-class BlankIsAbsent(BaseModel):
+class BlankIsAbsent(WellFormedText):
     @model_validator(mode="before")
     @classmethod
     def _drop_blank_optionals(cls, data: Any) -> Any:

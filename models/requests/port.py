@@ -8,7 +8,20 @@ from pydantic import model_validator
 from pydantic_core import PydanticCustomError
 
 from models.requests.base import ActionRequest
-from models.types import AccountNumber, AccountPin, AddressLine, Alnum, City, Esn, LastName, Mdn, PersonName, PortCarrier, State, Zip5
+from models.types import (
+    AccountNumber,
+    AccountPin,
+    AddressLine,
+    Alnum,
+    City,
+    Esn,
+    LastName,
+    Mdn,
+    PersonName,
+    PortCarrier,
+    State,
+    Zip5,
+)
 
 CORRECTIONS = (
     "port_account_number", "port_account_password", "port_first_name", "port_last_name", "port_address_one",
@@ -54,4 +67,12 @@ class UpdatePortin(ActionRequest):
                 for name in CORRECTIONS if getattr(self, name) is not None}  # fmt: skip
 
 
-PortAction = QueryPortin | UpdatePortin
+class ValidatePortin(ActionRequest):
+    """Whether a number can be ported in, and the carrier it is with now (the carrier answers)."""
+
+    action: Literal["validate_portin"]
+    port_number: Mdn
+    zip_code: Zip5 | None = None
+
+
+PortAction = QueryPortin | UpdatePortin | ValidatePortin

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
+from models.clock import utcnow
 
 ROLES = ("agent", "support", "admin")
 
@@ -24,6 +24,9 @@ class Agent(SQLModel, table=True):
     password_hash: str = Field(max_length=255)
     requires_api_password: bool = False
     api_password_hash: str | None = Field(default=None, max_length=255)
+    # Throttling of agent_password, as API-user logins are throttled (persistence/logins.py).
+    failed_logins: int = 0
+    locked_until: datetime | None = None
     password_changed_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
+from models.clock import utcnow
 
 
 class AuditEntry(SQLModel, table=True):

@@ -9,7 +9,8 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
+from models.clock import utcnow
+from models.statuses import LineStatus, PortStatus
 
 
 class Enrollment(SQLModel, table=True):
@@ -49,6 +50,8 @@ class Line(SQLModel, table=True):
     model_id: str | None = Field(default=None, max_length=64)
     device_id: str | None = Field(default=None, max_length=64)
     iccid: str | None = Field(default=None, max_length=22)
+    is_esim: bool = False  # the carrier assigns an eSIM profile at activation
+    esim_profile: str | None = None  # encrypted JSON: the profile's ICCID and activation code
     esn: str | None = Field(default=None, max_length=32)
     carrier: str | None = Field(default=None, max_length=32)
     invoice_number: str | None = Field(default=None, max_length=32)
@@ -58,7 +61,7 @@ class Line(SQLModel, table=True):
     pii: str  # encrypted JSON: names, e-mail, phones, service and billing addresses
     customer_id: str | None = Field(default=None, max_length=16, unique=True)
     cust_id: str | None = Field(default=None, max_length=16)
-    status: str = Field(default="RECEIVED", max_length=24, index=True)
+    status: str = Field(default=LineStatus.RECEIVED.value, max_length=24, index=True)
     last_error: str | None = Field(default=None, max_length=500)
     status_since: datetime = Field(default_factory=utcnow)
     mdn: str | None = Field(default=None, max_length=10, index=True)
@@ -79,7 +82,7 @@ class PortIn(SQLModel, table=True):
     current_carrier: str = Field(max_length=32)
     secrets: str
     carrier_port_id: str | None = Field(default=None, max_length=32)
-    status: str = Field(default="RECEIVED", max_length=24)
+    status: str = Field(default=PortStatus.RECEIVED.value, max_length=24)
     resolution_code: str | None = Field(default=None, max_length=8)
     resolution_description: str | None = Field(default=None, max_length=200)
     carrier_response: str | None = Field(default=None, max_length=200)

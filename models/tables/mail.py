@@ -7,9 +7,8 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
-
-QUEUED, SENT, REJECTED = "QUEUED", "SENT", "REJECTED"
+from models.clock import utcnow
+from models.statuses import MailStatus
 
 
 class MailOutbox(SQLModel, table=True):
@@ -22,7 +21,7 @@ class MailOutbox(SQLModel, table=True):
     message_id: str = Field(max_length=200)  # derived from the key, so a relay can spot a repeat
     content: str  # encrypted JSON: sender, recipients, subject, HTML body
     recipient_count: int
-    status: str = Field(default=QUEUED, max_length=16, index=True)  # QUEUED → SENT, or REJECTED (5xx)
+    status: str = Field(default=MailStatus.QUEUED.value, max_length=16, index=True)  # QUEUED → SENT, or REJECTED (5xx)
     last_error: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None

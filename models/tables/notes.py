@@ -6,16 +6,14 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
+from models.clock import utcnow
 
 
 class Note(SQLModel, table=True):
     __tablename__ = "note"
 
     id: int | None = Field(default=None, primary_key=True)
-    idempotency_key: str | None = Field(
-        default=None, max_length=100, unique=True
-    )  # from external_transaction_id
+    idempotency_key: str | None = Field(default=None, max_length=100, unique=True)  # from external_transaction_id
     vendor_id: int = Field(foreign_key="vendor.id", index=True)
     enrollment_id: str = Field(foreign_key="line.enrollment_id", max_length=24, index=True)
     customer_id: str = Field(max_length=16, index=True)

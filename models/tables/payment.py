@@ -7,7 +7,8 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
+from models.clock import utcnow
+from models.statuses import PaymentStatus, TaxStatus
 
 
 class Payment(SQLModel, table=True):
@@ -19,7 +20,13 @@ class Payment(SQLModel, table=True):
     enrollment_id: str = Field(foreign_key="enrollment.enrollment_id", max_length=24, index=True)
     plan_id: int = Field(foreign_key="plan.plan_id")
     invoice_number: str = Field(max_length=32, unique=True)
-    transaction_id: str = Field(max_length=64)
+    transaction_id: str = Field(max_length=64)  # the gateway's, or the external payment's reference
+    payment_method: str = Field(default="CREDIT_CARD", max_length=24)  # CREDIT_CARD, OTHER_PAYMENT_OPTION, CASH
+    status: str = Field(default=PaymentStatus.PENDING.value, max_length=16, index=True)
+    attempt: int = 0  # a declined card may be tried again (a new card): each attempt its own gateway key
+    card_on_file: str | None = None  # encrypted: expiry and holder of a card to save (never the number or CVV)
+    updated_at: datetime | None = None
+    payment_method_option: str | None = Field(default=None, max_length=32)  # e.g. STRIPE
     amount_cents: int
     tax_cents: int
     calc_id: str | None = Field(default=None, max_length=32)
@@ -54,7 +61,7 @@ class TaxCalculation(SQLModel, table=True):
     state: str = Field(max_length=2)
     amount_cents: int
     tax_cents: int
-    status: str = Field(default="PENDING_COLLECTION", max_length=24)
+    status: str = Field(default=TaxStatus.PENDING_COLLECTION.value, max_length=24)
     iccid: str | None = Field(default=None, max_length=22)
     reference_number: str | None = Field(default=None, max_length=32)
     updated_at: datetime = Field(default_factory=utcnow)

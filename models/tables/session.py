@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
+from models.clock import utcnow
 
 
 class ApiToken(SQLModel, table=True):
@@ -16,7 +16,7 @@ class ApiToken(SQLModel, table=True):
     token_hash: str = Field(max_length=64, unique=True)  # sha256 hex of the token; the token is never stored
     vendor_id: int = Field(foreign_key="vendor.id")
     api_user_id: int = Field(foreign_key="api_user.id", index=True)
-    login_log_id: int | None = Field(default=None, foreign_key="login_log.id")
+    login_log_id: int | None = Field(default=None, foreign_key="login_log.id", index=True)  # logout ends them
     issued_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime = Field(index=True)
     used_at: datetime | None = None

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from models.db import utcnow
+from models.clock import utcnow
 
 
 class Vendor(SQLModel, table=True):
@@ -34,4 +34,7 @@ class ApiUser(SQLModel, table=True):
     active: bool = True
     failed_logins: int = 0
     locked_until: datetime | None = None
+    # Wrong login-log OTPs this user sent in the window that began at otp_window_start (persistence/logins.py).
+    otp_failures: int = 0
+    otp_window_start: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)

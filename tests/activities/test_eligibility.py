@@ -12,12 +12,12 @@ from sqlmodel import select
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.adapters.nlad import NladClient
-from activities.eligibility import NladActivities
+from activities.nlad import NladActivities
+from adapters.nlad import NladClient
 from models.crypto import cipher_for
-from models.db import make_engine, session_factory
-from models.messages import NladCheck, NladOutcome
+from models.messages.lookups import NladCheck, NladOutcome
 from models.tables.eligibility import EligibilityCheck
+from persistence.engine import Database
 
 SUBJECT = {
     "first_name": "Pat", "middle_name": None, "last_name": "O'Neil", "ssn4": "1111", "dob": "1980-04-12",
@@ -32,16 +32,18 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 
 @pytest.fixture
 async def activities(settings: Any) -> AsyncIterator[NladActivities]:
-    engine = make_engine(settings)
+    db = Database.open(settings)
     client = NladClient(settings.nlad_url)
-    yield NladActivities(client, session_factory(engine), cipher_for(settings))
+    yield NladActivities(client, db, cipher_for(settings))
     await client.close()
-    await engine.dispose()
+    await db.dispose()
 
 
 def sealed(settings: Any, **changes: Any) -> NladCheck:
     subject = json.dumps({**SUBJECT, **changes})
-    return NladCheck("nlad-test-1", vendor_id=1, sealed_subject=cipher_for(settings).encrypt(subject), enrollment_id="E1")
+    return NladCheck(
+        "nlad-test-1", vendor_id=1, sealed_subject=cipher_for(settings).encrypt(subject), enrollment_id="E1"
+    )
 
 
 async def test_etc_check_returns_nlads_answer(settings, activities):
@@ -59,10 +61,10 @@ async def test_record_check_retried_leaves_one_row(settings, activities):
     outcome = NladOutcome(sealed(settings), "TPIV_FAIL_IDENTITY_NOT_FOUND")
     await ActivityEnvironment().run(activities.record_check, outcome)
     await ActivityEnvironment().run(activities.record_check, outcome)
-    engine = make_engine(settings)
-    async with session_factory(engine)() as session:
+    db = Database.open(settings)
+    async with db.transaction() as session:
         rows = (await session.exec(select(EligibilityCheck))).all()
-    await engine.dispose()
+    await db.dispose()
     assert [(r.check_key, r.initials, r.first_name, r.last_initial, r.zip_code) for r in rows] == [
         ("nlad-test-1", "PO", "Pat", "O", "30301")
     ]

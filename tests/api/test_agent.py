@@ -42,7 +42,7 @@ async def test_update_location_coordinate_missing_fields_are_multiple_errors(api
 
 async def test_update_location_coordinate_stores_the_location(api):
     assert (await api.call("/agent", loc(latitude="33.7490", longitude="-84.3880")))["msg_code"] == "RESTAPI000"
-    async with api.sessions() as session:
+    async with api.db.transaction() as session:
         stored = (await session.exec(select(AgentLocation))).one()
     assert (stored.latitude, stored.longitude, stored.ip_address) == ("33.7490", "-84.3880", "203.0.113.7")
 
@@ -57,7 +57,7 @@ async def test_update_location_coordinate_records_against_the_login_log_otp(api)
     otp = int(login["data"]["login_log_otp"])  # the sample sends a number
     envelope = (await api.post("/agent", loc(login_log_otp=otp), token=login["token"])).json()
     assert envelope["msg_code"] == "RESTAPI000"
-    async with api.sessions() as session:
+    async with api.db.transaction() as session:
         entry = (await session.exec(select(LoginLog))).one()
     assert (entry.latitude, entry.longitude) == ("33.7490", "-84.3880")
 
@@ -68,6 +68,10 @@ async def test_update_location_coordinate_refuses_an_unknown_otp(api):
 
 
 async def test_update_location_coordinate_refuses_another_vendors_otp(api):
-    login = (await api.post("/authenticate", {"vendor_id": "OTHER", "username": "other.api", "password": "other-pass-1", "pin": "4321"})).json()
+    login = (
+        await api.post(
+            "/authenticate", {"vendor_id": "OTHER", "username": "other.api", "password": "other-pass-1", "pin": "4321"}
+        )
+    ).json()
     refused = await api.call("/agent", loc(login_log_otp=login["data"]["login_log_otp"]))
     assert refused["errors"] == ["Please provide valid otp"]

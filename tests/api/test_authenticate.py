@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from api.tokens import digest
-from models.db import transaction, utcnow
+from models.clock import utcnow
 from models.tables.audit import AuditEntry
 from models.tables.session import ApiToken, LoginLog
+from persistence.tokens import digest
 from tests.builders import body
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}
@@ -24,7 +24,7 @@ async def test_authenticate_returns_a_token_and_a_login_log_otp(api):
     assert len(envelope["token"]) >= 32
     otp = envelope["data"]["login_log_otp"]
     assert len(otp) == 6 and otp.isdigit()
-    async with api.sessions() as session:
+    async with api.db.transaction() as session:
         stored = (await session.exec(select(ApiToken))).all()
         assert envelope["token"] not in {t.token_hash for t in stored}
         assert digest(envelope["token"]) in {t.token_hash for t in stored}
@@ -81,7 +81,7 @@ async def test_missing_or_unknown_token_is_invalid_token(api, header):
 
 async def test_expired_token_is_token_expire(api):
     token = await api.token()
-    async with transaction(api.sessions) as session:
+    async with api.db.transaction() as session:
         await session.execute(
             update(ApiToken)
             .where(col(ApiToken.token_hash) == digest(token))
@@ -100,7 +100,7 @@ async def test_a_token_authenticated_for_real_is_accepted(api):
 async def test_every_operation_call_is_audited_without_its_body(api):
     await api.call("/agent", body("update_location_coordinate", latitude="12.5"))
     await api.post("/agent", body("update_location_coordinate"), token="bogus")
-    async with api.sessions() as session:
+    async with api.db.transaction() as session:
         rows = (await session.exec(select(AuditEntry).order_by(col(AuditEntry.id)))).all()
     assert [(r.action, r.msg_code, r.agent_username) for r in rows] == [
         ("update_location_coordinate", "RESTAPI000", "demo.agent"),

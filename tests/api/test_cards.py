@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import SQLModel, col
 
-from models.db import transaction, utcnow
+from models.clock import utcnow
 from models.tables.customer_login import CustomerLogin
 from models.tables.payment import SavedCard
 from tests.builders import body, create, line
@@ -26,8 +26,11 @@ async def customer_with_cards(stack, *cards: tuple[str, str]) -> dict[str, str]:
     """A line with a password whose enrollment paid once per (card number, CVV), saving each card."""
     enrollment_id = await stack.new_enrollment_id()
     for index, (number, cvv) in enumerate(cards):
-        paid = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, card_number=number, cvv=cvv,
-                                                 external_transaction_id=f"{enrollment_id}P{index}"))  # fmt: skip
+        request = body(
+            "make_payment", enrollment_id=enrollment_id, card_number=number, cvv=cvv,
+            external_transaction_id=f"{enrollment_id}P{index}",
+        )  # fmt: skip
+        paid = await stack.call("/payment", request)
         assert paid["msg_code"] == "RESTAPI000", paid
     entry = line(enrollment_id, activation_later="Y", password="line-pass-1")
     created = await stack.call("/customer", create(enrollment_id, entry))
@@ -58,7 +61,10 @@ async def test_saved_card_list_answers_masked_records_without_cvv(shared_stack, 
         "zip": "30301", "city": "Atlanta", "state": "GA", "country": "US", "is_expired": "N", "is_primary": "Y",
     }  # fmt: skip
     assert (second["card_number"], second["card_type"], second["cvv"], second["is_primary"]) == (
-        "************0005", "American Express", "", "N"
+        "************0005",
+        "American Express",
+        "",
+        "N",
     )
     assert int(second["id"]) > int(first["id"])
     assert VISA not in str(answer) and AMEX not in str(answer)
@@ -77,21 +83,29 @@ async def test_saved_card_list_card_id_restricts_the_answer(shared_stack, custom
 
 async def test_saved_card_list_is_expired_is_computed_from_the_expiry(shared_stack, customer):
     first = (await shared_stack.call("/cards", cards(customer)))["data"][0]
-    async with transaction(shared_stack.sessions) as session:
-        await session.execute(update(SavedCard).where(col(SavedCard.id) == int(first["id"])).values(exp_year=str(date.today().year - 1)))
+    async with shared_stack.db.transaction() as session:
+        await session.execute(
+            update(SavedCard).where(col(SavedCard.id) == int(first["id"])).values(exp_year=str(date.today().year - 1))
+        )
     try:
         again = (await shared_stack.call("/cards", cards(customer, card_id=first["id"])))["data"][0]
         assert again["is_expired"] == "Y"
     finally:
-        async with transaction(shared_stack.sessions) as session:
-            await session.execute(update(SavedCard).where(col(SavedCard.id) == int(first["id"])).values(exp_year="2030"))
+        async with shared_stack.db.transaction() as session:
+            await session.execute(
+                update(SavedCard).where(col(SavedCard.id) == int(first["id"])).values(exp_year="2030")
+            )
 
 
 async def test_saved_card_list_no_cvv_or_full_number_anywhere_in_the_database(shared_stack, customer):
     assert (await shared_stack.call("/cards", cards(customer)))["msg_code"] == "RESTAPI000"
-    assert not [f"{t.name}.{c.name}" for t in SQLModel.metadata.tables.values() for c in t.columns if "cvv" in c.name.lower()]
+    assert not [
+        f"{t.name}.{c.name}" for t in SQLModel.metadata.tables.values() for c in t.columns if "cvv" in c.name.lower()
+    ]
     database = Path(shared_stack.app.state.settings.db_url.removeprefix("sqlite+aiosqlite:///"))
-    raw = b"".join(path.read_bytes() for path in (database, database.with_name(database.name + "-wal")) if path.exists())
+    raw = b"".join(
+        path.read_bytes() for path in (database, database.with_name(database.name + "-wal")) if path.exists()
+    )
     assert VISA.encode() not in raw and AMEX.encode() not in raw
     # The CVV as a value of its own (not a run of digits inside a base64 or hex string).
     assert not re.search(rb"(?<![A-Za-z0-9+/=_-])" + AMEX_CVV.encode() + rb"(?![A-Za-z0-9+/=_-])", raw)
@@ -123,7 +137,12 @@ async def test_saved_card_list_another_vendors_token_cannot_log_in(shared_stack,
 @pytest.mark.parametrize(("good", "bad"), [("DEMO", "OTHER"), ("demo", "NOPE")])
 async def test_saved_card_list_vendor_id_must_be_the_tokens(shared_stack, customer, good, bad):
     assert (await shared_stack.call("/cards", cards(customer, vendor_id=good)))["msg_code"] == "RESTAPI000"
-    assert_refused(await shared_stack.call("/cards", cards(customer, vendor_id=bad)), "Invalid company", "RESTAPI107", "Invalid company")
+    assert_refused(
+        await shared_stack.call("/cards", cards(customer, vendor_id=bad)),
+        "Invalid company",
+        "RESTAPI107",
+        "Invalid company",
+    )
 
 
 @pytest.mark.parametrize(
@@ -158,6 +177,6 @@ async def test_saved_card_list_repeated_wrong_passwords_lock_the_customer_login(
         assert_refused(await shared_stack.call("/cards", cards(login, password="wrong-pass")), INVALID)
     # Locked: even the right password is refused until the lockout ends.
     assert_refused(await shared_stack.call("/cards", cards(login)), "Too many failed logins; try again later")
-    async with transaction(shared_stack.sessions) as session:  # the lockout ends
+    async with shared_stack.db.transaction() as session:  # the lockout ends
         await session.execute(update(CustomerLogin).values(locked_until=utcnow() - timedelta(seconds=1)))
     assert (await shared_stack.call("/cards", cards(login)))["msg_code"] == "RESTAPI000"

@@ -146,9 +146,7 @@ async def test_create_customer_prepaid_multiline_conditional_fields_are_required
 )
 async def test_create_customer_prepaid_multiline_port_field_rule(shared_stack, field, bad, error):
     parent = await shared_stack.new_enrollment_id()
-    refused = await shared_stack.call(
-        "/customer", create(parent, later(parent, **{**PORT_FIELDS, field: bad}))
-    )
+    refused = await shared_stack.call("/customer", create(parent, later(parent, **{**PORT_FIELDS, field: bad})))
     refused_with(refused, f"Line 1: {error}")
 
 
@@ -187,11 +185,7 @@ async def test_create_customer_prepaid_multiline_reports_field_and_conditional_r
 )
 async def test_create_customer_prepaid_multiline_request_field_rule(shared_stack, overrides, error):
     parent = await shared_stack.new_enrollment_id()
-    request = {
-        key: value
-        for key, value in {**create(parent, later(parent)), **overrides}.items()
-        if value is not None
-    }
+    request = {key: value for key, value in {**create(parent, later(parent)), **overrides}.items() if value is not None}
     refused_with(await shared_stack.call("/customer", request), error)
     good = create(parent, later(parent), invoice_number="I" * 32)
     assert (await shared_stack.call("/customer", good))["msg_code"] == "RESTAPI000"
@@ -211,9 +205,7 @@ async def test_create_customer_prepaid_multiline_lines_at_most_max_lines(stack):
         await stack.call("/customer", create(ids[0], *(later(i) for i in ids))),
         "Lines must hold at most 2 lines",
     )
-    assert (await stack.call("/customer", create(ids[0], *(later(i) for i in ids[:2]))))[
-        "msg_code"
-    ] == "RESTAPI000"
+    assert (await stack.call("/customer", create(ids[0], *(later(i) for i in ids[:2]))))["msg_code"] == "RESTAPI000"
 
 
 @pytest.mark.parametrize(
@@ -234,9 +226,7 @@ async def test_create_customer_prepaid_multiline_accepts_its_aliases(shared_stac
 @pytest.mark.parametrize(("source", "code"), [("WEBSITE", "RESTAPI000"), ("TABLET", "RESTAPI103")])
 async def test_create_customer_prepaid_multiline_source_is_api_or_website(shared_stack, source, code):
     parent = await shared_stack.new_enrollment_id()
-    assert (await shared_stack.call("/customer", create(parent, later(parent), source=source)))[
-        "msg_code"
-    ] == code
+    assert (await shared_stack.call("/customer", create(parent, later(parent), source=source)))["msg_code"] == code
 
 
 async def test_create_customer_prepaid_multiline_one_bad_line_creates_nothing(shared_stack):
@@ -252,7 +242,7 @@ async def test_create_customer_prepaid_multiline_one_bad_line_creates_nothing(sh
         await shared_stack.call("/customer", create(ids[0], lines[0], lines[1])),
         "Line 2: Service zip must be exactly 5 digits",
     )
-    async with shared_stack.sessions() as session:
+    async with shared_stack.db.transaction() as session:
         assert (await session.exec(select(Line).where(col(Line.enrollment_id).in_(ids)))).all() == []
         slots = (await session.exec(select(Enrollment).where(col(Enrollment.enrollment_id).in_(ids)))).all()
     assert [slot.claimed_by for slot in slots] == [None, None, None]

@@ -20,7 +20,9 @@ async def test_allowed_sources_pass(api, source):
 async def test_other_sources_are_not_allowed(api, source):
     envelope = await api.call("/agent", loc(source=source))
     assert (envelope["msg_code"], envelope["msg"], envelope["errors"]) == (
-        "RESTAPI103", "Source Not Allowed", ["Source Not Allowed"]
+        "RESTAPI103",
+        "Source Not Allowed",
+        ["Source Not Allowed"],
     )
     assert envelope["token"]
 
@@ -41,7 +43,9 @@ async def test_extra_sources_come_from_settings(api):
 async def test_blank_agent_id(api, agent_id):
     envelope = await api.call("/agent", loc(agent_id=agent_id))
     assert (envelope["msg_code"], envelope["msg"], envelope["errors"]) == (
-        "RESTAPI104", "Agent Id should not be blank", ["Agent Id should not be blank"]
+        "RESTAPI104",
+        "Agent Id should not be blank",
+        ["Agent Id should not be blank"],
     )
 
 

@@ -34,9 +34,7 @@ async def test_check_service_availability_field_rule(api, field, good, bad, erro
 
 async def test_check_service_availability_issues_a_new_id_for_the_zip(api):
     first = await api.call("/enrollment", body("check_service_availability", zip_code="30301"))
-    second = await api.call(
-        "/enrollment", body("check_service_availability", zip_code="30301", enrollment_type=None)
-    )
+    second = await api.call("/enrollment", body("check_service_availability", zip_code="30301", enrollment_type=None))
     assert first["data"]["enrollment_id"] != second["data"]["enrollment_id"]
     assert first["data"]["enrollment_id"].isalnum() and len(first["data"]["enrollment_id"]) >= 16
     assert {key: first["data"][key] for key in ("zip_code", "state", "carriers")} == {
@@ -46,9 +44,7 @@ async def test_check_service_availability_issues_a_new_id_for_the_zip(api):
 
 @pytest.mark.parametrize("zip_code", ["00501", "09012", "96201"])
 async def test_check_service_availability_zip_outside_the_service(api, zip_code):
-    refused_with(
-        await api.call("/enrollment", body("check_service_availability", zip_code=zip_code)), NOT_SERVED
-    )
+    refused_with(await api.call("/enrollment", body("check_service_availability", zip_code=zip_code)), NOT_SERVED)
 
 
 @pytest.mark.parametrize(
@@ -69,8 +65,10 @@ async def test_plan_list_one_plan_by_id(api):
     listed = await api.call("/plan", body("plan_list", plan_id="102"))
     assert listed["data"] == [
         {
-            "plan_id": "102", "plan_name": "Everyday 5GB", "plan_price": "25.00", "carrier": "TMB",
-            "talk": "Unlimited", "text": "Unlimited", "data": "5GB",
+            "plan_id": "102", "plan_code": "TMB-EVERYDAY-5G", "plan_name": "Everyday 5GB", "plan_price": "25.00",
+            "total_plan_price": "25.00", "carrier": "TMB", "talk": 0, "text": 0, "data": 5120,
+            "minute_unlimited": "Y", "text_unlimited": "Y", "data_unlimited": "N",
+            "display_features_description": "Unlimited talk & text, 5 GB high-speed data",
         }
     ]  # fmt: skip
 

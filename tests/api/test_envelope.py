@@ -25,7 +25,11 @@ def assert_refused(envelope: dict[str, Any], code: str, msg: str, errors: list[s
         (b"[1, 2]", JSON, "Request body must be a JSON object"),
         (b'"text"', JSON, "Request body must be a JSON object"),
         (b"", JSON, "Request body is empty; send a JSON object"),
-        (b'{"action": "update_location_coordinate"}', {"content-type": "text/plain"}, "Content-Type must be application/json"),
+        (
+            b'{"action": "update_location_coordinate"}',
+            {"content-type": "text/plain"},
+            "Content-Type must be application/json",
+        ),
     ],
 )
 async def test_malformed_body_is_refused_with_the_envelope(api, content, headers, error):
@@ -93,7 +97,9 @@ async def test_body_over_the_limit_is_refused_while_streaming(api):
         yield b'"}'
 
     response = await api.post("/agent", content=chunks(), headers=JSON, token=await api.token())
-    assert_refused(response.json(), "RESTAPI110", "Error occurred", [f"Request body exceeds the limit of {limit} bytes"])
+    assert_refused(
+        response.json(), "RESTAPI110", "Error occurred", [f"Request body exceeds the limit of {limit} bytes"]
+    )
 
 
 async def test_declared_length_over_the_limit_is_refused_before_reading(api):
@@ -115,7 +121,7 @@ async def test_invalid_external_transaction_id_is_a_field_error(api):
 
 
 async def test_unexpected_exception_is_a_500_envelope_with_a_reference(api, monkeypatch):
-    from api.routes import agent
+    from services import agent
 
     async def explode(*_args, **_kwargs):
         raise RuntimeError("SELECT secret FROM internals")

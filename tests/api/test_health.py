@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
+from typing import Any
 
-from models.db import make_engine, session_factory
+from persistence.engine import Database
 
 UNREACHABLE_DB = "postgresql+asyncpg://postgres@127.0.0.1:1/gone"
 
 
-async def until_ready(stack) -> dict:
+async def until_ready(stack) -> dict[str, Any]:
     """The worker's first poll may still be on its way when the test starts."""
     for _ in range(100):
         response = await stack.http.get("/readyz")
         if response.status_code == 200:
-            return response.json()
+            break
         await asyncio.sleep(0.1)
-    return response.json()
+    answer: dict[str, Any] = response.json()
+    return answer
 
 
 async def test_healthz_answers_while_the_process_is_up(api):
@@ -30,12 +33,14 @@ async def test_readyz_is_ready_with_database_temporal_and_a_polling_worker(stack
 
 async def test_readyz_turns_unready_when_the_database_is_gone(stack):
     assert (await until_ready(stack))["msg"] == "Ready"
-    engine = make_engine(stack.app.state.settings, UNREACHABLE_DB)
-    stack.app.state.sessions = session_factory(engine)
+    resources = stack.app.state.resources
+    unreachable = Database.open(resources.settings, UNREACHABLE_DB)
+    stack.app.state.resources = replace(resources, db=unreachable)
     try:
         response = await stack.http.get("/readyz")
     finally:
-        await engine.dispose()
+        stack.app.state.resources = resources
+        await unreachable.dispose()
     assert response.status_code == 503
     assert response.json() == {"msg_code": "RESTAPI110", "msg": "Not ready", "errors": ["Database is not reachable"]}
 

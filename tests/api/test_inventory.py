@@ -47,7 +47,10 @@ async def test_check_device_compatibility_good_values_and_sources_pass(stack):
     goods = [(field, good) for field, good, _, _ in RULES] + [("source", "TABLET"), ("source", "WEBSITE")]
     for field, good in goods:
         envelope = await stack.call("/inventory", device(**{field: good}))
-        assert (envelope["msg_code"], envelope["data"]["COMPATIBILITY"]) == ("RESTAPI000", "COMPATIBLE"), (field, envelope)
+        assert (envelope["msg_code"], envelope["data"]["COMPATIBILITY"]) == ("RESTAPI000", "COMPATIBLE"), (
+            field,
+            envelope,
+        )
 
 
 async def test_check_device_compatibility_refuses_a_source_not_allowed(api):
@@ -55,28 +58,39 @@ async def test_check_device_compatibility_refuses_a_source_not_allowed(api):
     assert refusal(envelope) == ("RESTAPI103", "Source Not Allowed", ["Source Not Allowed"])
 
 
-# sandbox.md, by the IMEI's 14th digit: (digit, COMPATIBILITY, VOLTE_COMPATIBLE)
+# sandbox.md, by the IMEI's 14th digit: (digit, COMPATIBILITY, VOLTE_COMPATIBLE, the native block's attCompatibility)
 SCENARIOS = [
-    ("0", "COMPATIBLE", "YES"), ("1", "COMPATIBLE", "YES"), ("2", "COMPATIBLE", "YES"), ("3", "COMPATIBLE", "YES"),
-    ("4", "COMPATIBLE", "NO"), ("5", "COMPATIBLE", "NO"),
-    ("6", "NOT COMPATIBLE", "NO"), ("7", "NOT COMPATIBLE", "NO"),
+    ("0", "COMPATIBLE", "YES", "GREEN"), ("1", "COMPATIBLE", "YES", "GREEN"), ("2", "COMPATIBLE", "YES", "GREEN"),
+    ("3", "COMPATIBLE", "YES", "GREEN"), ("4", "COMPATIBLE", "NO", "YELLOW"), ("5", "COMPATIBLE", "NO", "YELLOW"),
+    ("6", "NOT COMPATIBLE", "NO", "RED"), ("7", "NOT COMPATIBLE", "NO", "RED"),
 ]  # fmt: skip
+FLAT = {
+    "STATUSCODE", "DESCRIPTION", "IMEI", "REFERENCENUMBER", "VOLTE_COMPATIBLE", "NAME", "IS_MOBILE_DEVICE",
+    "COMPATIBILITY",
+}  # fmt: skip
 
 
-async def test_check_device_compatibility_answers_each_scenario_in_section_2_7s_shape(stack):
-    for digit, compatibility, volte in SCENARIOS:
+def native(data):
+    """The carrier's device block where the original's device checkers read it."""
+    return data["RESULT"]["responseDetails"]["inquireDeviceStatusResponse"]["deviceStatusDetails"]
+
+
+@pytest.mark.parametrize("action", ["check_device_compatibility", "get_query_device"])
+async def test_each_scenario_answers_section_2_7s_shape_and_the_native_block(stack, action):
+    for digit, compatibility, volte, colour in SCENARIOS:
         number = imei(digit)
-        envelope = await stack.call("/inventory", device(imei=number, carrier="VER"))
+        envelope = await stack.call("/inventory", body(action, imei=number, carrier="VER"))
         assert (envelope["msg_code"], envelope["msg"]) == ("RESTAPI000", "Success"), (digit, envelope)
         data = envelope["data"]
-        assert set(data) == {
-            "STATUSCODE", "DESCRIPTION", "IMEI", "REFERENCENUMBER", "VOLTE_COMPATIBLE", "NAME", "IS_MOBILE_DEVICE",
-            "COMPATIBILITY",
-        }  # fmt: skip
-        assert all(isinstance(value, str) for value in data.values())
+        assert set(data) == FLAT | {"RESULT"}
+        assert all(isinstance(data[name], str) for name in FLAT)
         assert (data["STATUSCODE"], data["IMEI"], data["IS_MOBILE_DEVICE"]) == ("00", number, "YES")
         assert (data["COMPATIBILITY"], data["VOLTE_COMPATIBLE"]) == (compatibility, volte), digit
         assert data["NAME"] and data["REFERENCENUMBER"] and data["DESCRIPTION"]
+        block = native(data)
+        assert (block["attCompatibility"], block["blacklistedIndicator"]) == (colour, "N"), digit
+        assert block["volteCapableIndicator"] == ("Y" if volte == "YES" else "N")
+        assert block["manufacturer"]["make"] and block["manufacturer"]["model"] and block["deviceCategory"]
 
 
 async def test_check_device_compatibility_blacklisted_is_the_carriers_description(stack):

@@ -22,7 +22,7 @@ def refused_with(envelope, *errors: str) -> None:
 @pytest.fixture(scope="module")
 async def held(shared_stack) -> str:
     """A line of this module's stack, attached for activation later (the carrier answers 909 for it)."""
-    enrollment_id = await shared_stack.new_enrollment_id()
+    enrollment_id: str = await shared_stack.new_enrollment_id()
     created = await shared_stack.call(
         "/customer", create(enrollment_id, line(enrollment_id, activation_later="Y", password=None))
     )
@@ -58,31 +58,23 @@ async def test_line_inquiry_blank_flags_as_the_sample_sends_them(shared_stack, h
     ],
 )
 async def test_line_inquiry_enrollment_id_is_alphanumeric(shared_stack, held, bad, error):
-    assert (await shared_stack.call("/customer", body("line_inquiry", enrollment_id=held)))[
-        "msg_code"
-    ] == "RESTAPI000"
+    assert (await shared_stack.call("/customer", body("line_inquiry", enrollment_id=held)))["msg_code"] == "RESTAPI000"
     refused = await shared_stack.call("/customer", {**body("line_inquiry"), "enrollment_id": bad})
     refused_with(refused, error)
 
 
 async def test_line_inquiry_several_bad_fields(shared_stack):
-    refused = await shared_stack.call(
-        "/customer", body("line_inquiry", enrollment_id="E-1", zoom_balance="1")
-    )
+    refused = await shared_stack.call("/customer", body("line_inquiry", enrollment_id="E-1", zoom_balance="1"))
     refused_with(refused, "Enrollment Id must be letters and digits only", "Zoom balance must be Y or N")
 
 
 async def test_line_inquiry_unknown_line(shared_stack):
-    refused_with(
-        await shared_stack.call("/customer", body("line_inquiry", enrollment_id="EUNKNOWN123")), NOT_FOUND
-    )
+    refused_with(await shared_stack.call("/customer", body("line_inquiry", enrollment_id="EUNKNOWN123")), NOT_FOUND)
 
 
 async def test_line_inquiry_issued_id_without_a_line(shared_stack):
     enrollment_id = await shared_stack.new_enrollment_id()
-    refused_with(
-        await shared_stack.call("/customer", body("line_inquiry", enrollment_id=enrollment_id)), NOT_FOUND
-    )
+    refused_with(await shared_stack.call("/customer", body("line_inquiry", enrollment_id=enrollment_id)), NOT_FOUND)
 
 
 async def test_line_inquiry_another_vendors_line(shared_stack, held):

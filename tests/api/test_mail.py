@@ -53,7 +53,10 @@ RULES = [
     ("receiver_name", ["Pat"], "Pat", "Receiver name must be a list"),
     ("receiver_email", [address("grace")], ["grace@"], "Receiver email #1 must be a valid e-mail address"),
     ("receiver_email", [address("pat")], [address(), "x"], "Receiver email #2 must be a valid e-mail address"),
-    ("receiver_email", [address("kay")], [address(), address()], "Receiver email must hold as many entries as Receiver name (1)"),
+    (
+        "receiver_email", [address("kay")], [address(), address()],
+        "Receiver email must hold as many entries as Receiver name (1)",
+    ),
 ]  # fmt: skip
 
 
@@ -73,7 +76,9 @@ async def test_send_good_values_and_sources_pass(stack):
 async def test_send_missing_fields_are_multiple_errors(api):
     refused = await api.call("/mail", body("send", sender_email=None, subject=None, receiver_name=None))
     assert refusal(refused) == (
-        "RESTAPI010", "Multiple errors", ["Please enter Sender email", "Please enter Subject", "Please enter Receiver name"]
+        "RESTAPI010",
+        "Multiple errors",
+        ["Please enter Sender email", "Please enter Subject", "Please enter Receiver name"],
     )
 
 
@@ -102,7 +107,10 @@ async def test_send_two_recipients_arrive_at_the_sink_with_both(stack):
     [received] = await stack.mail_to(ada)
     assert received["recipients"] == [ada, grace]
     assert received["to_header"] == f"Ada Lovelace <{ada}>, Grace Hopper <{grace}>"
-    assert (received["subject"], received["body"].strip()) == ("Your line is active", "<p>Welcome, <b>both</b> of you!</p>")
+    assert (received["subject"], received["body"].strip()) == (
+        "Your line is active",
+        "<p>Welcome, <b>both</b> of you!</p>",
+    )
     assert received["mail_from"] == "no-reply@lineup.local"
     assert received["idempotency_key"].startswith("DEMO-c-")
     assert received["message_id"] == f"<{received['idempotency_key']}@lineup.local>"
@@ -122,7 +130,7 @@ async def test_send_the_same_request_again_sends_once(stack):
     first, again = await stack.call("/mail", request), await stack.call("/mail", request)
     assert (first["msg"], again["msg"]) == (SENT, SENT)
     assert len(await stack.mail_to(request["receiver_email"][0])) == 1
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         assert len((await session.exec(select(MailOutbox))).all()) == 1
 
 
@@ -155,7 +163,7 @@ async def test_send_header_injection_is_refused_and_nothing_is_sent(stack, injec
     envelope = await stack.call("/mail", mail(receiver_email=[to], **injected))
     assert envelope["msg_code"] == "RESTAPI110" and envelope["errors"][0].endswith("must not contain line breaks")
     assert await stack.mail_to(to) == [] and await stack.mail_to("victim@example.com") == []
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         assert (await session.exec(select(MailOutbox))).all() == []
 
 

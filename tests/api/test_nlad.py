@@ -61,7 +61,9 @@ async def test_nlad_etc_check_good_values_and_sources_pass(stack):
 async def test_nlad_etc_check_missing_fields_are_multiple_errors(api):
     refused = await api.call("/nlad", check(ssn=None, first_name=None, dob=""))
     assert refusal(refused) == (
-        "RESTAPI010", "Multiple errors", ["Please enter SSN", "Please enter First name", "Please enter Date of birth"]
+        "RESTAPI010",
+        "Multiple errors",
+        ["Please enter SSN", "Please enter First name", "Please enter Date of birth"],
     )
 
 
@@ -89,7 +91,7 @@ async def test_nlad_etc_check_returns_each_nlad_answer_as_data(stack):
         envelope = await stack.call("/nlad", check(**overrides))
         assert (envelope["msg_code"], envelope["msg"], envelope["data"]) == ("RESTAPI000", "Success", answer), overrides
         assert envelope["token"]
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         outcomes = [record.outcome for record in (await session.exec(select(EligibilityCheck))).all()]
     assert sorted(outcomes) == sorted(answer for _, answer in ANSWERS)  # every check is recorded once
 
@@ -99,7 +101,7 @@ async def test_nlad_etc_check_nlad_down_is_a_clean_error_within_the_budget(stack
     envelope = await stack.call("/nlad", check(ssn="7777"))
     assert time.monotonic() - started < 15
     assert refusal(envelope) == ("RESTAPI110", "Error occurred", [NLAD_DOWN])
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         assert (await session.exec(select(EligibilityCheck))).all() == []  # no answer, nothing to record
 
 
@@ -108,7 +110,7 @@ async def test_nlad_etc_check_records_the_outcome_without_ssn_or_birth_date(stac
                     zip_code="30303", enrollment_id="ETPIV1")  # fmt: skip
     response = await stack.post("/nlad", request, token=await stack.token())
     assert response.json()["data"] == "TPIV_FAIL_DOB"
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         record = (await session.exec(select(EligibilityCheck))).one()
     assert (record.outcome, record.zip_code, record.enrollment_id) == ("TPIV_FAIL_DOB", "30303", "ETPIV1")
     assert (record.initials, record.first_name, record.last_initial) == ("MAO", "mary", "O")
@@ -158,7 +160,9 @@ async def test_tpiv_listing_zip_code_rule(api, good, bad):
     assert (await api.call("/nlad", body("tpiv_listing", zip_code=good)))["msg_code"] == "RESTAPI000"
     error = "Please enter Zip code" if not bad.strip() else "Zip code must be 5 to 8 digits"
     assert refusal(await api.call("/nlad", body("tpiv_listing", zip_code=bad))) == (
-        "RESTAPI110", "Error occurred", [error]
+        "RESTAPI110",
+        "Error occurred",
+        [error],
     )
 
 

@@ -19,8 +19,8 @@ async def new_customer(stack, vendor: str = "DEMO", agent: str = "demo.agent") -
     issued = await stack.call("/enrollment", {**base, "action": "check_service_availability", "zip_code": "30301"},
                               vendor=vendor)  # fmt: skip
     enrollment_id = issued["data"]["enrollment_id"]
-    created = await stack.call("/customer", create(enrollment_id, line(enrollment_id, activation_later="Y", password=None),
-                                                   agent_id=agent), vendor=vendor)  # fmt: skip
+    later = line(enrollment_id, activation_later="Y", password=None)
+    created = await stack.call("/customer", create(enrollment_id, later, agent_id=agent), vendor=vendor)
     assert created["msg_code"] == "RESTAPI000", created
     return {"enrollment_id": enrollment_id, "customer_id": created["data"][0]["data"]["customer_id"]}
 
@@ -44,10 +44,18 @@ def assert_refused(envelope, *errors):
     [
         ("customer_notes", "x" * 4000, "x" * 4001, "Customer notes must be at most 4,000 characters"),
         ("customer_notes", "  Called back  ", "   ", "Please enter Customer notes"),
-        ("coordinate", {"latitude": -90, "longitude": 180}, {"latitude": "91", "longitude": "0"},
-         "Latitude must be a latitude between -90 and 90"),
-        ("coordinate", {"latitude": "0", "longitude": "-180"}, {"latitude": "0", "longitude": "180.01"},
-         "Longitude must be a longitude between -180 and 180"),
+        (
+            "coordinate",
+            {"latitude": -90, "longitude": 180},
+            {"latitude": "91", "longitude": "0"},
+            "Latitude must be a latitude between -90 and 90",
+        ),
+        (
+            "coordinate",
+            {"latitude": "0", "longitude": "-180"},
+            {"latitude": "0", "longitude": "180.01"},
+            "Longitude must be a longitude between -180 and 180",
+        ),
         ("coordinate", {"latitude": "1", "longitude": "2", "extra": "x"}, {"latitude": "1"}, "Please enter Longitude"),
         ("coordinate", {"latitude": "45.5", "longitude": "-122.6"}, "45.5,-122.6", "Coordinate must be an object"),
         ("coordinate", {"latitude": "45.5", "longitude": "-122.6"}, None, "Please enter Coordinate"),
@@ -65,7 +73,9 @@ async def test_add_notes_field_rule(shared_stack, customer, field, good, bad, er
     if good is not None:
         answer = await shared_stack.call("/notes", note(customer, **{field: good}))
         assert answer["msg_code"] == "RESTAPI000", answer
-    refused = await shared_stack.call("/notes", {**note(customer), field: bad} if bad is None else note(customer, **{field: bad}))
+    refused = await shared_stack.call(
+        "/notes", {**note(customer), field: bad} if bad is None else note(customer, **{field: bad})
+    )
     assert_refused(refused, error)
 
 
@@ -77,19 +87,24 @@ async def test_add_notes_numeric_customer_id_as_a_number(shared_stack, customer)
 async def test_add_notes_is_linked_to_the_customer_and_authored_by_the_agent(shared_stack, customer):
     answer = await shared_stack.call("/notes", note(customer, customer_notes="Wants paper bills", is_activity="0"))
     assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Success")
-    async with shared_stack.sessions() as session:
+    async with shared_stack.db.transaction() as session:
         stored = await session.get(Note, int(answer["data"]["notes_id"]))
     assert (stored.enrollment_id, stored.customer_id) == (customer["enrollment_id"], customer["customer_id"])
-    assert (stored.latitude, stored.longitude, stored.is_activity, stored.activity_type) == ("33.7490", "-84.3880", False, "CALL")
+    assert (stored.latitude, stored.longitude, stored.is_activity, stored.activity_type) == (
+        "33.7490",
+        "-84.3880",
+        False,
+        "CALL",
+    )
     assert stored.agent_id is not None
     assert "Wants paper bills" not in stored.text  # encrypted at rest
-    assert shared_stack.app.state.lines.cipher.decrypt(stored.text) == "Wants paper bills"
+    assert shared_stack.app.state.resources.cipher.decrypt(stored.text) == "Wants paper bills"
 
 
 async def test_add_notes_without_agent_is_authored_by_the_api_user(shared_stack, customer):
     answer = await shared_stack.call("/notes", note(customer, agent_id=None))
     assert answer["msg_code"] == "RESTAPI000", answer
-    async with shared_stack.sessions() as session:
+    async with shared_stack.db.transaction() as session:
         stored = await session.get(Note, int(answer["data"]["notes_id"]))
         author = await session.get(ApiUser, stored.api_user_id)
     assert stored.agent_id is None and author.username == "demo.api"
@@ -97,7 +112,9 @@ async def test_add_notes_without_agent_is_authored_by_the_api_user(shared_stack,
 
 async def test_add_notes_customer_and_enrollment_must_name_the_same_customer(shared_stack, customer):
     other = await new_customer(shared_stack)
-    assert_refused(await shared_stack.call("/notes", note(customer, customer_id=other["customer_id"])), NO_SUCH_CUSTOMER)
+    assert_refused(
+        await shared_stack.call("/notes", note(customer, customer_id=other["customer_id"])), NO_SUCH_CUSTOMER
+    )
     assert_refused(await shared_stack.call("/notes", note(customer, enrollment_id="ENOSUCH1")), NO_SUCH_CUSTOMER)
     assert (await shared_stack.call("/notes", note(other)))["msg_code"] == "RESTAPI000"
 
@@ -107,7 +124,7 @@ async def test_add_notes_for_another_vendors_customer_is_refused(shared_stack, c
     assert_refused(await shared_stack.call("/notes", note(theirs)), NO_SUCH_CUSTOMER)
     ours = await shared_stack.call("/notes", note(theirs, agent_id="other.agent"), vendor="OTHER")
     assert ours["msg_code"] == "RESTAPI000", ours
-    async with shared_stack.sessions() as session:
+    async with shared_stack.db.transaction() as session:
         stored = (await session.exec(select(Note).where(Note.enrollment_id == theirs["enrollment_id"]))).all()
     assert len(stored) == 1
 

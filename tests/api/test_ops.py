@@ -1,5 +1,5 @@
-"""`/ops` list_stuck_enrollments and retry_enrollment: role `support`, their field rules, and a retry of a
-line that is not stuck."""
+"""`/ops` list_stuck_enrollments and retry_enrollment: role `support`, their field rules (one line, or
+all_stuck Y narrowed by error_contains and stuck_minutes), and a retry of a line that is not stuck."""
 
 from __future__ import annotations
 
@@ -53,15 +53,11 @@ async def test_list_stuck_enrollments_limit_is_1_to_500(shared_stack, good, bad,
     [("E-1", "Enrollment Id must be letters and digits only"), ("", "Please enter Enrollment Id")],
 )
 async def test_retry_enrollment_enrollment_id_rule(shared_stack, bad, error):
-    refused_with(
-        await shared_stack.call("/ops", body("retry_enrollment", enrollment_id=bad, **SUPPORT)), error
-    )
+    refused_with(await shared_stack.call("/ops", body("retry_enrollment", enrollment_id=bad, **SUPPORT)), error)
 
 
 async def test_retry_enrollment_unknown_line(shared_stack):
-    refused = await shared_stack.call(
-        "/ops", body("retry_enrollment", enrollment_id="EUNKNOWN123", **SUPPORT)
-    )
+    refused = await shared_stack.call("/ops", body("retry_enrollment", enrollment_id="EUNKNOWN123", **SUPPORT))
     refused_with(refused, "No customer found against this enrolment ID")
 
 
@@ -71,7 +67,42 @@ async def test_retry_enrollment_of_a_line_that_is_not_stuck(shared_stack):
         "/customer", create(enrollment_id, line(enrollment_id, activation_later="Y", password=None))
     )
     assert created["msg_code"] == "RESTAPI000", created
-    refused = await shared_stack.call(
-        "/ops", body("retry_enrollment", enrollment_id=enrollment_id, **SUPPORT)
-    )
+    refused = await shared_stack.call("/ops", body("retry_enrollment", enrollment_id=enrollment_id, **SUPPORT))
     refused_with(refused, f"Enrollment {enrollment_id} is not stuck (status WAITING_ACTIVATION)")
+
+
+def retry(**fields):
+    return body("retry_enrollment", **SUPPORT, **fields)
+
+
+@pytest.mark.parametrize(
+    ("field", "good", "bad", "errors"),
+    [
+        ("all_stuck", "Y", "YES", ["All stuck must be Y or N", "Please enter Enrollment Id"]),
+        ("error_contains", "SIM already", "x" * 101, ["Error contains must be at most 100 characters"]),
+        ("stuck_minutes", 30, 0, ["Stuck minutes must be at least 1"]),
+        ("stuck_minutes", "525600", 525_601, ["Stuck minutes must be at most 525600"]),
+        ("stuck_minutes", 1, 2.5, ["Stuck minutes must be a whole number"]),
+    ],
+)
+async def test_retry_enrollment_bulk_field_rule(shared_stack, field, good, bad, errors):
+    bulk = {} if field == "all_stuck" else {"all_stuck": "Y"}
+    answered = await shared_stack.call("/ops", retry(**bulk, **{field: good}))
+    assert (answered["msg_code"], answered["data"]) == ("RESTAPI000", {"retried": [], "remaining": 0})
+    refused_with(await shared_stack.call("/ops", retry(**bulk, **{field: bad})), *errors)
+
+
+NARROW = "error_contains and stuck_minutes narrow a retry with all_stuck Y"
+
+
+@pytest.mark.parametrize(
+    ("fields", "error"),
+    [
+        ({"enrollment_id": "EUNKNOWN123", "all_stuck": "Y"}, "Send either enrollment_id or all_stuck Y, not both"),
+        ({"all_stuck": "N"}, "Please enter Enrollment Id"),
+        ({"enrollment_id": "EUNKNOWN123", "stuck_minutes": 5}, NARROW),
+        ({"enrollment_id": "EUNKNOWN123", "all_stuck": "N", "error_contains": "SIM"}, NARROW),
+    ],
+)
+async def test_retry_enrollment_names_one_line_or_all_stuck(shared_stack, fields, error):
+    refused_with(await shared_stack.call("/ops", retry(**fields)), error)

@@ -62,13 +62,9 @@ async def test_make_payment_field_rule(shared_stack, field, good, bad, error):
 async def test_make_payment_expired_card(shared_stack):
     enrollment_id = await shared_stack.new_enrollment_id()
     last_month, this_month = months_from_now(-1), months_from_now(0)
-    expired = body(
-        "make_payment", enrollment_id=enrollment_id, exp_month=last_month[0], exp_year=last_month[1]
-    )
+    expired = body("make_payment", enrollment_id=enrollment_id, exp_month=last_month[0], exp_year=last_month[1])
     refused_with(await shared_stack.call("/payment", expired), "Card has expired")
-    current = body(
-        "make_payment", enrollment_id=enrollment_id, exp_month=this_month[0], exp_year=this_month[1]
-    )
+    current = body("make_payment", enrollment_id=enrollment_id, exp_month=this_month[0], exp_year=this_month[1])
     assert (await shared_stack.call("/payment", current))["msg_code"] == "RESTAPI000"
 
 
@@ -97,7 +93,5 @@ async def test_make_payment_another_vendors_enrollment_id(shared_stack):
 
 async def test_make_payment_unknown_plan(shared_stack):
     enrollment_id = await shared_stack.new_enrollment_id()
-    refused = await shared_stack.call(
-        "/payment", body("make_payment", enrollment_id=enrollment_id, plan_id="999")
-    )
+    refused = await shared_stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, plan_id="999"))
     refused_with(refused, "Plans not found")

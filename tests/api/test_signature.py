@@ -39,8 +39,16 @@ def assert_refused(envelope, error):
     [
         (data_uri(png()), data_uri(GIF, "image/gif"), "Signature must be a PNG or JPEG image"),
         (b64(JPEG), b64(b"%PDF-1.7 not an image"), "Signature must be a PNG or JPEG image"),
-        (data_uri(JPEG, "image/jpeg"), "data:image/png;base64,%%%not-base64%%%", "Signature must be base64 data (a data URI is allowed)"),
-        (data_uri(JPEG, "image/jpg"), data_uri(JPEG, "image/png"), "Signature is declared as image/png but holds a JPEG image"),
+        (
+            data_uri(JPEG, "image/jpeg"),
+            "data:image/png;base64,%%%not-base64%%%",
+            "Signature must be base64 data (a data URI is allowed)",
+        ),
+        (
+            data_uri(JPEG, "image/jpg"),
+            data_uri(JPEG, "image/png"),
+            "Signature is declared as image/png but holds a JPEG image",
+        ),
         ("\n".join(b64(png()).partition("A")), "", "Please enter Signature"),
     ],
 )
@@ -59,7 +67,7 @@ async def test_save_signature_is_at_most_2_mib_decoded(api):
 
 async def test_save_signature_stores_the_decoded_image_for_the_agent(api):
     signature_id = await saved(api, signature=data_uri(JPEG, "image/jpeg"))
-    async with api.sessions() as session:
+    async with api.db.transaction() as session:
         stored = await session.get(Signature, int(signature_id))
     assert (stored.image, stored.media_type, stored.enrollment_id) == (JPEG, "image/jpeg", None)
 
@@ -68,13 +76,15 @@ async def test_save_signature_enroll_id_must_be_an_issued_enrollment_of_the_vend
     issued = await api.call("/enrollment", body("check_service_availability"))
     enrollment_id = issued["data"]["enrollment_id"]
     signature_id = await saved(api, enroll_id=enrollment_id)
-    async with api.sessions() as session:
+    async with api.db.transaction() as session:
         assert (await session.get(Signature, int(signature_id))).enrollment_id == enrollment_id
     assert_refused(
         await api.call("/agent", body("save_signature", enroll_id="ENOSUCH1")),
         "Invalid enrollment id ENOSUCH1. Please provide a valid enrollment ID.",
     )
-    assert_refused(await api.call("/agent", body("save_signature", enroll_id="E-1")), "Enroll Id must be letters and digits only")
+    assert_refused(
+        await api.call("/agent", body("save_signature", enroll_id="E-1")), "Enroll Id must be letters and digits only"
+    )
 
 
 async def test_save_signature_repeated_transaction_id_answers_the_first_signature(api):
@@ -87,15 +97,18 @@ async def test_save_signature_repeated_transaction_id_answers_the_first_signatur
 async def test_check_signature_saved_then_verified_by_id(api, as_number):
     signature_id = await saved(api)
     code = await otp(api)
-    envelope = await api.call("/agent", check(code if as_number else str(code),
-                                              signature_id=int(signature_id) if as_number else signature_id))  # fmt: skip
+    envelope = await api.call(
+        "/agent", check(code if as_number else str(code), signature_id=int(signature_id) if as_number else signature_id)
+    )
     assert (envelope["msg_code"], envelope["msg"]) == ("RESTAPI000", "Signature verified")
     assert envelope["token"]
 
 
 async def test_check_signature_unknown_id_is_refused(api):
     signature_id = await saved(api)
-    assert_refused(await api.call("/agent", check(await otp(api), signature_id=int(signature_id) + 1)), "Signature not found")
+    assert_refused(
+        await api.call("/agent", check(await otp(api), signature_id=int(signature_id) + 1)), "Signature not found"
+    )
 
 
 async def test_check_signature_wrong_or_missing_otp_is_refused(api):
@@ -105,7 +118,9 @@ async def test_check_signature_wrong_or_missing_otp_is_refused(api):
     assert_refused(await api.call("/agent", check(wrong, signature_id=signature_id)), "Please provide valid otp")
     assert_refused(await api.call("/agent", check(None, signature_id=signature_id)), "Please enter Login log OTP")
     # Another vendor's open entry is not this vendor's.
-    assert_refused(await api.call("/agent", check(await otp(api, OTHER), signature_id=signature_id)), "Please provide valid otp")
+    assert_refused(
+        await api.call("/agent", check(await otp(api, OTHER), signature_id=signature_id)), "Please provide valid otp"
+    )
 
 
 async def test_check_signature_id_must_be_numeric(api):
@@ -126,15 +141,20 @@ async def test_check_signature_must_belong_to_enroll_id_when_given(api):
     second = (await api.call("/enrollment", body("check_service_availability")))["data"]["enrollment_id"]
     signature_id = await saved(api, enroll_id=first)
     code = await otp(api)
-    assert (await api.call("/agent", check(code, signature_id=signature_id, enroll_id=first)))["msg_code"] == "RESTAPI000"
-    assert_refused(await api.call("/agent", check(code, signature_id=signature_id, enroll_id=second)), "Signature not found")
+    assert (await api.call("/agent", check(code, signature_id=signature_id, enroll_id=first)))[
+        "msg_code"
+    ] == "RESTAPI000"
+    assert_refused(
+        await api.call("/agent", check(code, signature_id=signature_id, enroll_id=second)), "Signature not found"
+    )
 
 
 async def test_check_signature_of_another_vendor_is_not_found(api):
     other = await api.call("/agent", body("save_signature", agent_id="other.agent"), vendor="OTHER")
     assert other["msg_code"] == "RESTAPI000"
     assert_refused(
-        await api.call("/agent", check(await otp(api), signature_id=other["data"]["signature_id"])), "Signature not found"
+        await api.call("/agent", check(await otp(api), signature_id=other["data"]["signature_id"])),
+        "Signature not found",
     )
-    async with api.sessions() as session:
+    async with api.db.transaction() as session:
         assert len((await session.exec(select(Signature))).all()) == 1

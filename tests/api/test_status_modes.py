@@ -23,13 +23,26 @@ async def outcomes(api):
         "module": await api.post("/nowhere", {}),
         "method": await api.http.get("/agent"),
         "too_large": await api.post("/agent", content=b"x" * (2 << 20), headers=JSON),
-        "credentials": await api.post("/authenticate", {"vendor_id": "DEMO", "username": "x", "password": "y", "pin": "1"}),
+        "credentials": await api.post(
+            "/authenticate", {"vendor_id": "DEMO", "username": "x", "password": "y", "pin": "1"}
+        ),
     }
 
 
 async def test_legacy_mode_answers_200_everywhere(api):
     assert {name: r.status_code for name, r in (await outcomes(api)).items()} == dict.fromkeys(
-        ["success", "validation", "malformed", "token", "source", "company", "module", "method", "too_large", "credentials"],
+        [
+            "success",
+            "validation",
+            "malformed",
+            "token",
+            "source",
+            "company",
+            "module",
+            "method",
+            "too_large",
+            "credentials",
+        ],
         200,
     )
 

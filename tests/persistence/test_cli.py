@@ -41,7 +41,9 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
     assert "already exists" in again.output
 
     async with ApiClient.running(make_settings(data_dir, db_url)) as api:
-        login = await api.post("/authenticate", {"vendor_id": vendor, "username": name, "password": "pw-123456", "pin": "2468"})
+        login = await api.post(
+            "/authenticate", {"vendor_id": vendor, "username": name, "password": "pw-123456", "pin": "2468"}
+        )
         assert login.json()["msg_code"] == "RESTAPI000"
         call = body("update_location_coordinate", agent_id=name, username=name)
         assert (await api.post("/agent", call, token=login.json()["token"])).json()["msg_code"] == "RESTAPI000"
@@ -54,7 +56,18 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
 
 async def test_cli_refuses_an_unknown_vendor_and_role(sqlite_url, data_dir, monkeypatch):
     unknown = await asyncio.to_thread(
-        lineup, monkeypatch, sqlite_url, data_dir, "agent", "create", "--vendor-id", "NOPE", "--username", "x", "--password", "y"
+        lineup,
+        monkeypatch,
+        sqlite_url,
+        data_dir,
+        "agent",
+        "create",
+        "--vendor-id",
+        "NOPE",
+        "--username",
+        "x",
+        "--password",
+        "y",
     )
     assert unknown.exit_code == 1 and "vendor NOPE does not exist" in unknown.output
     role = await asyncio.to_thread(
@@ -84,5 +97,7 @@ async def test_temporal_setup_registers_the_search_attributes(temporal_env, monk
     finally:
         get_settings.cache_clear()
     assert result.exit_code == 0, result.output
-    listed = await temporal_env.client.operator_service.list_search_attributes(ListSearchAttributesRequest(namespace="default"))
+    listed = await temporal_env.client.operator_service.list_search_attributes(
+        ListSearchAttributesRequest(namespace="default")
+    )
     assert {key.name for key in ALL} <= set(listed.custom_attributes)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import asyncpg
 from alembic.autogenerate import compare_metadata
@@ -14,9 +15,9 @@ from sqlalchemy import inspect
 from sqlmodel import SQLModel
 
 import models.tables.all  # noqa: F401
-from models import migrate
-from models.db import make_engine
 from models.settings import Settings
+from persistence import migrate
+from persistence.engine import make_engine
 from tests.support.databases import PG_ADMIN_DB, PG_HOST, PG_PORT, PG_USER
 
 
@@ -35,9 +36,10 @@ async def empty_database(engine_name: str, tmp_path) -> AsyncIterator[str]:
         await admin.close()
 
 
-def _diff(connection) -> list:
+def _diff(connection) -> list[Any]:
     context = MigrationContext.configure(connection, opts={"compare_type": True})
-    return compare_metadata(context, SQLModel.metadata)
+    differences: list[Any] = compare_metadata(context, SQLModel.metadata)
+    return differences
 
 
 async def test_migrations_upgrade_an_empty_database_to_the_models(engine_name, tmp_path):

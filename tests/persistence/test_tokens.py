@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import asyncio
 
-from api import tokens
-from api.errors import LineupError
-from models.db import make_engine, session_factory, transaction
-from models.tables.vendor import ApiUser
 from sqlmodel import select
 
+from models.errors import LineupError
+from models.tables.vendor import ApiUser
+from persistence import tokens
+from persistence.engine import Database
 from tests.support.app import make_settings
 
 CONCURRENT_USES = 20
 
 
 async def test_concurrent_uses_of_one_token_let_exactly_one_through(db_url, data_dir):
-    engine = make_engine(make_settings(data_dir, db_url))
-    sessions = session_factory(engine)
+    db = Database.open(make_settings(data_dir, db_url))
     try:
-        async with transaction(sessions) as session:
+        async with db.transaction() as session:
             user = (await session.exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
             assert user.id is not None
             owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
@@ -27,7 +26,7 @@ async def test_concurrent_uses_of_one_token_let_exactly_one_through(db_url, data
 
         async def use() -> str:
             try:
-                async with transaction(sessions) as session:
+                async with db.transaction() as session:
                     await tokens.consume(session, token)
                 return "accepted"
             except LineupError as refusal:
@@ -35,7 +34,7 @@ async def test_concurrent_uses_of_one_token_let_exactly_one_through(db_url, data
 
         outcomes = await asyncio.gather(*(use() for _ in range(CONCURRENT_USES)))
     finally:
-        await engine.dispose()
+        await db.dispose()
     assert sorted(outcomes) == ["Token already used"] * (CONCURRENT_USES - 1) + ["accepted"]
 
 

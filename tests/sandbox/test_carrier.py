@@ -1,5 +1,7 @@
 """Carrier stand-in: device compatibility, activation, line inquiry, SIM release, idempotency keys."""
 
+from typing import Any
+
 import httpx
 import pytest
 
@@ -13,37 +15,98 @@ async def device(client: httpx.AsyncClient, digit: str) -> httpx.Response:
     return await client.post("/carrier/device-compatibility", json={"imei": imei(digit), "carrier": "TMB"})
 
 
+def details(answer: dict[str, Any]) -> Any:
+    """The native block, where the original's device checkers read it."""
+    return answer["RESULT"]["responseDetails"]["inquireDeviceStatusResponse"]["deviceStatusDetails"]
+
+
+def native(digit: str, make: str, model: str, colour: str, volte: str, umts: str, category: str) -> dict[str, Any]:
+    return {
+        "imei": imei(digit),
+        "attCompatibility": colour,
+        "manufacturer": {"make": make, "model": model},
+        "blacklistedIndicator": "Y" if digit == "8" else "N",
+        "volteCapableIndicator": volte,
+        "umtsCapableIndicator": umts,
+        "deviceCategory": category,
+    }
+
+
+FLAT_FIELDS = {
+    "STATUSCODE", "DESCRIPTION", "IMEI", "REFERENCENUMBER", "VOLTE_COMPATIBLE", "NAME", "IS_MOBILE_DEVICE",
+    "COMPATIBILITY",
+}  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    ("digit", "compatibility", "volte"),
+    ("digit", "compatibility", "volte", "name"),
     [
-        ("0", "COMPATIBLE", "YES"),
-        ("1", "COMPATIBLE", "YES"),
-        ("2", "COMPATIBLE", "YES"),
-        ("3", "COMPATIBLE", "YES"),
-        ("4", "COMPATIBLE", "NO"),
-        ("5", "COMPATIBLE", "NO"),
-        ("6", "NOT COMPATIBLE", "NO"),
-        ("7", "NOT COMPATIBLE", "NO"),
+        ("0", "COMPATIBLE", "YES", "Apple iPhone 15"),
+        ("1", "COMPATIBLE", "YES", "Samsung Galaxy S24"),
+        ("2", "COMPATIBLE", "YES", "Google Pixel 8"),
+        ("3", "COMPATIBLE", "YES", "Motorola moto g 5G"),
+        ("4", "COMPATIBLE", "NO", "Samsung Galaxy A03s"),
+        ("5", "COMPATIBLE", "NO", "Apple iPhone 6"),
+        ("6", "NOT COMPATIBLE", "NO", "Nokia 3310 3G"),
+        ("7", "NOT COMPATIBLE", "NO", "Alcatel Go Flip"),
     ],
 )
 async def test_device_compatibility_by_14th_digit(
-    client: httpx.AsyncClient, digit: str, compatibility: str, volte: str
+    client: httpx.AsyncClient, digit: str, compatibility: str, volte: str, name: str
 ) -> None:
     response = await device(client, digit)
     answer = response.json()
     assert response.status_code == 200
-    assert answer["STATUSCODE"] == "00" and answer["DESCRIPTION"] == "Success"
-    assert answer["IMEI"] == imei(digit)
-    assert answer["COMPATIBILITY"] == compatibility
-    assert answer["VOLTE_COMPATIBLE"] == volte
-    assert answer["IS_MOBILE_DEVICE"] == "YES"
-    assert answer["NAME"] and answer["REFERENCENUMBER"]
+    assert set(answer) == FLAT_FIELDS | {"RESULT"}
+    assert answer == {
+        "STATUSCODE": "00",
+        "DESCRIPTION": "Success",
+        "IMEI": imei(digit),
+        "REFERENCENUMBER": answer["REFERENCENUMBER"],
+        "VOLTE_COMPATIBLE": volte,
+        "NAME": name,
+        "IS_MOBILE_DEVICE": "YES",
+        "COMPATIBILITY": compatibility,
+        "RESULT": answer["RESULT"],
+    }
+    assert len(answer["REFERENCENUMBER"]) == 12 and answer["REFERENCENUMBER"].isdigit()
+
+
+@pytest.mark.parametrize(
+    ("digit", "make", "model", "colour", "volte", "umts", "category"),
+    [
+        ("0", "Apple", "iPhone 15", "GREEN", "Y", "Y", "SMARTPHONE"),
+        ("1", "Samsung", "Galaxy S24", "GREEN", "Y", "Y", "SMARTPHONE"),
+        ("2", "Google", "Pixel 8", "GREEN", "Y", "Y", "SMARTPHONE"),
+        ("3", "Motorola", "moto g 5G", "GREEN", "Y", "Y", "SMARTPHONE"),
+        ("4", "Samsung", "Galaxy A03s", "YELLOW", "N", "Y", "SMARTPHONE"),
+        ("5", "Apple", "iPhone 6", "YELLOW", "N", "Y", "SMARTPHONE"),
+        ("6", "Nokia", "3310 3G", "RED", "N", "N", "FEATURE PHONE"),
+        ("7", "Alcatel", "Go Flip", "RED", "N", "N", "FEATURE PHONE"),
+    ],
+)
+async def test_device_compatibility_native_block_by_14th_digit(
+    client: httpx.AsyncClient, digit: str, make: str, model: str, colour: str, volte: str, umts: str, category: str
+) -> None:
+    answer = (await device(client, digit)).json()
+    assert details(answer) == native(digit, make, model, colour, volte, umts, category)
+    assert set(answer["RESULT"]) == {"responseDetails"}
+    assert answer["NAME"] == f"{make} {model}"
 
 
 async def test_device_compatibility_digit_8_is_blacklisted(client: httpx.AsyncClient) -> None:
     response = await device(client, "8")
     assert response.status_code == 200
-    assert response.json() == {"STATUSCODE": "902", "DESCRIPTION": "Device is blacklisted", "IMEI": imei("8")}
+    answer = response.json()
+    assert set(answer) == {"STATUSCODE", "DESCRIPTION", "IMEI", "RESULT"}
+    assert (answer["STATUSCODE"], answer["DESCRIPTION"], answer["IMEI"]) == ("902", "Device is blacklisted", imei("8"))
+    assert details(answer) == native("8", "Samsung", "Galaxy S9", "RED", "N", "N", "SMARTPHONE")
+
+
+async def test_device_compatibility_invalid_imei_is_901_without_native_block(client: httpx.AsyncClient) -> None:
+    bad = imei("0")[:-1] + str((int(imei("0")[-1]) + 1) % 10)
+    answer = (await client.post("/carrier/device-compatibility", json={"imei": bad, "carrier": "TMB"})).json()
+    assert answer == {"STATUSCODE": "901", "DESCRIPTION": "Invalid IMEI", "IMEI": bad}
 
 
 async def test_device_compatibility_digit_9_is_carrier_down(client: httpx.AsyncClient) -> None:
@@ -104,9 +167,7 @@ async def test_activation_without_iccid_generates_a_valid_one(client: httpx.Asyn
 
 
 @pytest.mark.parametrize(("state", "area_code"), [("CA", "213"), ("TX", "214"), ("PR", "787"), ("ZZ", "212")])
-async def test_activation_mdn_area_code_from_state(
-    client: httpx.AsyncClient, state: str, area_code: str
-) -> None:
+async def test_activation_mdn_area_code_from_state(client: httpx.AsyncClient, state: str, area_code: str) -> None:
     answer = (await client.post("/carrier/activations", json=activation(state=state), headers=key())).json()
     assert answer["MDN"].startswith(area_code)
     assert answer["MDN"][3] not in "01"

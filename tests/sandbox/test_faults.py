@@ -36,9 +36,7 @@ async def test_fault_rate_one_then_zero(client: httpx.AsyncClient) -> None:
 async def test_fault_rate_from_config() -> None:
     app = create_app(SandboxConfig(db_path=":memory:", fault_rate=1.0))
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sandbox") as http:
-        response = await http.post(
-            "/carrier/device-compatibility", json={"imei": "352099081234508", "carrier": "TMB"}
-        )
+        response = await http.post("/carrier/device-compatibility", json={"imei": "352099081234508", "carrier": "TMB"})
     assert response.status_code == 503
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from sandbox.identifiers import (
     area_code_for_state,
+    generate_esim_iccid,
     generate_iccid,
     generate_mdn,
     is_valid_iccid,
@@ -29,9 +30,7 @@ async def test_imei_and_iccid_rules() -> None:
     assert not is_valid_iccid("99012600000000000001")
 
 
-@pytest.mark.parametrize(
-    ("mdn", "valid"), [("2125550123", True), ("1125550123", False), ("2121550123", False)]
-)
+@pytest.mark.parametrize(("mdn", "valid"), [("2125550123", True), ("1125550123", False), ("2121550123", False)])
 async def test_mdn_rule(mdn: str, valid: bool) -> None:
     assert is_valid_mdn(mdn) is valid
 
@@ -41,6 +40,12 @@ async def test_generators_make_valid_numbers() -> None:
         assert is_valid_iccid(generate_iccid())
         mdn = generate_mdn(area_code="305")
         assert is_valid_mdn(mdn) and mdn.startswith("305") and mdn[4:6] != "11" and mdn[3:6] != "555"
+
+
+async def test_esim_profiles_are_valid_19_or_20_digit_iccids() -> None:
+    profiles = [generate_esim_iccid() for _ in range(200)]
+    assert all(is_valid_iccid(profile) and profile.startswith("89") for profile in profiles)
+    assert {len(profile) for profile in profiles} == {19, 20}
 
 
 async def test_area_code_for_state() -> None:

@@ -38,9 +38,7 @@ def sink(sink_config: SandboxConfig, store: Store) -> Iterator[Controller]:
 
 
 @pytest_asyncio.fixture
-async def http(
-    sink_config: SandboxConfig, store: Store, sink: Controller
-) -> AsyncIterator[httpx.AsyncClient]:
+async def http(sink_config: SandboxConfig, store: Store, sink: Controller) -> AsyncIterator[httpx.AsyncClient]:
     """The HTTP app sharing the sink's store, as `python -m sandbox` wires them."""
     app = create_app(sink_config, store=store)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sandbox") as client:
@@ -64,9 +62,7 @@ async def send(config: SandboxConfig, mail: EmailMessage) -> None:
     await aiosmtplib.send(mail, hostname="127.0.0.1", port=config.smtp_port, timeout=5)
 
 
-async def test_mail_with_two_recipients_is_listed(
-    http: httpx.AsyncClient, sink_config: SandboxConfig
-) -> None:
+async def test_mail_with_two_recipients_is_listed(http: httpx.AsyncClient, sink_config: SandboxConfig) -> None:
     await send(sink_config, message())
     listed = (await http.get("/sandbox/mail")).json()["messages"]
     assert len(listed) == 1
@@ -81,9 +77,7 @@ async def test_mail_with_two_recipients_is_listed(
     assert mail["id"] and mail["received_at"]
 
 
-async def test_mail_plain_body_and_order_and_filter(
-    http: httpx.AsyncClient, sink_config: SandboxConfig
-) -> None:
+async def test_mail_plain_body_and_order_and_filter(http: httpx.AsyncClient, sink_config: SandboxConfig) -> None:
     await send(sink_config, message(html=False))
     second = message()
     del second["To"]
@@ -99,9 +93,7 @@ async def test_mail_plain_body_and_order_and_filter(
     assert (await http.get("/sandbox/mail")).json() == {"messages": []}
 
 
-async def test_smtp_outage_answers_421_until_available(
-    http: httpx.AsyncClient, sink_config: SandboxConfig
-) -> None:
+async def test_smtp_outage_answers_421_until_available(http: httpx.AsyncClient, sink_config: SandboxConfig) -> None:
     assert (await http.post("/sandbox/smtp", json={"available": False})).json() == {"available": False}
     assert (await http.get("/sandbox/smtp")).json() == {"available": False}
     with pytest.raises(aiosmtplib.SMTPResponseException) as refused:

@@ -45,9 +45,7 @@ async def test_nlad_7777_is_down(client: httpx.AsyncClient) -> None:
     assert response.json() == {"STATUSCODE": "503", "DESCRIPTION": "Service unavailable"}
 
 
-@pytest.mark.parametrize(
-    ("line", "value"), [("address_one", "12 invalid Rd"), ("address_two", "Apt INVALID")]
-)
+@pytest.mark.parametrize(("line", "value"), [("address_one", "12 invalid Rd"), ("address_two", "Apt INVALID")])
 async def test_nlad_invalid_address(client: httpx.AsyncClient, line: str, value: str) -> None:
     assert await result(client, **{line: value}) == "INVALID_ADDRESS"
 

@@ -71,13 +71,37 @@ async def test_no_card_number_or_cvv_at_rest(tmp_path: Path) -> None:
         approved = await http.post(
             "/payments/charges", json=charge(card_number=pan, cvv=cvv, name_on_card=name), headers=key()
         )
-        declined = await http.post(
-            "/payments/charges", json=charge(card_number=pan, cvv="000"), headers=key()
-        )
+        declined = await http.post("/payments/charges", json=charge(card_number=pan, cvv="000"), headers=key())
     assert approved.json()["status"] == "approved" and declined.json()["status"] == "declined"
-    stored = b"".join(path.read_bytes() for path in tmp_path.iterdir())
+    stored = b"".join(path.read_bytes() for path in tmp_path.iterdir())  # noqa: ASYNC240 — a test reading its own files
     assert b"4444" in stored  # the last four are kept, so the records really are in these files
     assert pan.encode() not in stored
     assert f'"{cvv}"'.encode() not in stored and b'"cvv"' not in stored
     assert name.encode() not in stored
     app.state.store.close()
+
+
+async def test_lookup_finds_a_charge_by_its_key_and_void_returns_the_money(client: httpx.AsyncClient) -> None:
+    headers = key()
+    charged = (await client.post("/payments/charges", json=charge(), headers=headers)).json()
+    reference = {"key": headers["Idempotency-Key"]}
+    assert (await client.post("/payments/charges/lookup", json=reference)).json() == charged
+    voided = (await client.post("/payments/charges/void", json=reference)).json()
+    assert voided == {**charged, "status": "voided"}
+    assert (await client.post("/payments/charges/void", json=reference)).json() == voided  # a repeat: the same
+    assert (await client.post("/payments/charges/lookup", json=reference)).json() == voided
+    again = (await client.post("/payments/charges", json=charge(), headers=headers)).json()
+    assert again == voided  # the key stays spent: a voided charge is never made again
+
+
+async def test_lookup_and_void_of_a_key_never_charged_is_unknown(client: httpx.AsyncClient) -> None:
+    reference = {"key": "never-charged"}
+    assert (await client.post("/payments/charges/lookup", json=reference)).json() == {"status": "unknown"}
+    assert (await client.post("/payments/charges/void", json=reference)).json() == {"status": "unknown"}
+
+
+async def test_a_declined_charge_is_not_voided(client: httpx.AsyncClient) -> None:
+    headers = key()
+    declined = (await client.post("/payments/charges", json=charge(cvv="000"), headers=headers)).json()
+    reference = {"key": headers["Idempotency-Key"]}
+    assert (await client.post("/payments/charges/void", json=reference)).json() == declined

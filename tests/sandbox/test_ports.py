@@ -23,9 +23,7 @@ def config() -> SandboxConfig:
 
 
 async def submit(client: httpx.AsyncClient, **overrides: Any) -> dict[str, Any]:
-    answer: dict[str, Any] = (
-        await client.post("/carrier/ports", json=port_in(**overrides), headers=key())
-    ).json()
+    answer: dict[str, Any] = (await client.post("/carrier/ports", json=port_in(**overrides), headers=key())).json()
     return answer
 
 
@@ -42,9 +40,7 @@ async def update(client: httpx.AsyncClient, port_id: str, **fields: Any) -> dict
 
 
 async def inquiry(client: httpx.AsyncClient, mdn: str) -> dict[str, Any]:
-    answer: dict[str, Any] = (
-        await client.post("/carrier/line-inquiry", json={"vendor_id": "V1", "mdn": mdn})
-    ).json()
+    answer: dict[str, Any] = (await client.post("/carrier/line-inquiry", json={"vendor_id": "V1", "mdn": mdn})).json()
     return answer
 
 
@@ -163,9 +159,7 @@ async def test_port_cancel_before_completion(client: httpx.AsyncClient) -> None:
 async def test_port_cancel_after_completion_is_refused(client: httpx.AsyncClient) -> None:
     port_id = (await submit(client))["PORT_ID"]
     await asyncio.sleep(TO_COMPLETED)
-    refused = (
-        await client.post("/carrier/ports/cancel", json={"vendor_id": "V1", "port_id": port_id})
-    ).json()
+    refused = (await client.post("/carrier/ports/cancel", json={"vendor_id": "V1", "port_id": port_id})).json()
     assert refused == {"STATUSCODE": "932", "DESCRIPTION": "Port already completed"}
     assert (await status(client, port_id))["PORTIN_STATUS"] == "COMPLETED"
 

@@ -8,13 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import TypeAdapter
 from sqlmodel import select
 
-from api import tokens
 from api.main import create_app
-from models.db import transaction
+from models.answers.registry import ANSWERS
 from models.settings import Settings
 from models.tables.vendor import ApiUser, Vendor
+from persistence import tokens
+from persistence.engine import Database
 
 
 def make_settings(data_dir: Path, database_url: str, **overrides: Any) -> Settings:
@@ -44,11 +46,12 @@ class ApiClient:
                 yield cls(app, http)
 
     @property
-    def sessions(self) -> Any:
-        return self.app.state.sessions
+    def db(self) -> Database:
+        db: Database = self.app.state.resources.db
+        return db
 
     async def token(self, vendor: str = "DEMO", username: str | None = None) -> str:
-        async with transaction(self.sessions) as session:
+        async with self.db.transaction() as session:
             query = select(ApiUser).join(Vendor).where(Vendor.code == vendor)
             if username:
                 query = query.where(ApiUser.username == username)
@@ -66,7 +69,12 @@ class ApiClient:
         return await self.http.post(path, headers=headers, **kwargs)
 
     async def call(self, path: str, body: dict[str, Any], *, vendor: str = "DEMO") -> dict[str, Any]:
-        """One call with a fresh token; returns the envelope."""
+        """One call with a fresh token; returns the envelope. A successful answer is held to the schema the
+        OpenAPI document gives for its action (models/answers), so the document cannot drift."""
         response = await self.post(path, body, token=await self.token(vendor))
         payload: dict[str, Any] = response.json()
+        if payload.get("msg_code") == "RESTAPI000" and (documented := ANSWERS.get(str(body.get("action")))):
+            assert ("data" in payload) == (documented.shape is not None), payload
+            if documented.shape is not None:
+                TypeAdapter(documented.shape).validate_python(payload["data"])
         return payload

@@ -13,19 +13,19 @@ import asyncpg
 import pytest
 
 from cli.demo import seed_demo
-from models import migrate
-from models.db import make_engine, session_factory
 from models.settings import Settings
+from persistence import migrate
+from persistence.engine import Database
 
 PG_HOST, PG_PORT, PG_USER, PG_ADMIN_DB = "127.0.0.1", 5432, "postgres", "test"
 
 
 async def seed(url: str, data_dir: Path) -> None:
-    engine = make_engine(Settings(data_dir=data_dir), url)
+    db = Database.open(Settings(data_dir=data_dir), url)
     try:
-        await seed_demo(session_factory(engine))
+        await seed_demo(db)
     finally:
-        await engine.dispose()
+        await db.dispose()
 
 
 def sqlite_template(directory: Path) -> Path:

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from opentelemetry.sdk.trace import TracerProvider
+from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from tests.support.app import ApiClient, make_settings
@@ -23,9 +25,18 @@ class Stack(ApiClient):
     @classmethod
     @asynccontextmanager
     async def running(  # type: ignore[override]
-        cls, data_dir: Path, db_url: str, env: WorkflowEnvironment, sandbox_url: str, *,
-        smtp_port: int | None = None, **overrides: Any,
+        cls,
+        data_dir: Path,
+        db_url: str,
+        env: WorkflowEnvironment,
+        sandbox_url: str,
+        *,
+        smtp_port: int | None = None,
+        temporal: Client | None = None,
+        tracing: TracerProvider | None = None,
+        **overrides: Any,
     ) -> AsyncIterator[Stack]:
+        """`temporal`: a client of the test's own (e.g. with tracing) for the worker and the API alike."""
         if smtp_port is not None:  # the sandbox's SMTP sink, unless the test points elsewhere
             overrides = {"smtp_host": "127.0.0.1", "smtp_port": smtp_port, **overrides}
         settings = make_settings(
@@ -35,7 +46,11 @@ class Stack(ApiClient):
             carrier_base_url=f"{sandbox_url}/carrier", nlad_base_url=f"{sandbox_url}/nlad",
             payments_base_url=f"{sandbox_url}/payments", **overrides,
         )  # fmt: skip
-        async with running_worker(settings, env.client), ApiClient.running(settings, temporal=env.client) as api:
+        client = temporal or env.client
+        async with (
+            running_worker(settings, client),
+            ApiClient.running(settings, temporal=client, tracing=tracing) as api,
+        ):
             stack = cls(api.app, api.http)
             stack.env, stack.sandbox = env, sandbox_url
             try:

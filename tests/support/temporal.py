@@ -58,15 +58,22 @@ async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
 async def sandbox_server(directory: Path, *, smtp_port: int | None = None, **config: object) -> AsyncIterator[str]:
     """The sandbox app on a free port, with its SMTP sink (on `smtp_port`, else a free one) sharing its store,
     as `python -m sandbox` wires them; yields the HTTP base URL."""
-    port = free_port()
+    # Bound here and handed to uvicorn: choosing a free port and binding it later races other processes.
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
     settings = SandboxConfig(
-        port=port, smtp_port=smtp_port or free_port(), db_path=str(directory / "sandbox.db"), **config  # type: ignore[arg-type]
+        port=port,
+        smtp_port=smtp_port or free_port(),
+        db_path=str(directory / "sandbox.db"),
+        **config,  # type: ignore[arg-type]
     )
     store = Store(settings.db_path)
     app = create_sandbox(settings, store=store)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     sink = start_smtp_sink(settings, store)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listener]))
     while not server.started:
         if task.done():
             task.result()
@@ -76,5 +83,6 @@ async def sandbox_server(directory: Path, *, smtp_port: int | None = None, **con
     finally:
         server.should_exit = True
         await task
+        listener.close()
         sink.stop()
         store.close()

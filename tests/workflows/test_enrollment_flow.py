@@ -9,7 +9,6 @@ from sqlmodel import func, select
 from models.tables.enrollment import Enrollment, Line
 from models.tables.payment import Payment, SavedCard
 from tests.builders import body, create, line
-from workflows.line import LineWorkflow
 
 
 async def test_full_flow_availability_plans_payment_customer_inquiry(stack):
@@ -49,7 +48,7 @@ async def test_repeated_request_returns_the_first_result_and_creates_nothing_new
     first = await stack.call("/customer", request)
     second = await stack.call("/customer", request)
     assert first["data"] == second["data"]
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         assert (await session.exec(select(func.count()).select_from(Line))).one() == 1
 
 
@@ -58,7 +57,7 @@ async def test_unissued_or_used_enrollment_ids_are_refused_and_nothing_is_create
     refused = await stack.call("/customer", create(parent, line(parent), line("EUNKNOWN123")))
     assert refused["msg_code"] == "RESTAPI110"
     assert refused["errors"] == ["Invalid enrollment id EUNKNOWN123. Please provide a valid enrollment ID."]
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         assert (await session.exec(select(func.count()).select_from(Line))).one() == 0
         assert (await session.get(Enrollment, parent)).claimed_by is None
 
@@ -71,22 +70,13 @@ async def test_unissued_or_used_enrollment_ids_are_refused_and_nothing_is_create
 async def test_parent_must_be_an_existing_account_or_a_line_of_the_request(stack):
     first, second = await stack.new_enrollment_id(), await stack.new_enrollment_id()
     refused = await stack.call("/customer", create(first, line(second)))
-    assert refused["errors"] == [f"Parent enrollment id {first} is neither an existing account nor a line of this request"]
+    assert refused["errors"] == [
+        f"Parent enrollment id {first} is neither an existing account nor a line of this request"
+    ]
     assert (await stack.call("/customer", create(first, line(first))))["msg_code"] == "RESTAPI000"
     added = await stack.call("/customer", create(first, line(second)))
     assert added["msg_code"] == "RESTAPI000", added
     assert added["data"][0]["data"]["cust_id"] != added["data"][0]["data"]["customer_id"]
-
-
-async def test_activation_later_waits_for_the_activate_signal(stack):
-    parent = await stack.new_enrollment_id()
-    created = await stack.call("/customer", create(parent, line(parent, activation_later="Y")))
-    entry = created["data"][0]
-    assert entry["data"]["mdn"] is None and entry["msg"] == "Customer created; SIM attached for activation later"
-    handle = stack.env.client.get_workflow_handle_for(LineWorkflow.run, f"line-{parent}")
-    await handle.signal(LineWorkflow.activate)
-    result = await handle.result()
-    assert result.status == "ACTIVE" and result.mdn
 
 
 async def test_portin_line_submits_the_port_and_waits_port_pending(stack):
@@ -96,7 +86,7 @@ async def test_portin_line_submits_the_port_and_waits_port_pending(stack):
     created = await stack.call("/customer", create(parent, line(parent, **PORT_FIELDS)))
     entry = created["data"][0]
     assert entry["msg"] == "Customer created; port-in submitted and pending", created
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         stored = await session.get(Line, parent)
     assert stored.status == "PORT_PENDING"
 
@@ -105,7 +95,7 @@ async def test_make_payment_stores_no_cvv_and_no_full_card_number(stack, data_di
     enrollment_id = await stack.new_enrollment_id()
     paid = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, cvv="987"))
     assert paid["msg_code"] == "RESTAPI000"
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         card = (await session.exec(select(SavedCard))).one()
         assert (card.brand, card.last4) == ("Visa", "1111")
         assert (await session.exec(select(Payment))).one().card_id == card.id

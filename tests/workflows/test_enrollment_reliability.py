@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models.tables.enrollment import Line
 from tests.builders import body, create, line, new_iccid
@@ -21,13 +21,13 @@ SUPPORT = {"agent_id": "demo.support"}
 
 
 async def lines_by_status(stack: Any, ids: list[str]) -> dict[str, str]:
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         rows = (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()  # type: ignore[attr-defined]
     return {row.enrollment_id: row.status for row in rows}
 
 
-async def wait_for(stack: Any, ids: list[str], wanted: set[str], timeout: float = 60.0) -> dict[str, str]:
-    deadline = asyncio.get_running_loop().time() + timeout
+async def wait_for(stack: Any, ids: list[str], wanted: set[str], within: float = 60.0) -> dict[str, str]:
+    deadline = asyncio.get_running_loop().time() + within
     while True:
         statuses = await lines_by_status(stack, ids)
         if len(statuses) == len(ids) and set(statuses.values()) <= wanted:
@@ -47,7 +47,9 @@ async def sandbox_lines(stack: Any, enrollment_id: str) -> list[dict[str, Any]]:
 async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(stack):
     sim = new_iccid()
     earlier = await stack.new_enrollment_id()
-    assert (await stack.call("/customer", create(earlier, line(earlier, phone_type="4G", uiccid=sim))))["msg_code"] == "RESTAPI000"
+    assert (await stack.call("/customer", create(earlier, line(earlier, phone_type="4G", uiccid=sim))))[
+        "msg_code"
+    ] == "RESTAPI000"
 
     parent, second = await stack.new_enrollment_id(), await stack.new_enrollment_id()
     created = await stack.call("/customer", create(parent, line(parent), line(second, phone_type="4G", uiccid=sim)))
@@ -59,14 +61,17 @@ async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(
     stuck = await stack.call("/ops", body("list_stuck_enrollments", **SUPPORT))
     assert [(s["enrollment_id"], s["last_error"]) for s in stuck["data"]] == [(second, "915 SIM already in use")]
     described = await stack.env.client.get_workflow_handle(f"line-{second}").describe()
-    assert described.typed_search_attributes.get(__import__("workflows.search_attributes").search_attributes.LINE_STATUS) == "STUCK"
+    assert (
+        described.typed_search_attributes.get(__import__("workflows.search_attributes").search_attributes.LINE_STATUS)
+        == "STUCK"
+    )
 
     await stack.sandbox_post("/sandbox/carrier/release-sim", {"iccid": sim})  # support freed the SIM
     retried = await stack.call("/ops", body("retry_enrollment", enrollment_id=second, **SUPPORT))
     assert retried["data"] == {"enrollment_id": second, "status": "RETRYING"}
     result = await stack.env.client.get_workflow_handle_for(LineWorkflow.run, f"line-{second}").result()
     assert result.status == "ACTIVE" and result.mdn
-    assert [(l["iccid"], l["status"]) for l in await sandbox_lines(stack, second)] == [(sim, "ACTIVE")]
+    assert [(row["iccid"], row["status"]) for row in await sandbox_lines(stack, second)] == [(sim, "ACTIVE")]
     again = await stack.call("/ops", body("retry_enrollment", enrollment_id=second, **SUPPORT))
     assert again["errors"] == [f"Enrollment {second} is not stuck (status ACTIVE)"]
     assert (await stack.call("/ops", body("list_stuck_enrollments", **SUPPORT)))["data"] == []
@@ -76,7 +81,9 @@ async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(
 async def test_flaky_carrier_every_line_completes_or_completes_after_retry(stack):
     await stack.faults(fault_rate=0.3)
     orders = [[await stack.new_enrollment_id() for _ in range(2)] for _ in range(6)]
-    answers = await asyncio.gather(*(stack.call("/customer", create(ids[0], *(line(i) for i in ids))) for ids in orders))
+    answers = await asyncio.gather(
+        *(stack.call("/customer", create(ids[0], *(line(i) for i in ids))) for ids in orders)
+    )
     assert all(a["msg_code"] == "RESTAPI000" for a in answers), answers
     ids = [i for order in orders for i in order]
     await wait_for(stack, ids, {"ACTIVE", "STUCK"})
@@ -88,7 +95,7 @@ async def test_flaky_carrier_every_line_completes_or_completes_after_retry(stack
     await wait_for(stack, ids, {"ACTIVE"})
     for enrollment_id in ids:
         assert len(await sandbox_lines(stack, enrollment_id)) == 1
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         mdns = [row.mdn for row in (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()]  # type: ignore[attr-defined]
     assert len(set(mdns)) == len(ids) and None not in mdns
 
@@ -98,7 +105,8 @@ def start_worker(stack: Any) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "LINEUP_DATABASE_URL": settings.db_url, "LINEUP_DATA_DIR": str(settings.data_dir),
-        "LINEUP_TEMPORAL_ADDRESS": settings.temporal_address, "LINEUP_TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
+        "LINEUP_TEMPORAL_ADDRESS": settings.temporal_address,
+        "LINEUP_TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
         "LINEUP_CARRIER_BASE_URL": settings.carrier_url, "LINEUP_LOG_LEVEL": "WARNING",
     }  # fmt: skip
     return subprocess.Popen([sys.executable, "-m", "worker"], env=env)
@@ -114,7 +122,7 @@ async def test_worker_killed_mid_activation_every_line_active_once(stack):
     try:
         ids = [await stack.new_enrollment_id() for _ in range(4)]
         call = asyncio.create_task(stack.call("/customer", create(ids[0], *(line(i) for i in ids))))
-        await wait_for(stack, ids, {"ACTIVATING"}, timeout=30)
+        await wait_for(stack, ids, {"ACTIVATING"}, within=30)
         await asyncio.sleep(0.5)  # activation calls are in flight at the carrier
         first.send_signal(signal.SIGKILL)
         first.wait()
@@ -122,7 +130,7 @@ async def test_worker_killed_mid_activation_every_line_active_once(stack):
         try:
             assert (await call)["msg_code"] == "RESTAPI000"
             await stack.faults(latency_ms=0)
-            await wait_for(stack, ids, {"ACTIVE"}, timeout=60)
+            await wait_for(stack, ids, {"ACTIVE"}, within=60)
         finally:
             second.terminate()
             second.wait(15)
@@ -132,6 +140,9 @@ async def test_worker_killed_mid_activation_every_line_active_once(stack):
     for enrollment_id in ids:
         held = await sandbox_lines(stack, enrollment_id)
         assert len(held) == 1, held
-    async with stack.sessions() as session:
-        mdns = {row.enrollment_id: row.mdn for row in (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()}  # type: ignore[attr-defined]
+    async with stack.db.transaction() as session:
+        mdns = {
+            row.enrollment_id: row.mdn
+            for row in (await session.exec(select(Line).where(col(Line.enrollment_id).in_(ids)))).all()
+        }
     assert {i: (await sandbox_lines(stack, i))[0]["mdn"] for i in ids} == mdns

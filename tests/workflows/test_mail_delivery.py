@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -14,7 +15,7 @@ from sqlmodel import select
 from models.tables.mail import MailOutbox
 from tests.builders import body
 from tests.support.temporal import free_port
-from workflows.mail import MailDeliveryWorkflow
+from workflows.mail_delivery import MailDeliveryWorkflow
 
 SENT, QUEUED = "Mail sent successfully", "Mail queued for delivery"
 REFUSING_PORT = free_port()
@@ -25,16 +26,18 @@ def mail(to: str, **overrides):
 
 
 async def outbox(stack) -> list[MailOutbox]:
-    async with stack.sessions() as session:
+    async with stack.db.transaction() as session:
         return list((await session.exec(select(MailOutbox))).all())
 
 
-async def arrived(stack, to: str, *, within: float = 20.0) -> list[dict]:
+async def arrived(stack, to: str, *, within: float = 20.0) -> list[dict[str, Any]]:
     deadline = asyncio.get_running_loop().time() + within
-    while not (messages := await stack.mail_to(to)):
+    while True:
+        messages: list[dict[str, Any]] = await stack.mail_to(to)
+        if messages:
+            return messages
         assert asyncio.get_running_loop().time() < deadline, "the queued mail never arrived"
         await asyncio.sleep(0.2)
-    return messages
 
 
 @pytest.mark.parametrize("settings_overrides", [{"mail_wait_seconds": 0.5}])
@@ -87,7 +90,8 @@ async def test_a_relays_permanent_refusal_is_final_and_said_so(refusing_relay, s
     to = f"nobody.{secrets.token_hex(5)}@example.com"
     refused = await stack.call("/mail", mail(to))
     assert (refused["msg_code"], refused["errors"]) == (
-        "RESTAPI110", ["The mail relay refused the message: 550 5.1.1 Mailbox does not exist"]
+        "RESTAPI110",
+        ["The mail relay refused the message: 550 5.1.1 Mailbox does not exist"],
     )
     [row] = await outbox(stack)
     assert row.status == "REJECTED"

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import secrets
 import signal
 from typing import Any
 
 import pytest
 
+from models.messages.tax import TaxReceipt
 from tests.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.workflows.test_enrollment_reliability import start_worker
 
@@ -31,13 +34,15 @@ async def ported_line(stack: Any, **port_overrides: Any) -> tuple[str, str, str]
 
 
 def query(enrollment_id: str, sim: str, number: str, **overrides: Any) -> dict[str, Any]:
-    return body("query_portin", **{"enroll_id": enrollment_id, "esn": sim, "mdn": number, "carrier": "TMB", **overrides})
+    return body(
+        "query_portin", **{"enroll_id": enrollment_id, "esn": sim, "mdn": number, "carrier": "TMB", **overrides}
+    )
 
 
-async def wait_for_port(stack: Any, request: dict[str, Any], wanted: str, timeout: float = 30.0) -> dict[str, Any]:
-    deadline = asyncio.get_running_loop().time() + timeout
+async def wait_for_port(stack: Any, request: dict[str, Any], wanted: str, within: float = 30.0) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + within
     while True:
-        answer = await stack.call("/port", request)
+        answer: dict[str, Any] = await stack.call("/port", request)
         assert answer["msg_code"] == "RESTAPI000", answer
         if answer["data"]["records"][0]["portin_status"] == wanted:
             return answer
@@ -53,7 +58,13 @@ async def test_query_portin_follows_the_port_to_completed_and_the_line_takes_the
     done = await wait_for_port(stack, query(enrollment_id, sim, number, carrier="4"), "COMPLETED")
     assert done["msg"] == "Port-in status: COMPLETED"
     record = done["data"]["records"][0]
-    assert set(record) == {"portin_status", "resolution_description", "carrier_response", "request_datetime", "response_datetime"}
+    assert set(record) == {
+        "portin_status",
+        "resolution_description",
+        "carrier_response",
+        "request_datetime",
+        "response_datetime",
+    }
     assert record["request_datetime"] and record["response_datetime"]
     await asyncio.sleep(1.0)  # the line workflow records the activation after the port workflow ends
     inquiry = await stack.call("/customer", body("line_inquiry", enrollment_id=enrollment_id))
@@ -83,12 +94,16 @@ async def test_resolution_required_port_is_corrected_with_update_portin(stack):
     needing = await wait_for_port(stack, query(enrollment_id, sim, number), "RESOLUTION_REQUIRED")
     assert needing["data"]["records"][0]["resolution_description"] == "Account number required or incorrect"
     assert "ACC0000" not in str(needing)
-    corrected = await stack.call("/port", body("update_portin", enroll_id=enrollment_id, port_account_number="ACC12345"))
+    corrected = await stack.call(
+        "/port", body("update_portin", enroll_id=enrollment_id, port_account_number="ACC12345")
+    )
     assert corrected["msg_code"] == "RESTAPI000", corrected
     assert corrected["data"] == {"enroll_id": enrollment_id, "portin_status": "SUBMITTED"}
     await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
     refused = await stack.call("/port", body("update_portin", enroll_id=enrollment_id, port_account_number="ACC1"))
-    assert refused["errors"] == ["The port-in is COMPLETED; corrections are accepted only when it is RESOLUTION_REQUIRED"]
+    assert refused["errors"] == [
+        "The port-in is COMPLETED; corrections are accepted only when it is RESOLUTION_REQUIRED"
+    ]
 
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
@@ -99,6 +114,20 @@ async def test_update_portin_needs_a_correction_and_a_known_order(stack):
     assert unknown["errors"] == ["No port-in order found for this enrollment id"]
     bad = await stack.call("/port", body("update_portin", enroll_id="EABC", port_zip_code="3030"))
     assert bad["errors"] == ["Port zip code must be exactly 5 digits"]
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_a_poll_the_carrier_does_not_answer_is_logged_and_polling_goes_on(stack, caplog):
+    enrollment_id, sim, number = await ported_line(stack)
+    await stack.faults(fault_rate=1.0)
+    try:
+        with caplog.at_level(logging.WARNING, logger="temporalio.workflow"):
+            await asyncio.sleep(2)  # four polls
+    finally:
+        await stack.faults(fault_rate=0)
+    failed = [r.getMessage() for r in caplog.records if "status poll failed" in r.getMessage()]
+    assert failed and all(f"port {enrollment_id} status poll failed" in message for message in failed)
+    await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
 
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
@@ -137,6 +166,40 @@ async def test_tax_sequence_temporary_final_final_temporary(stack):
     assert len(accepted) == 2  # the refused update never reached history; the repeated final is answered
 
 
+async def collect_keys(stack: Any, calc_id: str) -> list[str]:
+    """The Idempotency-Keys the tax workflow's collect_tax activities were scheduled with, in order."""
+    keys = []
+    async for event in stack.env.client.get_workflow_handle(f"tax-{calc_id}").fetch_history_events():
+        scheduled = event.activity_task_scheduled_event_attributes
+        if event.HasField("activity_task_scheduled_event_attributes") and scheduled.activity_type.name == "collect_tax":
+            keys.append(json.loads(scheduled.input.payloads[0].data)["key"])
+    return keys
+
+
+async def test_each_collection_has_its_own_idempotency_key(stack):
+    calc_id = await paid_calculation(stack)
+    for status in ("temporary", "temporary", "final"):
+        assert (await stack.call("/payment", tax(calc_id, status)))["msg_code"] == "RESTAPI000"
+    keys = await collect_keys(stack, calc_id)
+    assert len(keys) == len(set(keys)) == 3 and all(k.startswith(f"tax-{calc_id}-") for k in keys)
+
+
+@pytest.mark.parametrize("settings_overrides", [{"tax_idle_days": 2 / 86400}])
+async def test_a_tax_workflow_left_idle_ends_and_the_next_update_starts_it_again(stack):
+    calc_id = await paid_calculation(stack)
+    temporary = await stack.call("/payment", tax(calc_id, "temporary"))
+    assert temporary["msg_code"] == "RESTAPI000", temporary
+    handle = stack.env.client.get_workflow_handle(f"tax-{calc_id}", result_type=TaxReceipt)
+    ended = await asyncio.wait_for(handle.result(), timeout=15)  # two idle seconds, then it ends
+    assert ended.status == "COLLECTED_TEMPORARY"
+    final = await stack.call("/payment", tax(calc_id, "final"))
+    assert final["msg_code"] == "RESTAPI000", final
+    assert final["data"]["REFERENCENUMBER"] != temporary["data"]["REFERENCENUMBER"]
+    restarted = await stack.env.client.get_workflow_handle(f"tax-{calc_id}", result_type=TaxReceipt).result()
+    assert restarted.status == "COLLECTED_FINAL"
+    assert (await stack.call("/payment", tax(calc_id, "final")))["data"] == final["data"]
+
+
 @pytest.mark.parametrize(
     ("overrides", "error"),
     [
@@ -172,7 +235,7 @@ async def test_worker_restart_in_the_middle_of_a_port_and_a_tax_collection(stack
         await asyncio.sleep(1)
         second = start_worker(stack)
         try:
-            await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED", timeout=60)
+            await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED", within=60)
             final = await stack.call("/payment", tax(calc_id, "final"))
             assert final["msg_code"] == "RESTAPI000", final
         finally:

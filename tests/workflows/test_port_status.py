@@ -11,7 +11,7 @@ from temporalio import activity
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.worker import Worker
 
-from models.long_running import PortCorrection, PortPoll, PortResubmit, PortView, PortWatch
+from models.messages.porting import PortCorrection, PortPoll, PortResubmit, PortView, PortWatch
 from workflows.port_status import PortStatusWorkflow, poll_interval
 
 
@@ -20,7 +20,9 @@ class FakeCarrier:
 
     def __init__(self, env, *, complete_after: timedelta | None = None, resolution: bool = False) -> None:
         self.env, self.complete_after, self.resolution = env, complete_after, resolution
-        self.polls, self.recorded, self.resubmitted = 0, [], []
+        self.polls = 0
+        self.recorded: list[str] = []
+        self.resubmitted: list[str] = []
         self.started = None
 
     def activities(self):
@@ -48,8 +50,10 @@ class FakeCarrier:
 
 
 def watch(env_now, **overrides) -> PortWatch:
-    values = dict(enrollment_id="E1", vendor_code="DEMO", port_id="P1", submitted_at=env_now.isoformat(),
-                  poll_seconds=300.0, max_days=14.0)  # fmt: skip
+    values = {
+        "enrollment_id": "E1", "vendor_code": "DEMO", "port_id": "P1", "submitted_at": env_now.isoformat(),
+        "poll_seconds": 300.0, "max_days": 14.0,
+    }  # fmt: skip
     values.update(overrides)
     return PortWatch(**values)
 
@@ -69,7 +73,9 @@ async def test_port_completes_after_two_days_of_polling(time_skipping):
     carrier = FakeCarrier(time_skipping, complete_after=timedelta(days=2))
     worker, queue, first = await start(time_skipping, carrier)
     async with worker:
-        handle = await time_skipping.client.start_workflow(PortStatusWorkflow.run, first, id="port-E1", task_queue=queue)
+        handle = await time_skipping.client.start_workflow(
+            PortStatusWorkflow.run, first, id="port-E1", task_queue=queue
+        )
         result = await handle.result()
         described = await handle.describe()
     assert result.status == "COMPLETED" and result.mdn == "4045551234"
@@ -83,7 +89,9 @@ async def test_resolution_required_port_is_corrected_and_resumes(time_skipping):
     carrier = FakeCarrier(time_skipping, complete_after=timedelta(hours=1), resolution=True)
     worker, queue, first = await start(time_skipping, carrier)
     async with worker:
-        handle = await time_skipping.client.start_workflow(PortStatusWorkflow.run, first, id="port-E1", task_queue=queue)
+        handle = await time_skipping.client.start_workflow(
+            PortStatusWorkflow.run, first, id="port-E1", task_queue=queue
+        )
         await time_skipping.sleep(timedelta(minutes=6))
         assert (await handle.query(PortStatusWorkflow.status)).status == "RESOLUTION_REQUIRED"
         view = await handle.execute_update(PortStatusWorkflow.correct, PortCorrection("E1", "r1"))
@@ -101,7 +109,9 @@ async def test_port_is_abandoned_after_the_limit(time_skipping):
     carrier = FakeCarrier(time_skipping)
     worker, queue, first = await start(time_skipping, carrier, max_days=3.0)
     async with worker:
-        handle = await time_skipping.client.start_workflow(PortStatusWorkflow.run, first, id="port-E1", task_queue=queue)
+        handle = await time_skipping.client.start_workflow(
+            PortStatusWorkflow.run, first, id="port-E1", task_queue=queue
+        )
         result = await handle.result()
     assert result.status == "ABANDONED"
     assert carrier.recorded == ["ABANDONED"]
@@ -115,14 +125,17 @@ def rss_mib() -> float:
 
 async def test_a_thousand_pending_ports_on_one_worker(time_skipping, record_property):
     carrier = FakeCarrier(time_skipping)
-    worker, queue, first = await start(time_skipping, carrier)
+    worker, queue, _ = await start(time_skipping, carrier)
     before = rss_mib()
     async with worker:
-        handles = [
-            await time_skipping.client.start_workflow(PortStatusWorkflow.run, watch(await time_skipping.get_current_time(), enrollment_id=f"E{i}"),
-                                                      id=f"port-E{i}", task_queue=queue)
-            for i in range(1000)
-        ]  # fmt: skip
+        handles = []
+        for i in range(1000):
+            pending = watch(await time_skipping.get_current_time(), enrollment_id=f"E{i}")
+            handles.append(
+                await time_skipping.client.start_workflow(
+                    PortStatusWorkflow.run, pending, id=f"port-E{i}", task_queue=queue
+                )
+            )
         await time_skipping.sleep(timedelta(minutes=6))  # every port polls once and waits on its timer again
         assert carrier.polls >= 1000
         sample = [await h.query(PortStatusWorkflow.status) for h in handles[::100]]

@@ -1,0 +1,51 @@
+"""NLAD activities: the ETC check itself, and the record of its answer that tpiv_listing lists. The
+subject arrives sealed and is opened only here, next to the call that needs it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from temporalio import activity
+
+from activities.errors import outside_call
+from adapters.nlad import NladClient
+from models.crypto import FieldCipher
+from models.messages.lookups import NladAnswer, NladCheck, NladOutcome
+from models.tables.eligibility import EligibilityCheck
+from persistence.engine import Database
+
+
+def _initial(name: str | None) -> str:
+    return next((char.upper() for char in name or "" if char.isalpha()), "")
+
+
+class NladActivities:
+    def __init__(self, nlad: NladClient, db: Database, cipher: FieldCipher) -> None:
+        self._nlad, self._db, self._cipher = nlad, db, cipher
+
+    def _subject(self, check: NladCheck) -> dict[str, Any]:
+        return self._cipher.open(check.sealed_subject)
+
+    @activity.defn
+    async def etc_check(self, check: NladCheck) -> NladAnswer:
+        subject = self._subject(check)
+        async with outside_call():
+            return NladAnswer(await self._nlad.etc_check(subject))
+
+    @activity.defn
+    async def record_check(self, outcome: NladOutcome) -> None:
+        """One row per check (keyed by its workflow id): a retried activity finds the row it wrote."""
+        subject = self._subject(outcome.check)
+        first, middle, last = subject["first_name"], subject.get("middle_name"), subject["last_name"]
+        row = EligibilityCheck(
+            check_key=outcome.check.check_key, vendor_id=outcome.check.vendor_id,
+            agent_username=outcome.check.agent_id, enrollment_id=outcome.check.enrollment_id,
+            zip_code=subject["zip_code"], outcome=outcome.result[:64], first_name=first,
+            last_initial=_initial(last), initials=_initial(first) + _initial(middle) + _initial(last),
+        )  # fmt: skip
+        try:
+            async with self._db.transaction() as session:
+                session.add(row)
+        except IntegrityError:
+            activity.logger.info("check %s was already recorded", outcome.check.check_key)

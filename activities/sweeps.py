@@ -1,0 +1,59 @@
+"""The sweep's activities: find the rows whose workflow never started (customer intake's RECEIVED lines, the
+mail outbox's QUEUED messages) and purge the tokens nobody can use any more."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import delete, or_
+from sqlmodel import col, select
+from temporalio import activity
+
+from models.clock import utcnow
+from models.messages.mail import MailDelivery
+from models.messages.sweep import LeftBehind, Sweep
+from models.statuses import LineStatus, MailStatus
+from models.tables.enrollment import Line
+from models.tables.mail import MailOutbox
+from models.tables.session import ApiToken
+from persistence.engine import Database
+from persistence.lines import orders_of
+
+MOST_AT_ONCE = 100  # orders or messages in one sweep; the next sweep takes the rest
+
+
+class SweepActivities:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    @activity.defn
+    async def left_behind(self, sweep: Sweep) -> LeftBehind:
+        """Orders whose lines stayed RECEIVED and messages that stayed QUEUED longer than the grace."""
+        before = utcnow() - timedelta(seconds=sweep.grace_seconds)
+        stalled = (
+            select(Line.order_id)
+            .where(Line.status == LineStatus.RECEIVED, col(Line.created_at) < before)
+            .distinct()
+            .limit(MOST_AT_ONCE)
+        )
+        queued = (
+            select(MailOutbox.id, MailOutbox.idempotency_key)
+            .where(MailOutbox.status == MailStatus.QUEUED, col(MailOutbox.created_at) < before)
+            .limit(MOST_AT_ONCE)
+        )
+        async with self._db.transaction() as session:
+            orders = await orders_of(session, stalled, pacing=sweep.pacing)
+            outbox = (await session.exec(queued)).all()
+        mails = [MailDelivery(outbox_id, key) for outbox_id, key in outbox if outbox_id is not None]
+        return LeftBehind(orders, mails)
+
+    @activity.defn
+    async def purge_tokens(self, sweep: Sweep) -> int:
+        """Deletes tokens used or expired more than the retention ago: the table stays the size of its traffic."""
+        before = utcnow() - timedelta(hours=sweep.token_retention_hours)
+        async with self._db.transaction() as session:
+            gone = await session.execute(
+                delete(ApiToken).where(or_(col(ApiToken.used_at) < before, col(ApiToken.expires_at) < before))
+            )
+        purged: int = gone.rowcount  # type: ignore[attr-defined]
+        return purged

@@ -1,0 +1,90 @@
+"""The SMTP relay: composes one HTML message and hands it over with aiosmtplib. Host, port, TLS mode and
+credentials come from settings; `make run` points them at the sandbox's sink."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime
+
+import aiosmtplib
+
+from adapters.http import Rejected, Unavailable
+from models.clock import utcnow
+from models.settings import Settings
+
+log = logging.getLogger("lineup.smtp")
+TIMEOUT_SECONDS = 30.0
+SYSTEM = "The mail relay"
+
+
+@dataclass(frozen=True, repr=False)
+class Mail:
+    sender_name: str
+    sender_email: str
+    subject: str
+    html: str
+    recipients: list[tuple[str, str]]  # (name, address)
+    message_id: str
+    idempotency_key: str
+
+    def __repr__(self) -> str:
+        return f"Mail({self.message_id}, recipients={len(self.recipients)})"
+
+
+def compose(mail: Mail, *, envelope_sender: str) -> EmailMessage:
+    """From is the channel's sender; Sender is our relay address (the one the SMTP envelope uses)."""
+    message = EmailMessage()
+    message["From"] = Address(display_name=mail.sender_name, addr_spec=mail.sender_email)
+    message["Sender"] = Address(addr_spec=envelope_sender)
+    message["To"] = [Address(display_name=name, addr_spec=address) for name, address in mail.recipients]
+    message["Subject"] = mail.subject
+    message["Date"] = format_datetime(utcnow())
+    message["Message-ID"] = mail.message_id
+    # Lets a relay or a mailbox drop a second copy, should a crash between "accepted" and "marked sent"
+    # make the activity send it again.
+    message["X-Idempotency-Key"] = mail.idempotency_key
+    message.set_content(mail.html, subtype="html")
+    return message
+
+
+class SmtpSender:
+    def __init__(self, settings: Settings) -> None:
+        self._host, self._port, self._tls = settings.smtp_host, settings.smtp_port, settings.smtp_tls
+        self._username = settings.smtp_username or None
+        self._password = settings.smtp_password.get_secret_value() or None
+        self.envelope_sender = settings.mail_from
+
+    async def send(self, mail: Mail) -> None:
+        """Hands the message over: Rejected when the relay refuses this message for good (5xx to its
+        recipients or its content), Unavailable for anything that may pass (4xx, network, TLS, credentials)."""
+        message = compose(mail, envelope_sender=self.envelope_sender)
+        recipients = [address for _, address in mail.recipients]
+        try:
+            refused, _ = await aiosmtplib.send(
+                message, sender=self.envelope_sender, recipients=recipients, hostname=self._host,
+                port=self._port, use_tls=self._tls == "tls", start_tls=self._tls == "starttls",
+                username=self._username, password=self._password if self._username else None,
+                timeout=TIMEOUT_SECONDS,
+            )  # fmt: skip
+        except aiosmtplib.SMTPRecipientsRefused as exc:
+            if all(refusal.code >= 500 for refusal in exc.recipients):
+                first = exc.recipients[0]  # its words, not its address: the reason is stored and shown
+                raise Rejected(str(first.code), first.message) from None
+            raise Unavailable(SYSTEM, f"recipients deferred ({exc.recipients[0].code})") from None
+        except aiosmtplib.SMTPDataError as exc:
+            if exc.code >= 500:  # the relay read this message and refuses it for good
+                raise Rejected(str(exc.code), exc.message) from None
+            raise Unavailable(SYSTEM, f"{exc.code} {exc.message}") from None
+        except aiosmtplib.SMTPResponseException as exc:
+            # Greeting, HELO, AUTH or MAIL FROM: the relay or our settings, never this message, so the mail
+            # waits (an operator can fix credentials) instead of being dropped.
+            raise Unavailable(SYSTEM, f"{exc.code} {exc.message}") from None
+        except (aiosmtplib.SMTPException, OSError) as exc:
+            raise Unavailable(SYSTEM, type(exc).__name__) from None
+        if refused:
+            # The others have it; a partial refusal cannot be retried without repeating it to them.
+            fields = {"message_id": mail.message_id, "refused": len(refused)}
+            log.warning("relay refused some recipients", extra={"fields": fields})

@@ -1,0 +1,37 @@
+"""`/docs` (Swagger UI) and `/redoc`, served with their assets from the API itself: the fastapi-offline
+package ships them, so the pages render on a machine with no internet (FastAPI's own pages load from a CDN)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import fastapi_offline
+from fastapi import FastAPI
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+ASSETS = Path(fastapi_offline.__file__).parent / "static"
+# Swagger UI's validator badge would fetch an image from validator.swagger.io: off, like any other remote call.
+SWAGGER_PARAMETERS = {"validatorUrl": None}
+
+
+def install(app: FastAPI, *, base_path: str) -> None:
+    assets = f"{base_path}/docs-assets"
+    openapi_url = f"{base_path}/openapi.json"
+    app.mount(assets, StaticFiles(directory=ASSETS), name="docs-assets")
+
+    @app.get(f"{base_path}/docs", include_in_schema=False)
+    async def swagger_ui() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=openapi_url, title=f"{app.title} - Swagger UI", swagger_js_url=f"{assets}/swagger-ui-bundle.js",
+            swagger_css_url=f"{assets}/swagger-ui.css", swagger_favicon_url=f"{assets}/favicon.png",
+            swagger_ui_parameters=SWAGGER_PARAMETERS, oauth2_redirect_url=None,
+        )  # fmt: skip
+
+    @app.get(f"{base_path}/redoc", include_in_schema=False)
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url=openapi_url, title=f"{app.title} - ReDoc", redoc_js_url=f"{assets}/redoc.standalone.js",
+            redoc_favicon_url=f"{assets}/favicon.png", with_google_fonts=False,
+        )  # fmt: skip

@@ -1,0 +1,61 @@
+"""Request bodies the bench sends, as a channel would (the README's curl session)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+AGENT: dict[str, str] = {"source": "API", "agent_id": "demo.agent"}
+AUTHENTICATE = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}
+UPDATE_LOCATION = {
+    "action": "update_location_coordinate", **AGENT,
+    "username": "demo.agent", "latitude": "33.7490", "longitude": "-84.3880",
+}  # fmt: skip
+PLAN_LIST = {"action": "plan_list", **AGENT}
+AVAILABILITY = {"action": "check_service_availability", **AGENT, "zip_code": "30301"}
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def compatible_imei() -> str:
+    """A fresh Luhn-valid IMEI whose 14th digit (0–3) makes the sandbox answer compatible with VoLTE."""
+    stem = "35" + "".join(secrets.choice("0123456789") for _ in range(11)) + secrets.choice("0123")
+    return next(stem + digit for digit in "0123456789" if luhn_ok(stem + digit))
+
+
+def device_check() -> dict[str, Any]:
+    return {"action": "check_device_compatibility", **AGENT, "imei": compatible_imei(), "carrier": "TMB"}
+
+
+def nlad_check() -> dict[str, Any]:
+    ssn = secrets.choice(["1234", "2468", "8642", "9999", "0001"])  # never 7777: that one plays an NLAD outage
+    return {
+        "action": "nlad_etc_check", **AGENT,
+        "ssn": ssn, "first_name": "Pat", "middle_name": "Q", "last_name": "O'Neil", "dob": "1980-04-12",
+        "address_one": "12 Main St", "address_two": "Apt #4", "city": "Atlanta", "state": "GA", "zip_code": "30301",
+        "address_validation": "Y",
+    }  # fmt: skip
+
+
+def line(enrollment_id: str) -> dict[str, Any]:
+    """One NEWACTIVATION line, shipped; its own e-mail so every line is its own customer."""
+    return {
+        "enrollment_id": enrollment_id, "first_name": "Pat", "last_name": "Lee",
+        "email": f"pat.{enrollment_id.lower()}@example.com", "password": "line-pass-1",
+        "service_address_one": "12 Main St", "service_city": "Atlanta", "service_state": "GA",
+        "service_zip": "30301", "plan_id": "102", "activation_type": "NEWACTIVATION", "enrollment_type": "SHIPMENT",
+    }  # fmt: skip
+
+
+def create_customer(enrollment_ids: list[str]) -> dict[str, Any]:
+    """create_customer_prepaid_multiline with one line per id; the first line holds the account."""
+    return {
+        "action": "create_customer_prepaid_multiline", **AGENT,
+        "parent_enrollment_id": enrollment_ids[0], "lines": [line(eid) for eid in enrollment_ids],
+    }  # fmt: skip

@@ -1,0 +1,109 @@
+"""T7: 100 enrollments from 16 concurrent channels; every answer and the `line` table checked for
+duplicates; the rate set beside the 1 API + 1 worker run."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench import postgres
+from bench.client import Channel, Created, describe
+from bench.context import Context
+from bench.options import CHANNELS
+from bench.postgres import LineCounts
+from bench.stats import Figure, Goal, percentile
+
+SETTLE_SECONDS = 60.0
+
+
+@dataclass
+class Enrollments:
+    """Every create T7 sent: enrollment ids and answers, and how long the whole batch took."""
+
+    ids: list[str] = field(default_factory=list)
+    answers: list[Created] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+async def enroll(channel: Channel, batch: Enrollments) -> None:
+    enrollment_id = await channel.enrollment_id()
+    batch.ids.append(enrollment_id)
+    created = await channel.create([enrollment_id])
+    batch.answers.append(created)
+    if not created.ok:
+        batch.failures.append(describe(created.answer))
+
+
+async def run_batch(channels: list[Channel], total: int) -> Enrollments:
+    batch, remaining = Enrollments(), [total]
+
+    async def loop(channel: Channel) -> None:
+        while remaining[0] > 0:
+            remaining[0] -= 1
+            try:
+                await enroll(channel, batch)
+            except Exception as exc:  # noqa: BLE001 — a failed enrollment is reported with the others
+                batch.failures.append(f"{type(exc).__name__}: {exc}"[:300])
+
+    started = time.monotonic()
+    await asyncio.gather(*(loop(channel) for channel in channels))
+    batch.seconds = time.monotonic() - started
+    return batch
+
+
+async def settled_counts(ctx: Context, batch: Enrollments, total: int) -> tuple[LineCounts, dict[str, Any]]:
+    """The lines' counts once every line has its MDN in the database (a create may answer before the
+    carrier gave one, after LINEUP_SYNC_WAIT_SECONDS), or after SETTLE_SECONDS."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        counts, table = await postgres.line_counts(ctx.stack.pg_admin_url, ctx.stack.pg_database, batch.ids)
+        if counts.with_mdn >= total or time.monotonic() > deadline:
+            return counts, table
+        await asyncio.sleep(1)
+
+
+async def anomalies(ctx: Context, batch: Enrollments, total: int) -> dict[str, int]:
+    """Everything that is not exactly one line, one MDN and one customer per enrollment, from the answers
+    and from PostgreSQL itself."""
+    mdns = [mdn for created in batch.answers for mdn in created.mdns if mdn]
+    counts, table = await settled_counts(ctx, batch, total)
+    return {
+        "failed": len(batch.failures),
+        "duplicate_mdns_in_answers": len(mdns) - len(set(mdns)),
+        "missing_line_rows": total - counts.lines,
+        "lines_without_mdn": counts.lines - counts.with_mdn,
+        "duplicate_mdns_in_db": counts.with_mdn - counts.mdns,
+        "duplicate_customers_in_db": counts.lines - counts.customers,
+        "table_mdn_duplicates": int(table["with_mdn"]) - int(table["mdns"]),  # every line of this stack run
+    }
+
+
+async def t7_enrollments(ctx: Context, baseline_key: str | None) -> list[Figure]:
+    """`baseline_key` names the 1 + 1 run's rate when this is the scaled-out run."""
+    total = ctx.budget.enrollments
+    channels = [Channel(ctx.http) for _ in range(CHANNELS)]
+    await run_batch(channels, CHANNELS)  # warm-up: one per channel, every process touched, not counted
+    batch = await run_batch(channels, total)
+    found = await anomalies(ctx, batch, total)
+    latencies = [created.elapsed_ms for created in batch.answers]
+    early = sum(1 for created in batch.answers if created.ok and not all(created.mdns))
+    rate = Figure(
+        ctx.key("T7", "rate"), "T7",
+        f"{ctx.db}: {total} enrollments, {CHANNELS} channels",
+        "/s", "enrollments", value=total / batch.seconds,
+        p50_ms=percentile(latencies, 50), p99_ms=percentile(latencies, 99), count=len(batch.answers),
+        errors=len(batch.failures), against=baseline_key, note="; ".join(batch.failures[:1]),
+        extra={"seconds": round(batch.seconds, 2), "answered_before_mdn": early},
+    )  # fmt: skip
+    check = Figure(
+        ctx.key("T7", "anomalies"), "T7", f"{ctx.db}: duplicates, missing, failed",
+        "count", value=float(sum(found.values())), count=total, goal=Goal("value", "==", 0), extra=dict(found),
+        note=", ".join(f"{name} {count}" for name, count in found.items() if count),
+    )  # fmt: skip
+    if early:  # not a duplicate: the line activated after the answer; said, so the rate is read right
+        early_note = f"{early} of {total} answered before the line had its MDN (sync wait passed)"
+        rate.note = "; ".join(part for part in (rate.note, early_note) if part)
+    return [rate, check]

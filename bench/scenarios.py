@@ -1,0 +1,98 @@
+"""T2 enrollment latency, T3 lines activated per second, T4 lookup latency — each beside its Temporal
+baseline measured on the same server in the same run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+
+from bench import bodies
+from bench.baselines import one_activity_rate, one_activity_rounds, update_with_start_rounds
+from bench.client import SUCCESS, ApiError, Channel, describe
+from bench.context import Context
+from bench.options import CHANNELS
+from bench.stats import Figure, Goal, latency_figure, rate_figure, rate_window, timed_rounds
+
+
+async def create_round(channel: Channel, lines: int) -> float:
+    """Availability for each line (setup), then the create call alone, timed; every line must get an MDN."""
+    ids = [await channel.enrollment_id() for _ in range(lines)]
+    created = await channel.create(ids)
+    # A line still activating when the API stopped waiting (LINEUP_SYNC_WAIT_SECONDS) is a failed round, not a
+    # sample: its latency would be the wait, not the work.
+    if not created.ok or not all(created.mdns):
+        raise ApiError(f"create with {lines} line(s) answered {describe(created.answer)}")
+    return created.elapsed_ms
+
+
+async def t2_enrollment_latency(ctx: Context) -> list[Figure]:
+    budget, channel = ctx.budget, Channel(ctx.http)
+    warm = budget.warmup_rounds
+    base = await update_with_start_rounds(ctx.temporal, ctx.queue, budget.uws_rounds, warm)
+    one = await timed_rounds(lambda: create_round(channel, 1), budget.create_1_rounds, warm)
+    ten = await timed_rounds(lambda: create_round(channel, 10), budget.create_10_rounds, max(1, warm - 1))
+    base_key, one_key = ctx.key("T2", "update_with_start"), ctx.key("T2", "create_1")
+    figures = [
+        latency_figure(base_key, "T2", "no-op update-with-start round trip (baseline)", base),
+        latency_figure(one_key, "T2", f"{ctx.db}: create_customer_prepaid_multiline, 1 line", one),
+        latency_figure(ctx.key("T2", "create_10"), "T2", f"{ctx.db}: create, 10 lines (vs 1 line)", ten),
+    ]
+    figures[1].against, figures[1].goal = base_key, Goal("ratio", "<=", 4)
+    figures[2].against, figures[2].goal = one_key, Goal("ratio", "<=", 1.5)
+    return figures
+
+
+async def activate_one(channel: Channel) -> bool:
+    """One channel iteration: availability, then a 1-line NEWACTIVATION; it counts when the line has an MDN."""
+    created = await channel.create([await channel.enrollment_id()])
+    if not created.ok:
+        raise ApiError(f"create answered {describe(created.answer)}")
+    return bool(created.mdns[0])
+
+
+def channel_loop(channel: Channel) -> Callable[[], Awaitable[bool]]:
+    return lambda: activate_one(channel)
+
+
+async def t3_activation_rate(ctx: Context) -> list[Figure]:
+    budget = ctx.budget
+    base = await one_activity_rate(ctx.temporal, ctx.queue, CHANNELS, budget.rate_warmup_s, budget.rate_s)
+    loops = [channel_loop(Channel(ctx.http)) for _ in range(CHANNELS)]
+    lines = await rate_window(loops, budget.rate_warmup_s, budget.rate_s)
+    workers = ctx.stack.spec.worker_processes
+    base_key = ctx.key("T3", "one_activity_rate")
+    label = f"bare one-activity workflows, {CHANNELS} callers, {workers} worker process(es) (baseline)"
+    figures = [
+        rate_figure(base_key, "T3", label, "workflows", base),
+        rate_figure(
+            ctx.key("T3", "lines_rate"), "T3", f"{ctx.db}: lines activated, {CHANNELS} channels", "lines", lines
+        ),
+    ]
+    figures[1].against, figures[1].goal = base_key, Goal("ratio", ">=", 0.5)
+    return figures
+
+
+async def lookup_round(channel: Channel, path: str, kind: str) -> float:
+    body = bodies.device_check() if kind == "device" else bodies.nlad_check()
+    started = time.perf_counter()
+    answer = await channel.call(path, body)
+    if answer.get("msg_code") != SUCCESS:
+        raise ApiError(f"{body['action']} answered {describe(answer)}")
+    return (time.perf_counter() - started) * 1000
+
+
+async def t4_lookup_latency(ctx: Context) -> list[Figure]:
+    budget, channel = ctx.budget, Channel(ctx.http)
+    rounds, warm = budget.lookup_rounds, budget.warmup_rounds
+    base = await one_activity_rounds(ctx.temporal, ctx.queue, rounds, warm)
+    device = await timed_rounds(lambda: lookup_round(channel, "/inventory", "device"), rounds, warm)
+    nlad = await timed_rounds(lambda: lookup_round(channel, "/nlad", "nlad"), rounds, warm)
+    base_key = ctx.key("T4", "one_activity")
+    figures = [
+        latency_figure(base_key, "T4", "bare one-activity workflow round trip (baseline)", base),
+        latency_figure(ctx.key("T4", "device"), "T4", f"{ctx.db}: check_device_compatibility", device),
+        latency_figure(ctx.key("T4", "nlad"), "T4", f"{ctx.db}: nlad_etc_check", nlad),
+    ]
+    for figure in figures[1:]:
+        figure.against, figure.goal = base_key, Goal("ratio", "<=", 1.5)
+    return figures

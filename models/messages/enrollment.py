@@ -1,0 +1,160 @@
+"""Messages of the enrollment and line workflows: ids and states only. A line's PII stays sealed in its row;
+the activities read it by enrollment id. New fields get defaults so running histories still decode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from models.settings import Settings
+from models.statuses import LineStatus
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """The settings a line's workflow runs by (a workflow reads no environment): retry budget, polling."""
+
+    carrier_max_attempts: int = 8
+    port_poll_seconds: float = 300.0
+    port_max_days: float = 14.0
+    stuck_retry_minutes: float = 15.0  # a stuck line tries its step again by itself this often…
+    stuck_retry_hours: float = 24.0  # …for this long; then it waits for support
+
+    @classmethod
+    def of(cls, settings: Settings) -> Pacing:
+        return cls(
+            settings.carrier_max_attempts, settings.port_poll_seconds, settings.port_max_days,
+            settings.stuck_retry_minutes, settings.stuck_retry_hours,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EnrollmentOrder:
+    """Input of EnrollmentWorkflow: the lines of one create_customer_prepaid_multiline request."""
+
+    order_id: str
+    parent_enrollment_id: str
+    enrollment_ids: list[str]
+    vendor_code: str
+    agent_id: str | None = None
+    pacing: Pacing = field(default_factory=Pacing)
+
+
+@dataclass(frozen=True)
+class LinePlan:
+    """What the orchestration needs to know of a line once its customer record exists."""
+
+    enrollment_id: str
+    customer_id: str
+    cust_id: str
+    enrollment_type: str
+    activation_type: str
+    activation_later: bool
+    invoice_number: str | None = None
+    carrier: str | None = None
+    status: LineStatus = LineStatus.CUSTOMER_CREATED
+    mdn: str | None = None
+    msid: str | None = None
+    msl: str | None = None
+
+
+@dataclass(frozen=True)
+class LineStart:
+    """Input of LineWorkflow."""
+
+    plan: LinePlan
+    order_id: str
+    parent_enrollment_id: str
+    vendor_code: str
+    agent_id: str | None = None
+    pacing: Pacing = field(default_factory=Pacing)
+
+
+@dataclass(frozen=True)
+class LineProgress:
+    """A line's state as its workflow reports it to the enrollment (signal) and to queries."""
+
+    enrollment_id: str
+    status: LineStatus
+    mdn: str | None = None
+    msid: str | None = None
+    msl: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Activation:
+    """activate_line's update: a new SIM when the channel sends one, and how long the caller waits for the
+    carrier's answer before it hears "in progress"."""
+
+    wait_seconds: float
+    esn: str | None = None
+    iccid: str | None = None
+
+
+@dataclass(frozen=True)
+class SimChange:
+    enrollment_id: str
+    esn: str | None = None
+    iccid: str | None = None
+
+
+@dataclass(frozen=True)
+class SyncWait:
+    """Update argument: how long the caller may wait for MDNs after the customer records exist."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class EnrollmentResult:
+    lines: list[LinePlan] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CarrierCall:
+    """A carrier step of one line. The activity reads the line's data from the database by id."""
+
+    enrollment_id: str
+    vendor_code: str
+    idempotency_key: str
+
+
+@dataclass(frozen=True)
+class LineActivated:
+    mdn: str
+    msid: str
+    msl: str
+    iccid: str | None = None
+
+
+@dataclass(frozen=True)
+class PortSubmitted:
+    port_id: str
+    status: str
+
+
+@dataclass(frozen=True)
+class LineState:
+    """Persist a line's status (and the error that put it there)."""
+
+    enrollment_id: str
+    status: LineStatus
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ActivationRecord:
+    enrollment_id: str
+    activated: LineActivated
+
+
+@dataclass(frozen=True)
+class PortRecord:
+    enrollment_id: str
+    port_id: str
+    status: str
+
+
+# The enrollment's signal a line reports its progress by. A name, not the handler: LineWorkflow is the
+# enrollment's child, and importing the parent's class back would make a cycle.
+LINE_PROGRESS_SIGNAL = "line_progress"

@@ -1,0 +1,58 @@
+"""Messages of the port-in workflow: ids and states only (port secrets stay sealed in the database)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PortWatch:
+    """Input of PortStatusWorkflow; carried over continue-as-new with the polls done so far."""
+
+    enrollment_id: str
+    vendor_code: str
+    port_id: str
+    submitted_at: str  # ISO time of the first submission: the port's age counts from it
+    poll_seconds: float = 300.0
+    max_days: float = 14.0
+    polls: int = 0
+    corrections: int = 0
+    view: PortView | None = None
+
+
+@dataclass(frozen=True)
+class PortView:
+    """What query_portin answers: the port's state as the carrier last reported it."""
+
+    status: str
+    resolution_code: str | None = None
+    resolution_description: str | None = None
+    carrier_response: str | None = None
+    request_datetime: str | None = None
+    response_datetime: str | None = None
+    mdn: str | None = None
+    msid: str | None = None
+    msl: str | None = None
+
+
+@dataclass(frozen=True)
+class PortPoll:
+    enrollment_id: str
+    vendor_code: str
+    port_id: str
+
+
+@dataclass(frozen=True)
+class PortCorrection:
+    """update_portin's corrections are already stored (encrypted) with the port; this says resubmit."""
+
+    enrollment_id: str
+    correction_id: str
+
+
+@dataclass(frozen=True)
+class PortResubmit:
+    enrollment_id: str
+    vendor_code: str
+    port_id: str
+    idempotency_key: str

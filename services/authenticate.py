@@ -1,0 +1,79 @@
+"""`POST /authenticate`: checks API-user credentials with throttling, and opens the login-log entry the
+session works under; answers the first token of the session and the entry's OTP."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import col
+
+from models.envelope import MsgCode
+from models.errors import LineupError
+from models.passwords import verify_secret_async
+from models.requests.authenticate import AuthenticateRequest
+from models.settings import Settings
+from models.tables.session import LoginLog
+from models.tables.vendor import ApiUser
+from persistence import tokens
+from persistence.logins import Throttle, active_api_user, claim_attempt
+from persistence.uow import UnitOfWork
+
+INVALID = "Invalid credentials!!"
+LOCKED = "Too many failed logins; try again later"
+
+
+@dataclass(frozen=True)
+class Login:
+    token: str
+    otp: str
+
+
+def invalid(*errors: str, rest_status: int = 401) -> LineupError:
+    return LineupError(MsgCode.TOKEN, INVALID, list(errors) or None, rest_status=rest_status)
+
+
+async def authenticate(*, form: AuthenticateRequest, ip: str | None, uow: UnitOfWork, settings: Settings) -> Login:
+    """The session's first token and login-log OTP, or `Invalid credentials!!`."""
+    if missing := form.missing():
+        raise invalid(*missing)
+    async with uow.transaction() as session:
+        user = await active_api_user(session, vendor_code=str(form.vendor_id), username=str(form.username))
+        # Counted before the secrets are verified: parallel guesses cannot outrun the lockout.
+        if user is not None and not await claim_attempt(session, ApiUser, _row(user), Throttle.of(settings)):
+            raise invalid(LOCKED, rest_status=429)
+    # Both secrets are always verified, so a wrong PIN costs as much time as a wrong password.
+    password_ok = await verify_secret_async(user.password_hash if user else None, str(form.password))
+    pin_ok = await verify_secret_async(user.pin_hash if user else None, str(form.pin))
+    if user is None or not (password_ok and pin_ok):
+        raise invalid()
+    return await _open_session(uow, settings, user, ip)
+
+
+def _row(user: ApiUser) -> Any:
+    return col(ApiUser.id) == user.id
+
+
+async def _open_session(uow: UnitOfWork, settings: Settings, user: ApiUser, ip: str | None) -> Login:
+    assert user.id is not None
+    # No leading zero: channels send the OTP back as a JSON number, which would drop it.
+    otp = str(100_000 + secrets.randbelow(900_000))
+    async with uow.transaction() as session:
+        # The success clears the count; the row stays locked until commit, so a `lineup api-user disable`
+        # either came first (no row: refused) or comes after and drops this session's token with the rest.
+        cleared = await session.execute(
+            update(ApiUser)
+            .where(_row(user), col(ApiUser.active))
+            .values(failed_logins=0, locked_until=None)
+            .returning(col(ApiUser.id))
+        )
+        if cleared.first() is None:
+            raise invalid()
+        entry = LoginLog(vendor_id=user.vendor_id, api_user_id=user.id, otp=otp, ip_address=ip)
+        session.add(entry)
+        await session.flush()
+        owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=entry.id)
+        token = await tokens.issue(session, owner, settings.token_ttl_seconds)
+    return Login(token=token, otp=otp)

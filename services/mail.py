@@ -1,0 +1,152 @@
+"""`/mail`: send. The message is written to the outbox first, then a workflow delivers it through SMTP; the
+channel hears "sent" once the relay accepted it, or "queued" when the relay is down and retries go on.
+agent_change_password's e-mail takes the same path (outbox_row, deliver)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from temporalio.client import WorkflowFailureError, WorkflowHandle
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError
+
+from models.crypto import FieldCipher
+from models.errors import refuse
+from models.messages.mail import MailDelivery
+from models.requests.mail import Send
+from models.settings import Settings
+from models.statuses import MailStatus
+from models.tables.mail import MailOutbox
+from persistence.idempotency import row_for_key
+from services.context import Context
+from services.temporal import RPC_SECONDS, TemporalLink, outside_system
+from workflows.ids import mail_workflow_id
+from workflows.mail_delivery import MailDeliveryWorkflow
+
+SENT_MSG, QUEUED_MSG = "Mail sent successfully", "Mail queued for delivery"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One e-mail as the outbox stores it (encrypted): who sends it, to whom, what it says."""
+
+    sender_name: str
+    sender_email: str
+    subject: str
+    html: str
+    recipients: list[tuple[str, str]]  # (name, address)
+
+
+async def send(*, body: Send, ctx: Context) -> str:
+    """Queues the message once per idempotency key and waits up to LINEUP_MAIL_WAIT_SECONDS for delivery.
+    A repeated request finds the same outbox row and workflow, so it never sends a second e-mail."""
+    message = Message(
+        body.sender_name,
+        body.sender_email,
+        body.subject,
+        body.body,
+        list(zip(body.receiver_name, body.receiver_email, strict=True)),
+    )
+    key = mail_key(ctx.caller.vendor_code, body)
+    row = outbox_row(
+        key,
+        message,
+        vendor_id=ctx.caller.vendor_id,
+        agent_username=ctx.caller.agent_username,
+        settings=ctx.settings,
+        cipher=ctx.cipher,
+    )
+    outbox = await _enqueue(ctx, row)
+    status = await deliver(outbox, ctx)
+    if status == MailStatus.REJECTED:
+        raise refuse(f"The mail relay refused the message: {outbox.last_error}")
+    return SENT_MSG if status == MailStatus.SENT else QUEUED_MSG
+
+
+def mail_key(vendor_code: str, body: Send) -> str:
+    """The request's external_transaction_id when given, else a digest of everything that makes the e-mail
+    and the UTC day: a client's retry finds the first send, while the same notice sent again on another
+    day is a new e-mail."""
+    if body.external_transaction_id:
+        return f"{vendor_code}-t-{body.external_transaction_id}"
+    day = datetime.now(UTC).date().isoformat()
+    parts = [day, body.sender_name, body.sender_email, body.subject, body.body, body.receiver_name, body.receiver_email]
+    return f"{vendor_code}-c-{hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:40]}"
+
+
+def message_id(key: str, settings: Settings) -> str:
+    domain = settings.mail_from.rpartition("@")[2] or "lineup.local"
+    return f"<{re.sub(r'[^A-Za-z0-9.-]', '-', key)}@{domain}>"
+
+
+def outbox_row(
+    key: str, message: Message, *, vendor_id: int, agent_username: str | None, settings: Settings, cipher: FieldCipher
+) -> MailOutbox:
+    """The outbox row of a message; its content is encrypted, so no workflow history ever holds it."""
+    content: dict[str, Any] = {
+        "sender_name": message.sender_name, "sender_email": message.sender_email, "subject": message.subject,
+        "body": message.html, "recipients": [list(pair) for pair in message.recipients],
+    }  # fmt: skip
+    return MailOutbox(
+        idempotency_key=key, vendor_id=vendor_id, agent_username=agent_username, message_id=message_id(key, settings),
+        content=cipher.seal(content), recipient_count=len(message.recipients),
+    )  # fmt: skip
+
+
+async def _enqueue(ctx: Context, row: MailOutbox) -> MailOutbox:
+    """Inserts the outbox row, or finds the one an earlier request with the same key wrote."""
+    try:
+        async with ctx.uow.transaction() as session:
+            session.add(row)
+        return row
+    except IntegrityError:
+        pass  # the same request again (or two at once): the row that won is the message
+    async with ctx.uow.transaction() as session:
+        found: MailOutbox = await row_for_key(session, MailOutbox, row.idempotency_key)
+        return found
+
+
+async def start_delivery(outbox: MailOutbox, temporal: TemporalLink) -> WorkflowHandle[Any, Any] | None:
+    """Starts the message's delivery workflow; None when it already ran (the outbox row says how it ended)."""
+    assert outbox.id is not None
+    try:
+        async with outside_system("The workflow engine", within=RPC_SECONDS):
+            return await temporal.client().start_workflow(
+                MailDeliveryWorkflow.run, MailDelivery(outbox.id, outbox.idempotency_key),
+                id=mail_workflow_id(outbox.idempotency_key), task_queue=temporal.task_queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                # A delivery that finished is never run again: the outbox row says how it ended.
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )  # fmt: skip
+    except WorkflowAlreadyStartedError:
+        return None
+
+
+async def deliver(outbox: MailOutbox, ctx: Context) -> MailStatus:
+    """Starts (or finds) the message's delivery and waits up to LINEUP_MAIL_WAIT_SECONDS: SENT once the relay
+    accepted it, QUEUED while the relay is down (retries go on), REJECTED when it refused for good. The row is
+    refreshed, so its last_error says why."""
+    if outbox.status not in (MailStatus.SENT, MailStatus.REJECTED):
+        await _deliver(outbox, ctx)
+        async with ctx.uow.transaction() as session:
+            await session.refresh(outbox)
+    return MailStatus(outbox.status)
+
+
+async def _deliver(outbox: MailOutbox, ctx: Context) -> None:
+    """Starts (or finds) the message's delivery workflow and waits for it a little."""
+    handle = await start_delivery(outbox, ctx.temporal)
+    if handle is None:
+        return
+    # Still retrying (the relay is down), refused, or Temporal went away after the start: the row says which.
+    with contextlib.suppress(TimeoutError, WorkflowFailureError, RPCError):
+        await asyncio.wait_for(handle.result(), timeout=ctx.settings.mail_wait_seconds)

@@ -1,0 +1,112 @@
+"""`/port`: query_portin (asks the port's workflow), update_portin (corrections for a port the carrier marked
+RESOLUTION_REQUIRED) and validate_portin (asks the carrier whether a number can come in)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.lookups import LookupActivities
+from models.errors import refuse
+from models.messages.lookups import PortCheck, PortEligibility
+from models.messages.porting import PortCorrection, PortView
+from models.requests.port import QueryPortin, UpdatePortin, ValidatePortin
+from models.statuses import PortStatus
+from models.tables.enrollment import Line, PortIn
+from services.context import Context, Reply
+from services.lookups import carrier_lookup
+from services.temporal import LOOKUP_SECONDS, RPC_SECONDS, outside_system
+from workflows.ids import lookup_workflow_id, port_workflow_id
+from workflows.port_status import PortStatusWorkflow
+
+log = logging.getLogger("lineup.port")
+NO_ORDER = "No port-in order matches this enrollment id, ESN and MDN"
+
+
+async def query_portin(*, body: QueryPortin, ctx: Context) -> Reply:
+    """The port's state from its workflow (no carrier call), or from the database once it is gone."""
+    async with ctx.uow.transaction() as session:
+        found = await _order(session, body.enroll_id, ctx.caller.vendor_id)
+    if found is None or found[1].port_number != body.mdn or body.esn not in (found[0].iccid, found[0].esn):
+        raise refuse(NO_ORDER, rest_status=404)
+    view = await _view(ctx, found[1])
+    return Reply(f"Port-in status: {view.status}", {"records": [_record(view)]})
+
+
+async def update_portin(*, body: UpdatePortin, ctx: Context) -> dict[str, Any]:
+    """Stores the corrections (encrypted) and has the port's workflow resubmit them."""
+    async with ctx.uow.transaction() as session:
+        found = await _order(session, body.enroll_id, ctx.caller.vendor_id)
+        if found is None:
+            raise refuse("No port-in order found for this enrollment id", rest_status=404)
+        order = found[1]
+        if order.status != PortStatus.RESOLUTION_REQUIRED:
+            raise refuse(_not_awaiting(order.status), rest_status=409)
+        order.secrets = ctx.cipher.seal({**ctx.cipher.open(order.secrets), **body.corrections()})
+        session.add(order)
+    handle = ctx.temporal.client().get_workflow_handle(port_workflow_id(body.enroll_id), result_type=PortView)
+    try:
+        async with outside_system("The carrier", within=LOOKUP_SECONDS):
+            view = await handle.execute_update(
+                PortStatusWorkflow.correct, PortCorrection(body.enroll_id, ctx.request_id)
+            )
+    except WorkflowUpdateFailedError as failure:
+        raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+    return {"enroll_id": body.enroll_id, "portin_status": view.status}
+
+
+async def _order(session: AsyncSession, enroll_id: str, vendor_id: int) -> tuple[Line, PortIn] | None:
+    line, order = await session.get(Line, enroll_id), await session.get(PortIn, enroll_id)
+    if line is None or order is None or line.vendor_id != vendor_id:
+        return None
+    return line, order
+
+
+async def _view(ctx: Context, order: PortIn) -> PortView:
+    handle = ctx.temporal.client().get_workflow_handle(port_workflow_id(order.enrollment_id), result_type=PortView)
+    try:
+        async with asyncio.timeout(RPC_SECONDS):
+            return await handle.query(PortStatusWorkflow.status)
+    except (RPCError, TimeoutError) as problem:
+        if not (isinstance(problem, RPCError) and problem.status == RPCStatusCode.NOT_FOUND):
+            log.warning("port %s answered from the database: %s", order.enrollment_id, type(problem).__name__)
+    # Not submitted yet, refused at submission, or Temporal not answering: the port's workflow records every
+    # change it sees, so the stored state is the answer.
+    return PortView(
+        order.status, order.resolution_code, order.resolution_description, order.carrier_response,
+        order.requested_at.isoformat() if order.requested_at else None,
+        order.responded_at.isoformat() if order.responded_at else None,
+    )  # fmt: skip
+
+
+async def validate_portin(*, body: ValidatePortin, ctx: Context) -> dict[str, Any]:
+    """Whether the number can be ported in, and the carrier it is with now: the carrier's answer."""
+    check = PortCheck(ctx.caller.vendor_code, body.port_number, body.zip_code)
+    found = await carrier_lookup(
+        ctx, LookupActivities.validate_port, check, workflow_id=lookup_workflow_id("portcheck", ctx.request_id),
+        answer=PortEligibility,
+    )  # fmt: skip
+    answer: dict[str, Any] = {
+        "port_number": found.port_number, "eligible": "Y" if found.eligible else "N",
+        "current_carrier": found.current_carrier, "current_carrier_name": found.current_carrier_name,
+    }  # fmt: skip
+    if found.reason:
+        answer["reason"] = found.reason
+    return answer
+
+
+def _not_awaiting(status: str) -> str:
+    return f"The port-in is {status}; corrections are accepted only when it is {PortStatus.RESOLUTION_REQUIRED}"
+
+
+def _record(view: PortView) -> dict[str, Any]:
+    return {
+        "portin_status": view.status, "resolution_description": view.resolution_description or "",
+        "carrier_response": view.carrier_response or "", "request_datetime": view.request_datetime or "",
+        "response_datetime": view.response_datetime or "",
+    }  # fmt: skip

@@ -1,0 +1,274 @@
+"""The flows `python -m tests.workflows.record_histories` runs to record workflow histories: each goes
+through the API of a Stack (the dev server, the sandbox, a worker) as a channel would, and keeps the
+histories of the workflows it drove, some finished and some still waiting (as a deploy would find them).
+The customer data they send is PERSON's: test_replay checks that none of it reaches a history."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+from unittest import mock
+
+from models.types import luhn_ok
+from services import charges
+from tests.builders import body, create, imei, line, new_iccid
+from tests.workflows.test_activate_line import waiting_line
+from tests.workflows.test_enrollment_reliability import SUPPORT, wait_for
+from tests.workflows.test_port_and_tax_api import port_number, ported_line, query, tax, wait_for_port
+from tests.workflows.test_sweep import created_while_temporal_was_away, sweep_now, while_temporal_is_away
+
+# Marked values, so that a leak is found by value as well as by field name (test_replay).
+PERSON: dict[str, str] = {
+    "first_name": "Zebulon", "last_name": "Quixotez", "email": "zebulon.quixotez@example.com",
+    "password": "zq-secret-pass-1", "service_address_one": "4242 Secretwood Ln",
+}  # fmt: skip
+PORT_OWNER: dict[str, str] = {
+    "port_first_name": "Zebulon", "port_last_name": "Quixotez", "port_address_one": "4242 Secretwood Ln",
+    "port_account_number": "ACCZQ4242", "port_account_password": "864213", "port_ssn": "8642",
+}  # fmt: skip
+CARD = {"card_number": "4242424242424242", "name_on_card": "Zebulon Quixotez", "address1": "4242 Secretwood Ln"}
+
+
+# The builders' defaults, which flows that reuse test helpers (the sweep's) send.
+BUILDER_PERSON = ("O'Neil", "12 Main St", "line-pass-1", "4111111111111111", "ACC12345")
+PERSONAL_FIELDS = (
+    "first_name", "last_name", "middle_name", "email", "password", "dob", "ssn", "port_ssn", "service_address_one",
+    "address_one", "port_account_number", "port_account_password", "card_number", "cvv", "name_on_card",
+    "receiver_name", "receiver_email", "subject", "body",
+)  # fmt: skip
+CARD_LIKE = re.compile(r"(?<!\d)[45]\d{15}(?!\d)")  # Visa and Mastercard lengths (ICCIDs and IMEIs are not)
+SSN_LIKE = re.compile(r"(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)")
+
+
+def customer_data_in(history_json: str) -> list[str]:
+    """What of a customer's data a history (as `WorkflowHistory.to_json()` writes it) carries, payloads
+    decoded: marked values, personal field names, anything shaped like a card number or an SSN."""
+    texts = [history_json, *_decoded_payloads(json.loads(history_json))]
+    marked = (*PERSON.values(), *PORT_OWNER.values(), *CARD.values(), *BUILDER_PERSON)
+    # A short number (an SSN's last four, a PIN) turns up by chance among ids and timestamps: those are
+    # found by their field names instead.
+    found = {value for value in marked if not _short_number(value) and any(value in text for text in texts)}
+    found |= {name for name in PERSONAL_FIELDS if any(f'"{name}":' in text for text in texts)}
+    found |= {number for text in texts for number in CARD_LIKE.findall(text) if luhn_ok(number)}
+    found |= {number for text in texts for number in SSN_LIKE.findall(text)}
+    return sorted(found)
+
+
+def _short_number(value: str) -> bool:
+    return value.isdigit() and len(value) < 12
+
+
+def _decoded_payloads(node: Any) -> list[str]:
+    """Every payload's data (inputs, results, headers, search attributes), as text."""
+    if isinstance(node, list):
+        return [text for item in node for text in _decoded_payloads(item)]
+    if not isinstance(node, dict):
+        return []
+    texts = [base64.b64decode(node["data"]).decode(errors="replace")] if {"metadata", "data"} <= node.keys() else []
+    return texts + [text for value in node.values() for text in _decoded_payloads(value)]
+
+
+class Recorder(Protocol):
+    """What a flow gets from the recorder: its Stack, a way to find a workflow it started indirectly, and a
+    way to keep a workflow's history as it is now (`closed`: once the workflow has completed)."""
+
+    stack: Any
+
+    async def find(self, workflow_type: str, prefix: str = "") -> str: ...
+
+    async def keep(self, name: str, workflow_id: str, *, closed: bool) -> None: ...
+
+
+Flow = Callable[[Recorder], Awaitable[None]]
+
+
+async def pay(stack: Any, enrollment_id: str) -> str:
+    paid = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, **CARD))
+    assert paid["msg_code"] == "RESTAPI000", paid
+    calc_id: str = paid["data"]["calc_id"]
+    return calc_id
+
+
+async def new_activation(rec: Recorder) -> None:
+    """The everyday path: paid, created, shipped and activated, then looked up."""
+    stack = rec.stack
+    enrollment_id = await stack.new_enrollment_id()
+    await pay(stack, enrollment_id)
+    created = await stack.call("/customer", create(enrollment_id, line(enrollment_id, **PERSON)))
+    assert created["msg_code"] == "RESTAPI000", created
+    await wait_for(stack, [enrollment_id], {"ACTIVE"})
+    inquiry = await stack.call("/customer", body("line_inquiry", enrollment_id=enrollment_id))
+    device = await stack.call("/inventory", body("check_device_compatibility", imei=imei("0")))
+    assert inquiry["msg_code"] == device["msg_code"] == "RESTAPI000", (inquiry, device)
+    await rec.keep("enrollment_one_line", await rec.find("EnrollmentWorkflow"), closed=True)
+    await rec.keep("line_new_activation", f"line-{enrollment_id}", closed=True)
+    await rec.keep("tax_quote", await rec.find("TaxQuoteWorkflow"), closed=True)
+    await rec.keep("payment_guard_released", await rec.find("PaymentGuardWorkflow"), closed=True)
+    await rec.keep("lookup_line_inquiry", await rec.find("LookupWorkflow", "inquiry-"), closed=True)
+    await rec.keep("lookup_device", await rec.find("LookupWorkflow", "device-"), closed=True)
+
+
+async def stuck_line_retried_by_support(rec: Recorder) -> None:
+    """Two lines, the second's SIM already in use: it is STUCK until support frees the SIM and retries."""
+    stack, sim = rec.stack, new_iccid()
+    earlier = await stack.new_enrollment_id()
+    taken = await stack.call("/customer", create(earlier, line(earlier, phone_type="4G", uiccid=sim, **PERSON)))
+    assert taken["msg_code"] == "RESTAPI000", taken
+    parent, second = await stack.new_enrollment_id(), await stack.new_enrollment_id()
+    lines = [line(parent, **PERSON), line(second, phone_type="4G", uiccid=sim, **PERSON)]
+    assert (await stack.call("/customer", create(parent, *lines)))["msg_code"] == "RESTAPI000"
+    await wait_for(stack, [second], {"STUCK"})
+    await rec.keep("line_stuck", f"line-{second}", closed=False)
+    await stack.sandbox_post("/sandbox/carrier/release-sim", {"iccid": sim})
+    retried = await stack.call("/ops", body("retry_enrollment", enrollment_id=second, **SUPPORT))
+    assert retried["msg_code"] == "RESTAPI000", retried
+    await rec.keep("line_stuck_retried_by_support", f"line-{second}", closed=True)
+    order = await rec.find("EnrollmentWorkflow", f"enrollment-{parent}-")
+    await rec.keep("enrollment_two_lines_one_stuck", order, closed=True)
+
+
+async def stuck_line_retried_by_itself(rec: Recorder) -> None:
+    """A carrier outage strands a line; its own durable timer retries it until the carrier is back."""
+    stack = rec.stack
+    await stack.faults(fault_rate=1.0)
+    try:
+        enrollment_id = await stack.new_enrollment_id()
+        await stack.call("/customer", create(enrollment_id, line(enrollment_id, **PERSON)))
+        await wait_for(stack, [enrollment_id], {"STUCK"})
+        await asyncio.sleep(3)  # a few of the line's own retries fail too
+    finally:
+        await stack.faults(fault_rate=0)
+    await rec.keep("line_stuck_retried_by_timer", f"line-{enrollment_id}", closed=True)
+
+
+async def port_in_completes(rec: Recorder) -> None:
+    """A port-in the carrier completes after a few polls; the line takes the ported number."""
+    enrollment_id, sim, number = await ported_line(rec.stack, **PERSON, **PORT_OWNER)
+    await wait_for_port(rec.stack, query(enrollment_id, sim, number), "COMPLETED")
+    await rec.keep("port_status_completed", f"port-{enrollment_id}", closed=True)
+    await rec.keep("line_port_in", f"line-{enrollment_id}", closed=True)
+
+
+async def port_in_corrected(rec: Recorder) -> None:
+    """RESOLUTION_REQUIRED, corrected with update_portin (the port workflow's update), then COMPLETED."""
+    stack = rec.stack
+    enrollment_id, sim, number = await ported_line(stack, **PERSON, **{**PORT_OWNER, "port_account_number": "ACC0000"})
+    await wait_for_port(stack, query(enrollment_id, sim, number), "RESOLUTION_REQUIRED")
+    await rec.keep("port_status_resolution_required", f"port-{enrollment_id}", closed=False)
+    fix = body("update_portin", enroll_id=enrollment_id, port_account_number=PORT_OWNER["port_account_number"])
+    assert (await stack.call("/port", fix))["msg_code"] == "RESTAPI000"
+    await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
+    await rec.keep("port_status_corrected", f"port-{enrollment_id}", closed=True)
+
+
+async def port_in_pending_and_rejected(rec: Recorder) -> None:
+    """A port whose old carrier never answers (still polling) and one the carrier refuses at submission."""
+    stack = rec.stack
+    pending, sim, number = await ported_line(stack, **PERSON, **{**PORT_OWNER, "port_number": port_number("96")})
+    await asyncio.sleep(2)  # a few polls
+    await rec.keep("port_status_polling", f"port-{pending}", closed=False)
+    await rec.keep("line_port_pending", f"line-{pending}", closed=False)
+    rejected, sim, number = await ported_line(stack, **PERSON, **{**PORT_OWNER, "port_number": port_number("98")})
+    await wait_for_port(stack, query(rejected, sim, number), "REJECTED")
+    await rec.keep("line_port_rejected", f"line-{rejected}", closed=True)
+
+
+async def activation_later(rec: Recorder) -> None:
+    """activation_later=Y: the line waits (as it may for weeks), then activate_line brings a new SIM."""
+    stack = rec.stack
+    enrollment_id = await waiting_line(stack, uiccid=new_iccid(), phone_type="4G", **PERSON)
+    await rec.keep("line_waiting_activation", f"line-{enrollment_id}", closed=False)
+    activated = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id, uiccid=new_iccid()))
+    assert activated["msg_code"] == "RESTAPI000", activated
+    await rec.keep("line_activated_later", f"line-{enrollment_id}", closed=True)
+
+
+async def tax_collection(rec: Recorder) -> None:
+    """temporary twice, final, final again (answered the same); another calculation left waiting."""
+    stack = rec.stack
+    calc_id = await pay(stack, await stack.new_enrollment_id())
+    for status in ("temporary", "temporary", "final", "final"):
+        assert (await stack.call("/payment", tax(calc_id, status)))["msg_code"] == "RESTAPI000"
+    await rec.keep("tax_collection_final", f"tax-{calc_id}", closed=True)
+    waiting = await pay(stack, await stack.new_enrollment_id())
+    assert (await stack.call("/payment", tax(waiting, "temporary")))["msg_code"] == "RESTAPI000"
+    await rec.keep("tax_collection_waiting", f"tax-{waiting}", closed=False)
+
+
+async def tax_collection_idle(rec: Recorder) -> None:
+    """A calculation not updated for tax_idle_days: its workflow ends by its timer."""
+    calc_id = await pay(rec.stack, await rec.stack.new_enrollment_id())
+    assert (await rec.stack.call("/payment", tax(calc_id, "temporary")))["msg_code"] == "RESTAPI000"
+    await rec.keep("tax_collection_idle_ended", f"tax-{calc_id}", closed=True)
+
+
+async def nlad_check(rec: Recorder) -> None:
+    subject = {"first_name": PERSON["first_name"], "last_name": PERSON["last_name"], "ssn": "8642"}
+    checked = await rec.stack.call(
+        "/nlad", body("nlad_etc_check", **subject, address_one=PERSON["service_address_one"])
+    )
+    assert checked["msg_code"] == "RESTAPI000", checked
+    await rec.keep("nlad_check", await rec.find("NladCheckWorkflow"), closed=True)
+
+
+async def mail_after_outage(rec: Recorder) -> None:
+    """The relay is down when the mail is sent: queued, then delivered once it is back."""
+    stack, to = rec.stack, f"zebulon.{secrets.token_hex(4)}@example.com"
+    await stack.sandbox_post("/sandbox/smtp", {"available": False})
+    try:
+        sent = await stack.call("/mail", body("send", receiver_name=["Zebulon Quixotez"], receiver_email=[to]))
+        assert sent["msg"] == "Mail queued for delivery", sent
+        await asyncio.sleep(1.5)
+    finally:
+        await stack.sandbox_post("/sandbox/smtp", {"available": True})
+    await rec.keep("mail_delivery_after_outage", await rec.find("MailDeliveryWorkflow"), closed=True)
+
+
+async def payment_guard_settles(rec: Recorder) -> None:
+    """The gateway approved but the API could not write it: the guard settles the payment from the gateway."""
+
+    async def write_fails(*_args: Any, **_kwargs: Any) -> None:
+        raise RuntimeError("the database went away after the gateway approved")
+
+    with mock.patch.object(charges, "record_approval", write_fails):
+        paid = await rec.stack.call("/payment", body("make_payment", enrollment_id=await rec.stack.new_enrollment_id(),
+                                                     **CARD))  # fmt: skip
+    assert paid["msg_code"] == "RESTAPI110", paid
+    await rec.keep("payment_guard_settled", await rec.find("PaymentGuardWorkflow"), closed=True)
+
+
+async def sweep(rec: Recorder) -> None:
+    """An order and a mail stored while Temporal was away; the sweep starts both."""
+    stack = rec.stack
+    await created_while_temporal_was_away(stack)
+    mail = body("send", receiver_name=["Zebulon Quixotez"], receiver_email=["zebulon.sweep@example.com"])
+    assert (await while_temporal_is_away(stack, "/mail", mail))["msg_code"] != "RESTAPI000"
+    report = await sweep_now(stack)
+    assert (report.enrollments_started, report.mails_started) == (1, 1), report
+    await rec.keep("sweep_started_order_and_mail", await rec.find("SweepWorkflow"), closed=True)
+
+
+FAST_POLLS = {"port_poll_seconds": 0.5}
+# name: (flow, settings overrides). Each flow runs on a Stack of its own (its own task queue and database).
+FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
+    "new_activation": (new_activation, {}),
+    "stuck_line_retried_by_support": (stuck_line_retried_by_support, {}),
+    "stuck_line_retried_by_itself": (
+        stuck_line_retried_by_itself, {"carrier_max_attempts": 1, "stuck_retry_minutes": 1 / 60}
+    ),
+    "port_in_completes": (port_in_completes, FAST_POLLS),
+    "port_in_corrected": (port_in_corrected, FAST_POLLS),
+    "port_in_pending_and_rejected": (port_in_pending_and_rejected, FAST_POLLS),
+    "activation_later": (activation_later, {}),
+    "tax_collection": (tax_collection, {}),
+    "tax_collection_idle": (tax_collection_idle, {"tax_idle_days": 2 / 86400}),
+    "nlad_check": (nlad_check, {}),
+    "mail_after_outage": (mail_after_outage, {"mail_wait_seconds": 0.5}),
+    "payment_guard_settles": (payment_guard_settles, {"payment_guard_seconds": 1.0}),
+    "sweep": (sweep, {}),
+}  # fmt: skip

@@ -1,0 +1,46 @@
+"""Every call from the API to Temporal has a deadline (decisions.md's budgets): with no worker polling the
+task queue, a channel hears "The workflow engine is unavailable" in time instead of waiting without end."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.temporal import LOOKUP_SECONDS
+from tests.builders import body, create, line
+from tests.support.app import ApiClient, make_settings
+
+UNAVAILABLE = ["The workflow engine is unavailable, please try again later"]
+
+
+@pytest.fixture
+async def unattended(data_dir: Path, sqlite_url: str, temporal_env: Any) -> AsyncIterator[ApiClient]:
+    """The API with Temporal up but no worker on its task queue."""
+    settings = make_settings(
+        data_dir, sqlite_url, temporal_address=temporal_env.client.service_client.config.target_host,
+        temporal_task_queue=f"nobody-{secrets.token_hex(4)}", sync_wait_seconds=0.5,
+    )  # fmt: skip
+    async with ApiClient.running(settings, temporal=temporal_env.client) as api:
+        yield api
+
+
+async def test_a_lookup_with_no_worker_answers_unavailable_within_its_budget(unattended):
+    started = time.monotonic()
+    answer = await unattended.call("/inventory", body("check_device_compatibility"))
+    elapsed = time.monotonic() - started
+    assert (answer["msg_code"], answer["errors"]) == ("RESTAPI110", UNAVAILABLE)
+    assert LOOKUP_SECONDS <= elapsed < LOOKUP_SECONDS + 5
+
+
+async def test_customer_creation_with_no_worker_answers_unavailable_in_time(unattended):
+    issued = await unattended.call("/enrollment", body("check_service_availability"))
+    enrollment_id = issued["data"]["enrollment_id"]
+    started = time.monotonic()
+    answer = await unattended.call("/customer", create(enrollment_id, line(enrollment_id)))
+    assert (answer["msg_code"], answer["errors"]) == ("RESTAPI110", UNAVAILABLE)
+    assert time.monotonic() - started < 0.5 + LOOKUP_SECONDS + 5

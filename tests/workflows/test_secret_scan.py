@@ -1,0 +1,77 @@
+"""The secret scan: after a port-in enrollment and a card payment, no customer secret is found in plaintext in
+any table, in any workflow history of the run, or in any log record (README "Reliability")."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import string
+from typing import Any
+
+from sqlmodel import SQLModel
+
+from tests.builders import PORT_FIELDS, body, create, line, new_iccid
+from tests.workflows.test_enrollment_reliability import wait_for
+from tests.workflows.test_port_and_tax_api import port_number
+
+CARD = "4242424242424242"  # Luhn-valid: the sandbox gateway approves it
+
+
+def customer_secrets() -> dict[str, str]:
+    tag = secrets.token_hex(4).upper()
+    letters = "".join(secrets.choice(string.ascii_lowercase) for _ in range(8))
+    return {
+        "first_name": f"Zebulon{letters}", "last_name": f"Quixote{letters}",
+        "service_address_one": f"{secrets.randbelow(9000) + 1000} Secretwood {tag} St",
+        "email": f"hidden.{tag.lower()}@example.com", "port_account_number": f"ACCT{tag}",
+        "port_account_password": f"{secrets.randbelow(900000) + 100000}", "password": f"pw-{tag.lower()}-line",
+    }  # fmt: skip
+
+
+async def table_text(stack: Any) -> str:
+    async with stack.db.transaction() as session:
+        rows = [
+            repr(row)
+            for table in SQLModel.metadata.sorted_tables
+            for row in (await session.execute(table.select())).all()
+        ]
+    return "\n".join(rows)
+
+
+async def history_bytes(stack: Any, workflow_ids: list[str]) -> bytes:
+    found = b""
+    for workflow_id in workflow_ids:
+        async for event in stack.env.client.get_workflow_handle(workflow_id).fetch_history_events():
+            found += event.SerializeToString()
+    return found
+
+
+async def workflow_ids(stack: Any, expected: int) -> list[str]:
+    queue = stack.app.state.settings.temporal_task_queue
+    for _ in range(100):  # visibility is eventually consistent
+        ids = [w.id async for w in stack.env.client.list_workflows(f'TaskQueue = "{queue}"')]
+        if len(ids) >= expected:
+            return ids
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"only {ids} listed")
+
+
+async def test_no_customer_secret_in_tables_histories_or_logs(stack, caplog):
+    values = customer_secrets()
+    enrollment_id, sim = await stack.new_enrollment_id(), new_iccid()
+    fields = {**PORT_FIELDS, **values, "port_number": port_number(), "phone_type": "4G", "uiccid": sim}
+    with caplog.at_level(logging.DEBUG, logger="lineup"), caplog.at_level(logging.INFO):
+        created = await stack.call("/customer", create(enrollment_id, line(enrollment_id, **fields)))
+        assert created["msg_code"] == "RESTAPI000", created
+        paid = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, card_number=CARD))
+        assert paid["msg_code"] == "RESTAPI000", paid
+        await wait_for(stack, [enrollment_id], {"ACTIVE", "PORT_PENDING", "PORTING"})
+    logged = "\n".join(f"{r.getMessage()} {getattr(r, 'fields', '')}" for r in caplog.records)
+    tables = await table_text(stack)
+    histories = await history_bytes(stack, await workflow_ids(stack, expected=3))
+    assert histories and tables and logged  # the scan looked at something
+    for name, value in {**values, "card_number": CARD}.items():
+        assert value not in tables, f"{name} in a table"
+        assert value.encode() not in histories, f"{name} in a workflow history"
+        assert value not in logged, f"{name} in the logs"

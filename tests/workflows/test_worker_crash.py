@@ -1,0 +1,72 @@
+"""After a worker is killed and another takes its place, enrollments in flight and new ones answer at their
+usual pace: a workflow task held by the dead worker moves on after 5 s, not Temporal's default 10 s, and a
+sticky queue without its worker holds no task for more than a second (issue 12, finding 14)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from tests.builders import create, line
+from tests.workflows.test_enrollment_reliability import start_worker
+from worker import running_worker
+
+
+async def create_one(stack: Any) -> tuple[float, dict[str, Any]]:
+    enrollment_id = await stack.new_enrollment_id()
+    started = time.monotonic()
+    answer: dict[str, Any] = await stack.call("/customer", create(enrollment_id, line(enrollment_id)))
+    return time.monotonic() - started, answer
+
+
+@pytest.mark.parametrize("settings_overrides", [{"sync_wait_seconds": 30.0}])
+async def test_enrollments_in_flight_and_new_ones_recover_quickly_after_a_worker_crash(stack):
+    settings = stack.app.state.settings
+    settings.temporal_task_queue = "crash-" + settings.temporal_task_queue
+    first = start_worker(stack)
+    try:
+        await create_one(stack)  # the worker holds a workflow in its sticky cache
+        await stack.faults(latency_ms=2000)
+        in_flight = [asyncio.create_task(create_one(stack)) for _ in range(3)]
+        await asyncio.sleep(1.5)  # their activations are at the carrier
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        killed = time.monotonic()
+        second = start_worker(stack)
+        await stack.faults(latency_ms=0)
+        try:
+            answers = [answer for _, answer in await asyncio.gather(*in_flight)]
+            recovered = time.monotonic() - killed
+            after = [await create_one(stack) for _ in range(3)]
+        finally:
+            second.terminate()
+            second.wait(15)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert all(answer["data"][0]["data"]["mdn"] for answer in answers + [a for _, a in after])
+    print(f"\nin flight answered {recovered:.1f} s after the kill; then {', '.join(f'{t:.2f} s' for t, _ in after)}")
+    # 15-21 s before (a dead worker's tasks waited out 10 s timeouts); now the new worker's start (~2 s), the
+    # activity's heartbeat (2 s) and retry (1 s), and a second on each sticky queue: 6-10 s on 2 busy cores.
+    assert recovered < 12, recovered
+    assert max(t for t, _ in after) < 3
+
+
+async def test_interactive_workflows_move_a_dead_workers_task_on_within_5_seconds(stack):
+    enrollment_id = await stack.new_enrollment_id()
+    assert (await stack.call("/customer", create(enrollment_id, line(enrollment_id))))["msg_code"] == "RESTAPI000"
+    for workflow_id in (f"line-{enrollment_id}",):
+        described = await stack.env.client.get_workflow_handle(workflow_id).describe()
+        config = described.raw_description.execution_config
+        assert config.default_workflow_task_timeout.ToTimedelta() == timedelta(seconds=5)
+
+
+async def test_the_worker_gives_up_a_dead_sticky_queue_after_a_second(stack):
+    settings = stack.app.state.settings.model_copy(update={"temporal_task_queue": "sticky-config"})
+    async with running_worker(settings, stack.env.client) as worker:
+        assert worker.config()["sticky_queue_schedule_to_start_timeout"] == timedelta(seconds=1)

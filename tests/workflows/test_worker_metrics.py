@@ -1,0 +1,67 @@
+"""The worker's Temporal SDK metrics: `worker.serve` connects with a runtime that serves them in Prometheus
+format on LINEUP_WORKER_METRICS_PORT, and they describe the work this worker did."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.builders import body, with_check_digit
+from tests.support.app import ApiClient, make_settings
+from tests.support.temporal import free_port
+from worker import serve
+
+
+async def scrape(port: int) -> str:
+    async with httpx.AsyncClient() as http:
+        for _ in range(100):  # the endpoint is up once the runtime is, which serve() does first
+            try:
+                response = await http.get(f"http://127.0.0.1:{port}/metrics")
+                text: str = response.raise_for_status().text
+                return text
+            except httpx.TransportError:
+                await asyncio.sleep(0.1)
+    raise AssertionError(f"nothing serves metrics on port {port}")
+
+
+def task_queue_samples(text: str, task_queue: str) -> dict[str, float]:
+    return {
+        sample.name: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.labels.get("task_queue") == task_queue and not sample.labels.get("le")
+    }
+
+
+async def test_the_worker_serves_the_sdks_metrics_on_its_port(data_dir, sqlite_url, temporal_env, sandbox_url):
+    port, queue = free_port(), f"lineup-test-{secrets.token_hex(4)}"
+    settings = make_settings(
+        data_dir, sqlite_url, temporal_address=temporal_env.client.service_client.config.target_host,
+        temporal_task_queue=queue, worker_metrics_port=port, sweep_seconds=0, carrier_base_url=f"{sandbox_url}/carrier",
+    )  # fmt: skip
+    stop = asyncio.Event()
+    worker = asyncio.create_task(serve(settings, stop))
+    try:
+        await scrape(port)
+        async with ApiClient.running(settings, temporal=temporal_env.client) as api:
+            device = body("check_device_compatibility", imei=with_check_digit("35209908123450"))
+            answer = await api.call("/inventory", device)
+            assert answer["msg_code"] == "RESTAPI000", answer
+        text = await scrape(port)
+    finally:
+        stop.set()
+        await worker
+    assert "# TYPE temporal_workflow_completed counter" in text
+    ours = task_queue_samples(text, queue)
+    assert ours["temporal_workflow_completed_total"] == 1  # the one lookup workflow this worker ran
+    assert ours["temporal_activity_execution_latency_count"] == 1  # and its one carrier activity
+    assert ours["temporal_worker_start_total"] == 1
+
+
+def test_port_zero_turns_the_endpoint_off():
+    from observability.metrics import temporal_runtime
+
+    assert temporal_runtime(0) is None

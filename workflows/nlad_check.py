@@ -1,0 +1,24 @@
+"""NladCheckWorkflow: asks NLAD for nlad_etc_check, then records the answer for tpiv_listing, under the
+LOOKUP budget (about 10 s) the waiting channel allows."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.nlad import NladActivities
+    from models.messages.lookups import NladAnswer, NladCheck, NladOutcome
+    from workflows import policies
+
+
+@workflow.defn
+class NladCheckWorkflow:
+    """Asks NLAD, then records the answer (outcome, ZIP, initials) for tpiv_listing."""
+
+    @workflow.run
+    async def run(self, check: NladCheck) -> NladAnswer:
+        answer = await workflow.execute_activity_method(NladActivities.etc_check, check, **policies.LOOKUP)
+        # Under the same bounded budget: the channel is still waiting for the answer.
+        outcome = NladOutcome(check, answer.result)
+        await workflow.execute_activity_method(NladActivities.record_check, outcome, **policies.LOOKUP)
+        return answer

@@ -1,0 +1,61 @@
+"""The schedules the worker keeps: `lineup-sweep` (`<task queue>-sweep`) runs SweepWorkflow every
+LINEUP_SWEEP_SECONDS. Created when a worker starts, or brought up to date when it exists (the settings may
+have changed)."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from datetime import timedelta
+
+from temporalio.client import (
+    Client,
+    Schedule,
+    ScheduleActionStartWorkflow,
+    ScheduleAlreadyRunningError,
+    ScheduleIntervalSpec,
+    ScheduleOverlapPolicy,
+    SchedulePolicy,
+    ScheduleSpec,
+    ScheduleUpdate,
+    ScheduleUpdateInput,
+)
+from temporalio.service import RPCError
+
+from models.messages.enrollment import Pacing
+from models.messages.sweep import Sweep
+from models.settings import Settings
+from workflows.sweep import SweepWorkflow
+
+
+def sweep_schedule_id(settings: Settings) -> str:
+    """`lineup-sweep` by default: named after the task queue, as deployments sharing a namespace are."""
+    return f"{settings.temporal_task_queue}-sweep"
+
+
+def sweep_schedule(settings: Settings) -> Schedule:
+    sweep = Sweep(settings.sweep_grace_seconds, settings.token_retention_hours, Pacing.of(settings))
+    return Schedule(
+        action=ScheduleActionStartWorkflow(
+            SweepWorkflow.run, sweep, id=sweep_schedule_id(settings), task_queue=settings.temporal_task_queue
+        ),
+        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(seconds=settings.sweep_seconds))]),
+        # A sweep still running when the next is due makes the next unnecessary.
+        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+    )
+
+
+async def ensure_sweep_schedule(client: Client, settings: Settings) -> None:
+    """Every worker does this as it starts, so the last one started sets the interval; 0 s removes the schedule."""
+    if settings.sweep_seconds <= 0:
+        with suppress(RPCError):  # there was none
+            await client.get_schedule_handle(sweep_schedule_id(settings)).delete()
+        return
+    schedule = sweep_schedule(settings)
+    try:
+        await client.create_schedule(sweep_schedule_id(settings), schedule)
+    except ScheduleAlreadyRunningError:
+
+        def replace(_: ScheduleUpdateInput) -> ScheduleUpdate:
+            return ScheduleUpdate(schedule=schedule)
+
+        await client.get_schedule_handle(sweep_schedule_id(settings)).update(replace)
