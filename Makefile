@@ -20,7 +20,9 @@ run: install
 	$(BIN)/lineup seed-demo
 	LINEUP_CARRIER_ALIASES="$${LINEUP_CARRIER_ALIASES-BLUECONNECTSATT:ATT,NEXUS:TMB}" exec $(BIN)/lineup run
 
+# The console's browser tests drive Debian's chromium; the script installs it once (needs root or sudo).
 test: install
+	bash scripts/apt-install.sh chromium /usr/bin/chromium
 	$(BIN)/python -m pytest
 
 # ruff (rules and why, in pyproject.toml), mypy strict, and the import contracts.
@@ -36,6 +38,7 @@ fmt: install
 
 # issue 11's measurements as ratios (~7 min on 2 cores); e.g. make bench BENCH="--only T1,T2 --quick"
 bench: install
+	bash scripts/apt-install.sh wrk /usr/bin/wrk
 	$(BIN)/python -m bench $(BENCH)
 
 # Records tests/workflows/histories (~1 min); `make histories FLOWS="tax_collection"` for some flows only.

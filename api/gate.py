@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
 
+from api.context import operation_context
 from models.errors import TokenRefused, refuse
 from services.access import admit
 from services.context import Context, Resources
@@ -56,10 +57,7 @@ def gate(group: str) -> Callable[..., Awaitable[Context]]:
             raise admission.refusal
         assert admission.caller is not None
         state.agent = admission.caller.agent_username
-        return Context.of(
-            resources, caller=admission.caller, uow=state.uow, request_id=state.request_id,
-            fresh_token=admission.fresh_token,
-        )  # fmt: skip
+        return operation_context(request, admission.caller, fresh_token=admission.fresh_token)
 
     return check
 

@@ -12,6 +12,7 @@ from temporalio.client import Client
 
 from adapters.payments import PaymentGateway
 from api import docs, errors, openapi
+from api.console import routes as console
 from api.middleware import BodyDeadline, BodyLimit, RequestContext
 from api.routes import (
     agent,
@@ -79,7 +80,7 @@ def create_app(
     )
     app.state.settings = settings
     operations = APIRouter(prefix=settings.base_path)
-    for router in (*OPERATION_ROUTERS, health.router, metrics.router):
+    for router in (*OPERATION_ROUTERS, health.router, metrics.router, console.router):
         operations.include_router(router)
     app.include_router(operations)
     errors.install(app)

@@ -85,6 +85,8 @@ class Channel:
         return Created(elapsed, ok, [r.get("mdn") for r in records], [r.get("customer_id") for r in records], answer)
 
 
-def http_client(base_url: str, connections: int) -> httpx.AsyncClient:
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+def http_client(base_url: str, connections: int, *, keep_alive: bool = True) -> httpx.AsyncClient:
+    """keep_alive False: a new connection per call, so several API processes sharing one socket each accept
+    some (kept-alive connections opened in one burst may all go to the process that woke first)."""
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections if keep_alive else 0)
     return httpx.AsyncClient(base_url=base_url, limits=limits, timeout=httpx.Timeout(120.0))

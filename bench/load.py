@@ -53,7 +53,7 @@ def choose_tool(preferred: str) -> tuple[Tool, str]:
     if shutil.which("wrk"):
         return "wrk", "wrk found"
     if shutil.which("apt-get"):
-        print("bench: wrk is missing; apt-get install -y wrk", flush=True)
+        print("bench: wrk is missing; installing it with apt-get", flush=True)
         done = subprocess.run(
             ["apt-get", "install", "-y", "-q", "wrk"], capture_output=True, text=True, timeout=600, check=False
         )

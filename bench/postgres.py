@@ -9,10 +9,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-# What T7 checks, straight from the `line` table (read-only): one row, one MDN and one customer per line.
+# What T7 checks, straight from the `line` table (read-only): one row, one MDN and one customer per line,
+# and every line ACTIVE.
 LINE_COUNTS = """
 SELECT count(*) AS lines, count(mdn) AS with_mdn, count(DISTINCT mdn) AS mdns,
-       count(DISTINCT customer_id) AS customers
+       count(DISTINCT customer_id) AS customers, count(*) FILTER (WHERE status = 'ACTIVE') AS active
 FROM line WHERE enrollment_id = ANY($1::text[])
 """
 TABLE_COUNTS = "SELECT count(*) AS lines, count(mdn) AS with_mdn, count(DISTINCT mdn) AS mdns FROM line"
@@ -26,6 +27,7 @@ class LineCounts:
     with_mdn: int
     mdns: int  # distinct
     customers: int  # distinct
+    active: int
 
 
 def _with_database(admin_url: str, name: str) -> str:
@@ -83,4 +85,4 @@ async def line_counts(admin_url: str, name: str, enrollment_ids: list[str]) -> t
         table = await connection.fetchrow(TABLE_COUNTS)
     finally:
         await connection.close()
-    return LineCounts(mine["lines"], mine["with_mdn"], mine["mdns"], mine["customers"]), dict(table)
+    return LineCounts(mine["lines"], mine["with_mdn"], mine["mdns"], mine["customers"], mine["active"]), dict(table)

@@ -71,6 +71,10 @@ class Stack:
         return f"http://127.0.0.1:{self.env['LINEUP_API_PORT']}"
 
     @property
+    def sandbox_url(self) -> str:
+        return f"http://127.0.0.1:{self.env['LINEUP_SANDBOX_PORT']}"
+
+    @property
     def temporal_address(self) -> str:
         return self.env["LINEUP_TEMPORAL_ADDRESS"]
 

@@ -16,9 +16,11 @@ from bench.processes import ProcessId, command_line, descendants
 from bench.stack import Stack
 
 TICKS = os.sysconf("SC_CLK_TCK")
-# From the SDK's metrics: its histogram of activity run times has one series per activity type (its _count is
-# activities run), and the workflow cache counts its hits and misses (a miss replays the workflow's history).
+# From the SDK's metrics: its histograms of activity run times have one series per activity type (their _count is
+# activities run, local ones apart), and the workflow cache counts its hits and misses (a miss replays the
+# workflow's history).
 COUNTERS = {
+    "activities": re.compile(r"^temporal_(local_)?activity_execution_latency\w*_count[{ ]"),  # local ones too
     "port_status": re.compile(r'^temporal_activity_execution_latency\w*_count\{[^}]*activity_type="port_status"'),
     "cache_hit": re.compile(r"^temporal_sticky_cache_hit\w*[{ ]"),
     "cache_miss": re.compile(r"^temporal_sticky_cache_miss\w*[{ ]"),
@@ -88,20 +90,30 @@ class ProcessTable:
         return None
 
 
-async def worker_counters(stack: Stack) -> dict[str, int] | None:
-    """COUNTERS summed over the stack's workers, so far; None when their metrics cannot be read."""
+async def each_worker_counters(stack: Stack) -> list[dict[str, int]] | None:
+    """COUNTERS of each of the stack's workers (by metrics port), so far; None when one cannot be read."""
     base = int(stack.env.get("LINEUP_WORKER_METRICS_PORT", "0"))
     if not base:
         return None
-    totals = dict.fromkeys(COUNTERS, 0.0)
+    found: list[dict[str, int]] = []
     async with httpx.AsyncClient(timeout=5) as http:
         for offset in range(stack.spec.worker_processes):
             try:
                 text = (await http.get(f"http://127.0.0.1:{base + offset}/metrics")).text
             except httpx.HTTPError:
                 return None
+            totals = dict.fromkeys(COUNTERS, 0.0)
             for line in text.splitlines():
                 for name, pattern in COUNTERS.items():
                     if pattern.match(line):
                         totals[name] += float(line.rsplit(maxsplit=1)[1])
-    return {name: int(total) for name, total in totals.items()}
+            found.append({name: int(total) for name, total in totals.items()})
+    return found
+
+
+async def worker_counters(stack: Stack) -> dict[str, int] | None:
+    """COUNTERS summed over the stack's workers, so far; None when their metrics cannot be read."""
+    each = await each_worker_counters(stack)
+    if each is None:
+        return None
+    return {name: sum(counters[name] for counters in each) for name in COUNTERS}

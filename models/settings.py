@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     temporal_namespace: str = "default"
     temporal_task_queue: str = "lineup"
     temporal_ui_port: int = 8233
+    temporal_ui_url: str = ""  # where the console links workflows; empty: the dev server's UI on temporal_ui_port
     # A secured cluster or Temporal Cloud; all empty for the local dev server. The three TLS ones are PEM files,
     # read at each connect so a renewed certificate needs a restart, not a rebuild.
     temporal_tls_ca: str = ""  # CA that signed the server's certificate; empty: the system's trust store
@@ -65,6 +66,7 @@ class Settings(BaseSettings):
     login_otp_ttl_hours: float = 24.0  # a login-log OTP stops working this long after /authenticate opened it
     login_otp_max_failures: int = 5  # wrong OTPs one API user may send per window before its OTP checks refuse
     login_otp_window_seconds: int = 900
+    console_idle_minutes: float = Field(default=30.0, gt=0)  # a support console session unused this long is over
     max_body_bytes: int = 1 * MiB
     max_auth_body_bytes: int = 12 * MiB
     # Slow clients (uvicorn has no read timeouts of its own; api.server and api.middleware add them):
@@ -102,6 +104,10 @@ class Settings(BaseSettings):
     @property
     def temporal_tls(self) -> bool:
         return any((self.temporal_tls_ca, self.temporal_tls_cert, self.temporal_tls_server_name))
+
+    @property
+    def temporal_ui(self) -> str:
+        return (self.temporal_ui_url or f"http://127.0.0.1:{self.temporal_ui_port}").rstrip("/")
 
     @property
     def db_url(self) -> str:

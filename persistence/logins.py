@@ -3,11 +3,15 @@ entries (and OTPs) a session works under."""
 
 from __future__ import annotations
 
+import asyncio
+import random
+import time
 from dataclasses import dataclass
 from datetime import timedelta
+from enum import Enum
 from typing import Any
 
-from sqlalchemy import and_, case, literal, or_, update
+from sqlalchemy import case, literal, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -35,66 +39,124 @@ async def active_api_user(session: AsyncSession, *, vendor_code: str, username: 
 
 @dataclass(frozen=True)
 class Throttle:
-    """LINEUP_LOGIN_MAX_FAILURES attempts without a success lock a login for LINEUP_LOGIN_LOCKOUT_SECONDS."""
+    """LINEUP_LOGIN_MAX_FAILURES failures without a success lock a login for LINEUP_LOGIN_LOCKOUT_SECONDS. Of one
+    login's attempts at most `max_failures` may be pending (claimed, secret still being verified) or failed at
+    once: a claim beyond that waits up to `wait_seconds` for a slot. A pending claim older than `stale_seconds`
+    is taken for one whose process died before settling it."""
 
     max_failures: int
     lockout_seconds: int
+    # A burst's last logins wait about as long as the burst's verifications take the CPUs (50 channels on two
+    # busy cores: ~12 s); past this, the login is refused as a locked one would be.
+    wait_seconds: float = 30.0
+    stale_seconds: int = 60  # far beyond one verification (two argon2 checks, ~0.1 s)
 
     @classmethod
     def of(cls, settings: Settings) -> Throttle:
         return cls(settings.login_max_failures, settings.login_lockout_seconds)
 
 
-async def claim_attempt(session: AsyncSession, table: Any, row: Any, throttle: Throttle) -> bool:
-    """Counts one attempt on the row of `table` (a table with failed_logins and locked_until) BEFORE its secret
-    is verified; False, counting nothing, while the row is locked. The attempt that reaches the limit locks the
-    row itself, so of any number of concurrent attempts at most `max_failures` get to verify. One conditional
-    UPDATE is the whole race, on SQLite and PostgreSQL alike; a success clears the count (`clear_attempts`)."""
+class Claim(Enum):
+    GRANTED = "granted"  # verify the secret, then settle the attempt
+    FULL = "full"  # every slot is pending or failed: try again shortly
+    LOCKED = "locked"  # refused unread until the lockout ends (or the row does not exist)
+
+
+# Seconds between the claims of a waiting attempt: doubling from the first to the longest, so a burst's waiters
+# do not spend the CPU the verifications need on polling, and jittered so that they do not poll in step.
+WAIT_FIRST, WAIT_LONGEST = 0.02, 0.5
+
+
+async def claim_attempt(session: AsyncSession, table: Any, row: Any, throttle: Throttle) -> Claim:
+    """Claims one verification on the row of `table` (a table with failed_logins, locked_until, pending_logins
+    and pending_since) BEFORE its secret is verified: granted while the row is not locked and failures plus
+    pending attempts stay below `max_failures`. One conditional UPDATE is the whole race, on SQLite and
+    PostgreSQL alike. An ended lock restarts the failures at 0; stale pending attempts count as 0."""
     now = utcnow()
-    lock_ended = and_(col(table.locked_until).is_not(None), col(table.locked_until) <= now)
-    count = case((lock_ended, 1), else_=table.failed_logins + 1)
-    until = literal(now + timedelta(seconds=throttle.lockout_seconds), UTCDateTime())
+    locked_until = col(table.locked_until)
+    failed = case((locked_until.is_(None), col(table.failed_logins)), else_=0)  # only an ended lock passes WHERE
+    stale = col(table.pending_since) <= now - timedelta(seconds=throttle.stale_seconds)
+    pending = case((stale, 0), else_=col(table.pending_logins))
     claimed = await session.execute(
         update(table)
-        .where(row, or_(col(table.locked_until).is_(None), col(table.locked_until) <= now))
-        .values(failed_logins=count, locked_until=case((count >= throttle.max_failures, until), else_=None))
-        .returning(table.failed_logins)
+        .where(row, or_(locked_until.is_(None), locked_until <= now), failed + pending < throttle.max_failures)
+        .values(failed_logins=failed, locked_until=None, pending_logins=pending + 1, pending_since=now)
+        .returning(col(table.pending_logins))
     )
-    return claimed.first() is not None
+    if claimed.first() is not None:
+        return Claim.GRANTED
+    state = (await session.execute(select(locked_until).where(row))).first()
+    return Claim.FULL if state is not None and (state[0] is None or state[0] <= now) else Claim.LOCKED
 
 
-async def clear_attempts(session: AsyncSession, table: Any, row: Any) -> None:
-    await session.execute(update(table).where(row).values(failed_logins=0, locked_until=None))
+async def claim_login(uow: UnitOfWork, table: Any, row: Any, throttle: Throttle) -> bool:
+    """True when the attempt may verify its secret (settle it with `settle_login` afterwards); False while the
+    row is locked, or when no slot came free within `wait_seconds`. Attempts in flight slow a burst of right
+    secrets down, they never lock it out. Each claim is a transaction of its own: none is held while waiting."""
+    deadline, pause = time.monotonic() + throttle.wait_seconds, WAIT_FIRST
+    while True:
+        async with uow.transaction() as session:
+            claim = await claim_attempt(session, table, row, throttle)
+        if claim is not Claim.FULL or time.monotonic() >= deadline:
+            return claim is Claim.GRANTED
+        await asyncio.sleep(random.uniform(pause / 2, pause))
+        pause = min(pause * 2, WAIT_LONGEST)
+
+
+async def settle_attempt(session: AsyncSession, table: Any, row: Any, throttle: Throttle, *, ok: bool) -> bool:
+    """Ends a claimed attempt: a right secret clears the failures and any lock, a wrong one is counted and the
+    failure that reaches `max_failures` locks the row. False when no row matched."""
+    pending = col(table.pending_logins)
+    values: dict[str, Any] = {
+        "pending_logins": case((pending > 1, pending - 1), else_=0),
+        "pending_since": case((pending > 1, col(table.pending_since)), else_=None),
+    }
+    if ok:
+        values |= {"failed_logins": 0, "locked_until": None}
+    else:
+        failed = col(table.failed_logins) + 1
+        until = literal(utcnow() + timedelta(seconds=throttle.lockout_seconds), UTCDateTime())
+        locks = case((failed >= throttle.max_failures, until), else_=col(table.locked_until))
+        values |= {"failed_logins": failed, "locked_until": locks}
+    settled = await session.execute(update(table).where(row).values(values).returning(col(table.pending_logins)))
+    return settled.first() is not None
+
+
+async def settle_login(uow: UnitOfWork, table: Any, row: Any, throttle: Throttle, *, ok: bool) -> None:
+    async with uow.transaction() as session:
+        await settle_attempt(session, table, row, throttle, ok=ok)
+
+
+def _agent(agent_id: int) -> Any:
+    return col(Agent.id) == agent_id
 
 
 async def claim_agent_attempt(uow: UnitOfWork, agent_id: int, throttle: Throttle) -> bool:
-    """One agent_password verification may go ahead (see `claim_attempt`)."""
-    async with uow.transaction() as session:
-        return await claim_attempt(session, Agent, col(Agent.id) == agent_id, throttle)
+    """One agent_password verification may go ahead (see `claim_login`)."""
+    return await claim_login(uow, Agent, _agent(agent_id), throttle)
 
 
-async def clear_agent_attempts(uow: UnitOfWork, agent_id: int) -> None:
-    async with uow.transaction() as session:
-        await clear_attempts(session, Agent, col(Agent.id) == agent_id)
+async def settle_agent_attempt(uow: UnitOfWork, agent_id: int, throttle: Throttle, *, ok: bool) -> None:
+    await settle_login(uow, Agent, _agent(agent_id), throttle, ok=ok)
+
+
+def _customer(enrollment_id: str) -> Any:
+    return col(CustomerLogin.enrollment_id) == enrollment_id
 
 
 async def claim_customer_attempt(uow: UnitOfWork, enrollment_id: str, throttle: Throttle) -> bool:
-    """One customer-login verification for the line may go ahead (see `claim_attempt`); the line's throttle
+    """One customer-login verification for the line may go ahead (see `claim_login`); the line's throttle
     row is made by its first attempt."""
-    row = col(CustomerLogin.enrollment_id) == enrollment_id
     async with uow.transaction() as session:
-        if await claim_attempt(session, CustomerLogin, row, throttle):
-            return True
-        # No row yet, or a locked one. INSERT … ON CONFLICT DO NOTHING: a row a concurrent first attempt made
-        # stays as it is, and nothing rolls back (a rollback would expire the line the caller holds).
+        # INSERT … ON CONFLICT DO NOTHING: a row a concurrent first attempt made stays as it is, and nothing
+        # rolls back (a rollback would expire the line the caller holds).
         insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
         await session.execute(insert(CustomerLogin).values(enrollment_id=enrollment_id).on_conflict_do_nothing())
-        return await claim_attempt(session, CustomerLogin, row, throttle)
+    return await claim_login(uow, CustomerLogin, _customer(enrollment_id), throttle)
 
 
-async def clear_customer_attempts(uow: UnitOfWork, enrollment_id: str) -> None:
-    async with uow.transaction() as session:
-        await clear_attempts(session, CustomerLogin, col(CustomerLogin.enrollment_id) == enrollment_id)
+async def settle_customer_attempt(uow: UnitOfWork, enrollment_id: str, throttle: Throttle, *, ok: bool) -> None:
+    await settle_login(uow, CustomerLogin, _customer(enrollment_id), throttle, ok=ok)
 
 
 @dataclass(frozen=True)

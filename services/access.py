@@ -15,7 +15,7 @@ from models.requests.wellformed import malformed
 from models.settings import Settings
 from persistence import tokens
 from persistence.agents import AgentRef, vendor_and_agent
-from persistence.logins import Throttle, claim_agent_attempt, clear_agent_attempts
+from persistence.logins import Throttle, claim_agent_attempt, settle_agent_attempt
 from persistence.uow import UnitOfWork
 from services.context import Caller
 
@@ -112,11 +112,14 @@ async def _check_agent(
 
 async def _check_agent_password(uow: UnitOfWork, settings: Settings, agent: AgentRef, offered: Any) -> None:
     """The agent's API password, throttled as /authenticate is: the attempt is counted before the password is
-    verified, so parallel guesses cannot outrun the lockout; a right password clears the count."""
+    verified, so parallel guesses cannot outrun the lockout, and settled after: only a wrong password is counted,
+    a right one clears the count."""
     if not isinstance(offered, str) or malformed(offered):
         raise LineupError(MsgCode.AGENT, INVALID_PASSWORD)
-    if not await claim_agent_attempt(uow, agent.id, Throttle.of(settings)):
+    throttle = Throttle.of(settings)
+    if not await claim_agent_attempt(uow, agent.id, throttle):
         raise LineupError(MsgCode.AGENT, INVALID_PASSWORD, [LOCKED], rest_status=429)
-    if not await verify_secret_async(agent.api_password_hash, offered):
+    ok = await verify_secret_async(agent.api_password_hash, offered)
+    await settle_agent_attempt(uow, agent.id, throttle, ok=ok)
+    if not ok:
         raise LineupError(MsgCode.AGENT, INVALID_PASSWORD)
-    await clear_agent_attempts(uow, agent.id)

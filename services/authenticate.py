@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import and_
 from sqlmodel import col
 
 from models.envelope import MsgCode
@@ -18,7 +18,7 @@ from models.settings import Settings
 from models.tables.session import LoginLog
 from models.tables.vendor import ApiUser
 from persistence import tokens
-from persistence.logins import Throttle, active_api_user, claim_attempt
+from persistence.logins import Throttle, active_api_user, claim_login, settle_attempt, settle_login
 from persistence.uow import UnitOfWork
 
 INVALID = "Invalid credentials!!"
@@ -41,13 +41,17 @@ async def authenticate(*, form: AuthenticateRequest, ip: str | None, uow: UnitOf
         raise invalid(*missing)
     async with uow.transaction() as session:
         user = await active_api_user(session, vendor_code=str(form.vendor_id), username=str(form.username))
-        # Counted before the secrets are verified: parallel guesses cannot outrun the lockout.
-        if user is not None and not await claim_attempt(session, ApiUser, _row(user), Throttle.of(settings)):
-            raise invalid(LOCKED, rest_status=429)
+    throttle = Throttle.of(settings)
+    # Claimed before the secrets are verified: parallel guesses cannot outrun the lockout.
+    if user is not None and not await claim_login(uow, ApiUser, _row(user), throttle):
+        raise invalid(LOCKED, rest_status=429)
     # Both secrets are always verified, so a wrong PIN costs as much time as a wrong password.
     password_ok = await verify_secret_async(user.password_hash if user else None, str(form.password))
     pin_ok = await verify_secret_async(user.pin_hash if user else None, str(form.pin))
-    if user is None or not (password_ok and pin_ok):
+    if user is None:
+        raise invalid()
+    if not (password_ok and pin_ok):
+        await settle_login(uow, ApiUser, _row(user), throttle, ok=False)
         raise invalid()
     return await _open_session(uow, settings, user, ip)
 
@@ -61,15 +65,11 @@ async def _open_session(uow: UnitOfWork, settings: Settings, user: ApiUser, ip: 
     # No leading zero: channels send the OTP back as a JSON number, which would drop it.
     otp = str(100_000 + secrets.randbelow(900_000))
     async with uow.transaction() as session:
-        # The success clears the count; the row stays locked until commit, so a `lineup api-user disable`
-        # either came first (no row: refused) or comes after and drops this session's token with the rest.
-        cleared = await session.execute(
-            update(ApiUser)
-            .where(_row(user), col(ApiUser.active))
-            .values(failed_logins=0, locked_until=None)
-            .returning(col(ApiUser.id))
-        )
-        if cleared.first() is None:
+        # The success settles the attempt and clears the count; the row stays locked until commit, so a
+        # `lineup api-user disable` either came first (no row: refused) or comes after and drops this session's
+        # token with the rest (whose attempt then stays pending until the throttle's stale bound frees it).
+        active = and_(_row(user), col(ApiUser.active))
+        if not await settle_attempt(session, ApiUser, active, Throttle.of(settings), ok=True):
             raise invalid()
         entry = LoginLog(vendor_id=user.vendor_id, api_user_id=user.id, otp=otp, ip_address=ip)
         session.add(entry)

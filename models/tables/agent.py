@@ -27,6 +27,8 @@ class Agent(SQLModel, table=True):
     # Throttling of agent_password, as API-user logins are throttled (persistence/logins.py).
     failed_logins: int = 0
     locked_until: datetime | None = None
+    pending_logins: int = 0
+    pending_since: datetime | None = None
     password_changed_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
 

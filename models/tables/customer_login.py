@@ -1,4 +1,4 @@
-"""Failed customer logins (saved_card_list), per line: throttled as API-user logins are."""
+"""Failed and pending customer logins (saved_card_list), per line: throttled as API-user logins are."""
 
 from __future__ import annotations
 
@@ -13,3 +13,5 @@ class CustomerLogin(SQLModel, table=True):
     enrollment_id: str = Field(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
     failed_logins: int = 0
     locked_until: datetime | None = None
+    pending_logins: int = 0
+    pending_since: datetime | None = None

@@ -34,6 +34,8 @@ class ApiUser(SQLModel, table=True):
     active: bool = True
     failed_logins: int = 0
     locked_until: datetime | None = None
+    pending_logins: int = 0  # logins claimed and still being verified, since pending_since (persistence/logins.py)
+    pending_since: datetime | None = None
     # Wrong login-log OTPs this user sent in the window that began at otp_window_start (persistence/logins.py).
     otp_failures: int = 0
     otp_window_start: datetime | None = None

@@ -1,30 +1,39 @@
-"""Parallel guesses cannot outrun the login lockout, on SQLite and PostgreSQL: each attempt is counted before its
+"""Parallel guesses cannot outrun the login lockout, on SQLite and PostgreSQL: each attempt is claimed before its
 secret is verified, so of 40 concurrent wrong guesses at one account only LINEUP_LOGIN_MAX_FAILURES are verified,
-the rest are refused unread, and the right secret is then refused with the lockout message too. For API users
-(/authenticate), agents' API passwords (agent_password) and customer logins (saved_card_list)."""
+the rest are refused unread, and the right secret is then refused with the lockout message too. Only failures
+count: 20 concurrent right logins (more than the limit) all pass and leave the account unlocked, and an attempt
+whose process died before it was settled stops holding its slot. For API users (/authenticate), agents' API
+passwords (agent_password) and customer logins (saved_card_list)."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlmodel import select
+from sqlalchemy import update
+from sqlmodel import col, select
 
 import models.passwords
 from cli.accounts import AgentSpec, create_agent, create_api_user
+from models.clock import utcnow
 from models.passwords import hash_secret
+from models.tables.agent import Agent
+from models.tables.customer_login import CustomerLogin
 from models.tables.enrollment import Enrollment, Line
-from models.tables.vendor import Vendor
+from models.tables.vendor import ApiUser, Vendor
 from persistence.lines import email_hash
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 
 GUESSES = 40
 LIMIT = 10  # LINEUP_LOGIN_MAX_FAILURES's default
+RIGHT = 20  # concurrent right logins: twice the limit
 WRONG = "wrong-guess-1"
 LOCKED = "Too many failed logins; try again later"
 
@@ -48,6 +57,19 @@ def verified(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(models.passwords, "verify_secret", counting)
     return offered
+
+
+@pytest.fixture
+def slow_verify(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each verification takes 0.2 s longer (in its thread), so every request of a burst is claimed before the
+    first one is settled, whatever the machine's speed."""
+    verify = models.passwords.verify_secret
+
+    def slow(stored: str | None, secret: str) -> bool:
+        time.sleep(0.2)
+        return verify(stored, secret)
+
+    monkeypatch.setattr(models.passwords, "verify_secret", slow)
 
 
 def refusals(answers: list[Any]) -> Counter[tuple[str, str]]:
@@ -140,3 +162,60 @@ async def test_concurrent_wrong_customer_passwords_are_verified_at_most_the_limi
     }
     locked = await api_on.call("/cards", cards("line-pass-1"))
     assert (locked["msg_code"], locked["errors"]) == ("RESTAPI110", [LOCKED])
+
+
+async def throttle_state(api: ApiClient, table: Any, row: Any) -> tuple[int, int, Any]:
+    """(failed_logins, pending_logins, locked_until) of the throttled row."""
+    query = select(table.failed_logins, table.pending_logins, table.locked_until).where(row)
+    async with api.db.transaction() as session:
+        failed, pending, locked_until = (await session.execute(query)).one()
+    return failed, pending, locked_until
+
+
+async def test_concurrent_right_logins_for_an_api_user_all_succeed(api_on, slow_verify):
+    username = f"api.{secrets.token_hex(4)}"
+    assert await create_api_user(api_on.db, "DEMO", username, "right-pass-1", "2468")
+    login = {"vendor_id": "DEMO", "username": username, "password": "right-pass-1", "pin": "2468"}
+
+    answers = await asyncio.gather(*(api_on.post("/authenticate", login) for _ in range(RIGHT)))
+    assert refusals(answers) == {("RESTAPI000", "Successfully Authenticate"): RIGHT}
+    assert await throttle_state(api_on, ApiUser, col(ApiUser.username) == username) == (0, 0, None)
+
+
+async def test_concurrent_right_agent_passwords_all_pass(api_on, slow_verify):
+    username = f"secure.{secrets.token_hex(4)}"
+    assert await create_agent(api_on.db, AgentSpec("DEMO", username, "agent-pass-1", api_password="api-pass-1"))
+    call = body("update_location_coordinate", agent_id=username, username=username, agent_password="api-pass-1")
+
+    tokens = [await api_on.token() for _ in range(RIGHT)]
+    answers = await asyncio.gather(*(api_on.post("/agent", call, token=token) for token in tokens))
+    assert [a.json()["msg_code"] for a in answers] == ["RESTAPI000"] * RIGHT
+    assert await throttle_state(api_on, Agent, col(Agent.username) == username) == (0, 0, None)
+
+
+async def test_concurrent_right_customer_logins_all_pass(api_on, slow_verify):
+    email = f"pat.{secrets.token_hex(4)}@example.com"
+    enrollment_id = await customer_line(api_on, email, "line-pass-1")
+    cards = body("saved_card_list", enrollment_id=enrollment_id, username=email, password="line-pass-1")
+
+    tokens = [await api_on.token() for _ in range(RIGHT)]
+    answers = await asyncio.gather(*(api_on.post("/cards", cards, token=token) for token in tokens))
+    assert [a.json()["msg_code"] for a in answers] == ["RESTAPI000"] * RIGHT
+    row = col(CustomerLogin.enrollment_id) == enrollment_id
+    assert await throttle_state(api_on, CustomerLogin, row) == (0, 0, None)
+
+
+async def test_a_stale_pending_attempt_does_not_block_a_login(api_on):
+    """Every slot held by attempts claimed an hour ago (their process died before settling them)."""
+    username = f"api.{secrets.token_hex(4)}"
+    assert await create_api_user(api_on.db, "DEMO", username, "right-pass-1", "2468")
+    row = col(ApiUser.username) == username
+    async with api_on.db.transaction() as session:
+        await session.execute(
+            update(ApiUser).where(row).values(pending_logins=LIMIT, pending_since=utcnow() - timedelta(hours=1))
+        )
+    login = {"vendor_id": "DEMO", "username": username, "password": "right-pass-1", "pin": "2468"}
+
+    answer = (await asyncio.wait_for(api_on.post("/authenticate", login), timeout=5)).json()
+    assert answer["msg_code"] == "RESTAPI000", answer
+    assert await throttle_state(api_on, ApiUser, row) == (0, 0, None)

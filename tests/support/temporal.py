@@ -71,18 +71,29 @@ async def sandbox_server(directory: Path, *, smtp_port: int | None = None, **con
     )
     store = Store(settings.db_path)
     app = create_sandbox(settings, store=store)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     sink = start_smtp_sink(settings, store)
-    task = asyncio.create_task(server.serve(sockets=[listener]))
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{port}"
+        async with serving(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"), [listener]):
+            yield f"http://127.0.0.1:{port}"
     finally:
-        server.should_exit = True
-        await task
         listener.close()
         sink.stop()
         store.close()
+
+
+@asynccontextmanager
+async def serving(config: uvicorn.Config, sockets: list[socket.socket] | None = None) -> AsyncIterator[None]:
+    """uvicorn serving `config` in this event loop, from started (or failed, with its error) to stopped."""
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=sockets))
+    deadline = asyncio.get_running_loop().time() + 15
+    while not server.started:
+        if task.done():
+            task.result()
+        assert asyncio.get_running_loop().time() < deadline, "uvicorn did not start"
+        await asyncio.sleep(0.02)
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        await task
