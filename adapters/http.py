@@ -13,7 +13,7 @@ class Unavailable(Exception):
     """The system did not answer usefully (connection error, timeout, 5xx): worth retrying."""
 
     def __init__(self, system: str, reason: str) -> None:
-        super().__init__(f"{system} unavailable: {reason}")
+        super().__init__(f"{system} is unavailable: {reason}")
         self.system = system
 
 

@@ -1,5 +1,5 @@
-"""NladCheckWorkflow: asks NLAD for nlad_etc_check, then records the answer for tpiv_listing, under the
-LOOKUP budget (about 10 s) the waiting channel allows."""
+"""NladCheckWorkflow: asks NLAD for nlad_etc_check and records the answer for tpiv_listing, under the LOOKUP
+budget (about 10 s) the waiting channel allows."""
 
 from __future__ import annotations
 
@@ -11,12 +11,20 @@ with workflow.unsafe.imports_passed_through():
     from workflows import policies
 
 
+# The check and its record in one activity; deprecate once no check started before it can still run (a check
+# lives at most its LOOKUP budget, ~10 s, so the next release may).
+ONE_ACTIVITY = "nlad-check-and-record-in-one-activity"
+
+
 @workflow.defn
 class NladCheckWorkflow:
     """Asks NLAD, then records the answer (outcome, ZIP, initials) for tpiv_listing."""
 
     @workflow.run
     async def run(self, check: NladCheck) -> NladAnswer:
+        if workflow.patched(ONE_ACTIVITY):
+            return await workflow.execute_activity_method(NladActivities.check_and_record, check, **policies.LOOKUP)
+        # Before ONE_ACTIVITY (2026-11-23): replayed for checks started by an older worker.
         answer = await workflow.execute_activity_method(NladActivities.etc_check, check, **policies.LOOKUP)
         # Under the same bounded budget: the channel is still waiting for the answer.
         outcome = NladOutcome(check, answer.result)

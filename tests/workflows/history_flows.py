@@ -208,6 +208,8 @@ async def tax_collection_idle(rec: Recorder) -> None:
 
 
 async def nlad_check(rec: Recorder) -> None:
+    """The check and its record in one activity (ONE_ACTIVITY). histories/nlad_check_two_activities.json is the
+    same check recorded before that change, kept so the old path stays replayed while it may run."""
     subject = {"first_name": PERSON["first_name"], "last_name": PERSON["last_name"], "ssn": "8642"}
     checked = await rec.stack.call(
         "/nlad", body("nlad_etc_check", **subject, address_one=PERSON["service_address_one"])
