@@ -3,6 +3,7 @@ customer_info."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from typing import Any
 
@@ -73,6 +74,10 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
                 EnrollmentWorkflow.customers, SyncWait(settings.sync_wait_seconds), start_workflow_operation=start
             )
     except WorkflowAlreadyStartedError:
+        # The start operation holds the same error in a future of its own; read it, or asyncio logs "Future
+        # exception was never retrieved" for every repeated request.
+        with contextlib.suppress(WorkflowAlreadyStartedError):
+            await start.workflow_handle()
         # The enrollment finished long ago: its lines' records are the answer to the repeated request.
         async with ctx.uow.transaction() as session:
             result = EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order_id)])

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 
 from sqlmodel import func, select
 
 from models.tables.enrollment import Enrollment, Line
 from models.tables.payment import Payment, SavedCard
 from tests.builders import body, create, line
+from workflows.ids import enrollment_workflow_id
 
 
 async def test_full_flow_availability_plans_payment_customer_inquiry(stack):
@@ -50,6 +53,19 @@ async def test_repeated_request_returns_the_first_result_and_creates_nothing_new
     assert first["data"] == second["data"]
     async with stack.db.transaction() as session:
         assert (await session.exec(select(func.count()).select_from(Line))).one() == 1
+
+
+async def test_a_request_repeated_after_its_enrollment_ended_answers_from_the_records_and_logs_no_error(stack, caplog):
+    parent = await stack.new_enrollment_id()
+    request = create(parent, line(parent))
+    first = await stack.call("/customer", request)
+    workflow_id = enrollment_workflow_id(parent, [parent])
+    await stack.env.client.get_workflow_handle(workflow_id).result()  # ended: a new start is refused
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        again = await stack.call("/customer", request)
+        gc.collect()  # an unread future's error is logged when the future is collected
+    assert again["data"] == first["data"]
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
 
 
 async def test_unissued_or_used_enrollment_ids_are_refused_and_nothing_is_created(stack):
