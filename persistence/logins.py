@@ -25,6 +25,8 @@ from models.tables.session import LoginLog
 from models.tables.vendor import ApiUser, Vendor
 from persistence.uow import UnitOfWork
 
+LOCKED = "Too many failed logins; try again later"  # what every throttled login answers while refused
+
 
 async def active_api_user(session: AsyncSession, *, vendor_code: str, username: str) -> ApiUser | None:
     """The active API user of an active vendor, or None."""

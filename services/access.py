@@ -15,13 +15,12 @@ from models.requests.wellformed import malformed
 from models.settings import Settings
 from persistence import tokens
 from persistence.agents import AgentRef, vendor_and_agent
-from persistence.logins import Throttle, claim_agent_attempt, settle_agent_attempt
+from persistence.logins import LOCKED, Throttle, claim_agent_attempt, settle_agent_attempt
 from persistence.uow import UnitOfWork
 from services.context import Caller
 
 MOST_AGENT_NAME = 100  # the column's length: a longer name names no agent
 INVALID_PASSWORD = "Invalid Agent ID or Password"
-LOCKED = "Too many failed logins; try again later"
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,10 @@ from models.settings import Settings
 from models.tables.session import LoginLog
 from models.tables.vendor import ApiUser
 from persistence import tokens
-from persistence.logins import Throttle, active_api_user, claim_login, settle_attempt, settle_login
+from persistence.logins import LOCKED, Throttle, active_api_user, claim_login, settle_attempt, settle_login
 from persistence.uow import UnitOfWork
 
 INVALID = "Invalid credentials!!"
-LOCKED = "Too many failed logins; try again later"
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,11 @@ from models.requests.console import SignIn
 from models.settings import Settings
 from persistence.agents import AgentRef
 from persistence.console_sessions import active_agent, agent_login, end_session, open_session, touch_session
-from persistence.logins import Throttle, claim_agent_attempt, settle_agent_attempt
+from persistence.logins import LOCKED, Throttle, claim_agent_attempt, settle_agent_attempt
 from persistence.uow import UnitOfWork
 
 SUPPORT = "support"
 INVALID = "Invalid username or password"
-LOCKED = "Too many failed logins; try again later"
 NOT_SUPPORT = "Only agents with the support role may use the console"
 
 

@@ -10,11 +10,10 @@ from models.errors import refuse
 from models.passwords import verify_secret_async
 from models.tables.enrollment import Line
 from persistence.lines import email_hash, vendor_line
-from persistence.logins import Throttle, claim_customer_attempt, settle_customer_attempt
+from persistence.logins import LOCKED, Throttle, claim_customer_attempt, settle_customer_attempt
 from services.context import Context
 
 INVALID_PAIR = "Invalid username or password"
-LOCKED = "Too many failed logins; try again later"
 
 
 async def customer_login(ctx: Context, *, enrollment_id: str, email: str, password: str) -> Line:
