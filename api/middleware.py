@@ -22,13 +22,8 @@ log = logging.getLogger("lineup.access")
 _SLASHES = re.compile(r"/{2,}")
 
 
-class BodyTooLarge(Exception):
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"Request body exceeds the limit of {limit} bytes")
-
-
-class BodyLimit:
-    """Refuses a body over the limit from Content-Length, or as soon as the stream passes it."""
+class HttpMiddleware:
+    """ASGI middleware over HTTP requests (`handle`); every other scope, the lifespan's, passes through."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app, self.settings = app, settings
@@ -37,6 +32,21 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class BodyTooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Request body exceeds the limit of {limit} bytes")
+
+
+class BodyLimit(HttpMiddleware):
+    """Refuses a body over the limit from Content-Length, or as soon as the stream passes it."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = self.settings.body_limit(scope["path"])
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -67,18 +77,12 @@ class BodyTooSlow(HTTPException):
         super().__init__(408, f"The request body was not received within {seconds:g} seconds")
 
 
-class BodyDeadline:
+class BodyDeadline(HttpMiddleware):
     """The whole body must arrive within LINEUP_BODY_TIMEOUT_SECONDS of the request head, however it trickles
     in; a late one is answered (if the app still can) and its connection closed, since the rest of the body
     would still be on its way."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app, self.settings = app, settings
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         loop = asyncio.get_running_loop()
         seconds = self.settings.body_timeout_seconds
         deadline, body_done, expired = loop.time() + seconds, False, False
@@ -103,17 +107,11 @@ class BodyDeadline:
         await self.app(scope, bounded_receive, closing_send)
 
 
-class RequestContext:
+class RequestContext(HttpMiddleware):
     """A request id and a unit of work per call, a JSON access-log line, an audit row for operation
     calls (in the request's own session), and the 500 envelope for anything no handler caught."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app, self.settings = app, settings
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Channels of the original service post to `//authenticate`, some to `/plan/`: one route each, never
         # a redirect (a redirect is not the envelope).
         if "//" in scope["path"] or (scope["path"].endswith("/") and scope["path"] != "/"):

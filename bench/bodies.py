@@ -5,6 +5,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from models.types import with_check_digit
+
 AGENT: dict[str, str] = {"source": "API", "agent_id": "demo.agent"}
 AUTHENTICATE = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}
 UPDATE_LOCATION = {
@@ -15,18 +17,10 @@ PLAN_LIST = {"action": "plan_list", **AGENT}
 AVAILABILITY = {"action": "check_service_availability", **AGENT, "zip_code": "30301"}
 
 
-def luhn_ok(digits: str) -> bool:
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char) * (2 if index % 2 else 1)
-        total += value - 9 if value > 9 else value
-    return total % 10 == 0
-
-
 def compatible_imei() -> str:
     """A fresh Luhn-valid IMEI whose 14th digit (0–3) makes the sandbox answer compatible with VoLTE."""
     stem = "35" + "".join(secrets.choice("0123456789") for _ in range(11)) + secrets.choice("0123")
-    return next(stem + digit for digit in "0123456789" if luhn_ok(stem + digit))
+    return with_check_digit(stem)
 
 
 def device_check() -> dict[str, Any]:

@@ -70,6 +70,11 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+def with_check_digit(stem: str) -> str:
+    """`stem` and the Luhn check digit that makes it valid."""
+    return next(stem + digit for digit in "0123456789" if luhn_ok(stem + digit))
+
+
 def _number_or_string(value: Any) -> Any:
     # Samples send some ids as JSON numbers; bool is an int in Python but never an id.
     if isinstance(value, int | float) and not isinstance(value, bool):

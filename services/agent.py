@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 
 from sqlalchemy import update
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.errors import refuse
 from models.requests.agent import CheckSignature, SaveSignature, UpdateLocationCoordinate
@@ -15,7 +15,7 @@ from models.tables.enrollment import Enrollment
 from models.tables.session import LoginLog
 from models.tables.signature import Signature
 from persistence.agents import vendor_agent
-from persistence.idempotency import id_for_key
+from persistence.idempotency import insert_once
 from persistence.logins import OtpPolicy, check_otp
 from services.context import Context
 
@@ -64,22 +64,15 @@ async def save_signature(*, body: SaveSignature, ctx: Context) -> dict[str, str]
         media_type=body.signature.media_type, sha256=hashlib.sha256(body.signature.content).hexdigest(),
         image=body.signature.content,
     )  # fmt: skip
-    try:
-        async with ctx.uow.transaction() as session:
-            if key and (done := await id_for_key(session, Signature, key)):
-                return {"signature_id": str(done)}
-            if body.enroll_id is not None:
-                slot = await session.get(Enrollment, body.enroll_id)
-                if slot is None or slot.vendor_id != caller.vendor_id:
-                    raise refuse(f"Invalid enrollment id {body.enroll_id}. Please provide a valid enrollment ID.")
-            session.add(signature)
-            await session.flush()
-            signature_id = signature.id
-    except IntegrityError:  # the same request twice at once: the one that won answers
-        assert key is not None
-        async with ctx.uow.transaction() as session:
-            signature_id = await id_for_key(session, Signature, key)
-    return {"signature_id": str(signature_id)}
+
+    async def build(session: AsyncSession) -> Signature:
+        if body.enroll_id is not None:
+            slot = await session.get(Enrollment, body.enroll_id)
+            if slot is None or slot.vendor_id != caller.vendor_id:
+                raise refuse(f"Invalid enrollment id {body.enroll_id}. Please provide a valid enrollment ID.")
+        return signature
+
+    return {"signature_id": str(await insert_once(ctx.uow, Signature, key, build))}
 
 
 async def check_signature(*, body: CheckSignature, ctx: Context) -> None:

@@ -25,7 +25,6 @@ from workflows.ids import line_workflow_id, port_workflow_id
 MOST_SHOWN = 200  # rows a page lists, longest waiting first
 # The console acts as an agent, not as an API user; the operations it calls never read the API user's id.
 NO_API_USER = 0
-RETRYABLE = frozenset({LineStatus.STUCK, LineStatus.RECEIVED})
 
 
 def console_caller(who: ConsoleAgent, action: str) -> Caller:
@@ -58,7 +57,7 @@ class Row:
 
     @property
     def retryable(self) -> bool:
-        return self.status in RETRYABLE
+        return self.status in ops.WAITING
 
     @property
     def activatable(self) -> bool:

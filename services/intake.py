@@ -92,22 +92,15 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
         )
         if claimed.rowcount != len(ids):  # type: ignore[attr-defined]  # another request won the race
             raise refuse("An enrollment id of this request is already used by another request", rest_status=409)
+        # One read for every line of the request: a repeated request finds the lines the first one stored.
+        already = set((await session.exec(select(Line.enrollment_id).where(col(Line.enrollment_id).in_(ids)))).all())
         stored = False
         for line, password in zip(body.lines, passwords, strict=True):
-            if await session.get(Line, line.enrollment_id) is None:
+            if line.enrollment_id not in already:
                 stored = True
                 carrier = resolve_carrier(line.carrier, ctx.settings) if line.carrier else None
-                _store(
-                    session,
-                    ctx.cipher,
-                    body,
-                    line,
-                    password,
-                    carrier,
-                    vendor_id=vendor_id,
-                    agent=agent,
-                    order_id=order_id,
-                )
+                _store(session, ctx.cipher, body, line, password, carrier,
+                       vendor_id=vendor_id, agent=agent, order_id=order_id)  # fmt: skip
     return stored
 
 

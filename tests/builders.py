@@ -5,14 +5,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from models.types import luhn_ok
+from models.types import with_check_digit
 from tests.support.images import JPEG, b64, data_uri, png
 
 BASE: dict[str, Any] = {"source": "API", "agent_id": "demo.agent"}
-
-
-def with_check_digit(stem: str) -> str:
-    return next(stem + digit for digit in "0123456789" if luhn_ok(stem + digit))
 
 
 def new_iccid() -> str:

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from tests.builders import body, imei, with_check_digit
+from models.types import with_check_digit
+from tests.builders import body, imei
 
 IMEI_RULE = "IMEI must be 15 digits with a valid check digit"
 CARRIER_RULE = "Carrier must be a carrier abbreviation: ATT, TMB, VER, SPR, TMBRLY, USC"

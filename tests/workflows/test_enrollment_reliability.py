@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 from typing import Any
 
 import httpx
@@ -15,6 +11,7 @@ from sqlmodel import col, select
 
 from models.tables.enrollment import Line
 from tests.builders import body, create, line, new_iccid
+from tests.support.worker_process import kill, own_queue, worker_process
 from workflows.line import LineWorkflow
 
 SUPPORT = {"agent_id": "demo.support"}
@@ -100,43 +97,21 @@ async def test_flaky_carrier_every_line_completes_or_completes_after_retry(stack
     assert len(set(mdns)) == len(ids) and None not in mdns
 
 
-def start_worker(stack: Any) -> subprocess.Popen[bytes]:
-    settings = stack.app.state.settings
-    env = {
-        **os.environ,
-        "LINEUP_DATABASE_URL": settings.db_url, "LINEUP_DATA_DIR": str(settings.data_dir),
-        "LINEUP_TEMPORAL_ADDRESS": settings.temporal_address,
-        "LINEUP_TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
-        "LINEUP_CARRIER_BASE_URL": settings.carrier_url, "LINEUP_LOG_LEVEL": "WARNING",
-    }  # fmt: skip
-    return subprocess.Popen([sys.executable, "-m", "worker"], env=env)
-
-
 @pytest.mark.parametrize("settings_overrides", [{"sync_wait_seconds": 0.5}])
 async def test_worker_killed_mid_activation_every_line_active_once(stack):
     """The in-process worker polls another queue; this test's lines run on a subprocess worker."""
-    settings = stack.app.state.settings
-    settings.temporal_task_queue = "killable-" + settings.temporal_task_queue
+    own_queue(stack, "killable")
     await stack.faults(latency_ms=1500)
-    first = start_worker(stack)
-    try:
+    with worker_process(stack) as first:
         ids = [await stack.new_enrollment_id() for _ in range(4)]
         call = asyncio.create_task(stack.call("/customer", create(ids[0], *(line(i) for i in ids))))
         await wait_for(stack, ids, {"ACTIVATING"}, within=30)
         await asyncio.sleep(0.5)  # activation calls are in flight at the carrier
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-        second = start_worker(stack)
-        try:
+        kill(first)
+        with worker_process(stack):
             assert (await call)["msg_code"] == "RESTAPI000"
             await stack.faults(latency_ms=0)
             await wait_for(stack, ids, {"ACTIVE"}, within=60)
-        finally:
-            second.terminate()
-            second.wait(15)
-    finally:
-        if first.poll() is None:
-            first.kill()
     for enrollment_id in ids:
         held = await sandbox_lines(stack, enrollment_id)
         assert len(held) == 1, held

@@ -7,14 +7,13 @@ import asyncio
 import json
 import logging
 import secrets
-import signal
 from typing import Any
 
 import pytest
 
 from models.messages.tax import TaxReceipt
 from tests.builders import PORT_FIELDS, body, create, line, new_iccid
-from tests.workflows.test_enrollment_reliability import start_worker
+from tests.support.worker_process import kill, own_queue, worker_process
 
 FAST_POLLS = {"port_poll_seconds": 0.5}
 
@@ -223,24 +222,14 @@ async def test_tax_calculation_of_another_vendor_is_not_found(stack):
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
 async def test_worker_restart_in_the_middle_of_a_port_and_a_tax_collection(stack):
-    settings = stack.app.state.settings
-    settings.temporal_task_queue = "restart-" + settings.temporal_task_queue
-    first = start_worker(stack)
-    try:
+    own_queue(stack, "restart")
+    with worker_process(stack) as first:
         calc_id = await paid_calculation(stack)
         assert (await stack.call("/payment", tax(calc_id, "temporary")))["msg_code"] == "RESTAPI000"
         enrollment_id, sim, number = await ported_line(stack)
-        first.send_signal(signal.SIGKILL)
-        first.wait()
+        kill(first)
         await asyncio.sleep(1)
-        second = start_worker(stack)
-        try:
+        with worker_process(stack):
             await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED", within=60)
             final = await stack.call("/payment", tax(calc_id, "final"))
             assert final["msg_code"] == "RESTAPI000", final
-        finally:
-            second.terminate()
-            second.wait(15)
-    finally:
-        if first.poll() is None:
-            first.kill()

@@ -5,7 +5,6 @@ sticky queue without its worker holds no task for more than a second (issue 12, 
 from __future__ import annotations
 
 import asyncio
-import signal
 import time
 from datetime import timedelta
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.builders import create, line
-from tests.workflows.test_enrollment_reliability import start_worker
+from tests.support.worker_process import kill, own_queue, worker_process
 from worker import running_worker
 
 
@@ -26,29 +25,19 @@ async def create_one(stack: Any) -> tuple[float, dict[str, Any]]:
 
 @pytest.mark.parametrize("settings_overrides", [{"sync_wait_seconds": 30.0}])
 async def test_enrollments_in_flight_and_new_ones_recover_quickly_after_a_worker_crash(stack):
-    settings = stack.app.state.settings
-    settings.temporal_task_queue = "crash-" + settings.temporal_task_queue
-    first = start_worker(stack)
-    try:
+    own_queue(stack, "crash")
+    with worker_process(stack) as first:
         await create_one(stack)  # the worker holds a workflow in its sticky cache
         await stack.faults(latency_ms=2000)
         in_flight = [asyncio.create_task(create_one(stack)) for _ in range(3)]
         await asyncio.sleep(1.5)  # their activations are at the carrier
-        first.send_signal(signal.SIGKILL)
-        first.wait()
+        kill(first)
         killed = time.monotonic()
-        second = start_worker(stack)
-        await stack.faults(latency_ms=0)
-        try:
+        with worker_process(stack):
+            await stack.faults(latency_ms=0)
             answers = [answer for _, answer in await asyncio.gather(*in_flight)]
             recovered = time.monotonic() - killed
             after = [await create_one(stack) for _ in range(3)]
-        finally:
-            second.terminate()
-            second.wait(15)
-    finally:
-        if first.poll() is None:
-            first.kill()
     assert all(answer["data"][0]["data"]["mdn"] for answer in answers + [a for _, a in after])
     print(f"\nin flight answered {recovered:.1f} s after the kill; then {', '.join(f'{t:.2f} s' for t, _ in after)}")
     # 15-21 s before (a dead worker's tasks waited out 10 s timeouts); now the new worker's start (~2 s), the

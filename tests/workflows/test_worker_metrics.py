@@ -9,7 +9,8 @@ import secrets
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.builders import body, with_check_digit
+from models.types import with_check_digit
+from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 from tests.support.temporal import free_port
 from worker import serve
