@@ -1,0 +1,82 @@
+"""Rows inserted once per request key (`insert_once`), on SQLite and PostgreSQL: a repeated key answers the first
+row's id, a request that loses the race to the same key answers the winner's, and no key inserts every time."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from sqlmodel import func, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from models.tables.agent import Agent
+from models.tables.signature import Signature
+from persistence.engine import Database
+from persistence.idempotency import insert_once
+from persistence.uow import UnitOfWork
+from tests.support.app import make_settings
+
+
+@pytest.fixture
+async def db(db_url: str, data_dir: Any) -> AsyncIterator[Database]:
+    database = Database.open(make_settings(data_dir, db_url))
+    try:
+        yield database
+    finally:
+        await database.dispose()
+
+
+@asynccontextmanager
+async def unit(db: Database) -> AsyncIterator[UnitOfWork]:
+    uow = db.unit_of_work()
+    try:
+        yield uow
+    finally:
+        await uow.close()
+
+
+async def insert(db: Database, key: str | None, build: Any = None) -> int | None:
+    async with unit(db) as uow:
+        return await insert_once(uow, Signature, key, build or (lambda _: signature(db, key)))
+
+
+async def signature(db: Database, key: str | None) -> Signature:
+    async with unit(db) as uow, uow.transaction() as session:
+        agent = (await session.exec(select(Agent).where(Agent.username == "demo.agent"))).one()
+    assert agent.id is not None
+    return Signature(idempotency_key=key, vendor_id=agent.vendor_id, agent_id=agent.id, media_type="image/png",
+                     sha256="0" * 64, image=b"png")  # fmt: skip
+
+
+async def count(db: Database, key: str | None) -> int:
+    async with unit(db) as uow, uow.transaction() as session:
+        found: int = (await session.exec(select(func.count()).where(Signature.idempotency_key == key))).one()
+    return found
+
+
+async def test_a_repeated_key_answers_the_first_rows_id(db):
+    key = secrets.token_hex(8)
+    first, again = await insert(db, key), await insert(db, key)
+    assert first is not None and again == first and await count(db, key) == 1
+
+
+async def test_a_request_that_loses_the_race_answers_the_winners_id(db):
+    key = secrets.token_hex(8)
+    winner: list[int | None] = []
+
+    async def build(_: AsyncSession) -> Signature:
+        # The other request inserts between this one's key check and its insert.
+        winner.append(await insert(db, key))
+        return await signature(db, key)
+
+    assert await insert(db, key, build) == winner[0] is not None
+    assert await count(db, key) == 1
+
+
+async def test_without_a_key_every_call_inserts(db):
+    before = await count(db, None)
+    ids = {await insert(db, None) for _ in range(2)}
+    assert len(ids) == 2 and await count(db, None) == before + 2
