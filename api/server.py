@@ -7,6 +7,7 @@ still be sent."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any, ClassVar
 
 import h11
@@ -15,6 +16,16 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 from models.settings import Settings, get_settings
+
+
+def no_delay(transport: asyncio.Transport) -> None:
+    """Turns Nagle's algorithm off. asyncio does so only for sockets whose protocol number says TCP, and the
+    socket uvicorn binds for `--workers` N > 1 (what LINEUP_API_PROCESSES sets) says 0: without this, every
+    answer on a kept-alive connection waited ~40 ms for the client's delayed ACK (22 calls a second for one
+    client, 727 for 32, against 3,900 from one process)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 class ReadTimeouts(H11Protocol):
@@ -42,6 +53,7 @@ class ReadTimeouts(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        no_delay(transport)
         self._start_head_timer()  # a connection that never says anything is a slow head too
 
     def data_received(self, data: bytes) -> None:

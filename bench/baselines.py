@@ -1,5 +1,6 @@
 """The Temporal baselines, on the stack's own server: a no-op update-with-start round trip, a bare
-one-activity workflow round trip, and bare one-activity workflows completed per second."""
+one-activity workflow round trip, a parent running N bare one-activity children together, and bare
+one-activity workflows completed per second."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
 
-from bench.noop import NoopWorkflow, OneActivityWorkflow
+from bench.noop import FanOutWorkflow, NoopWorkflow, OneActivityWorkflow
 from bench.processes import CHILDREN, terminate
 from bench.stack import REPO
 from bench.stats import Rounds, Window, rate_window, timed, timed_rounds
@@ -52,6 +53,17 @@ async def one_activity(client: Client, queue: str) -> bool:
         OneActivityWorkflow.run, value, id=f"bench-one-{secrets.token_hex(6)}", task_queue=queue
     )
     return answer == value
+
+
+async def fan_out(client: Client, queue: str, children: int) -> bool:
+    done = await client.execute_workflow(
+        FanOutWorkflow.run, children, id=f"bench-fan-{secrets.token_hex(6)}", task_queue=queue
+    )
+    return done == children
+
+
+async def fan_out_rounds(client: Client, queue: str, children: int, rounds: int, warmup: int) -> Rounds:
+    return await timed_rounds(lambda: timed(lambda: fan_out(client, queue, children)), rounds, warmup)
 
 
 async def update_with_start_rounds(client: Client, queue: str, rounds: int, warmup: int) -> Rounds:

@@ -30,7 +30,7 @@ class Budget:
     ports_budget_s: float  # T5 starts no workflow after this long: fewer than port_workflows, said so
 
 
-FULL = Budget(5, 15, 40, 20, 8, 30, 3, 5, 30, 100, 60, 10_000, 400, 600)
+FULL = Budget(5, 15, 40, 20, 8, 30, 3, 5, 30, 100, 60, 10_000, 400, 900)
 QUICK = Budget(2, 5, 12, 5, 2, 8, 1, 2, 8, 32, 15, 1_500, 200, 180)
 
 

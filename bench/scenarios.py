@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bench import bodies
-from bench.baselines import one_activity_rate, one_activity_rounds, update_with_start_rounds
+from bench.baselines import fan_out_rounds, one_activity_rate, one_activity_rounds, update_with_start_rounds
 from bench.client import SUCCESS, ApiError, Channel, describe
 from bench.context import Context
 from bench.options import CHANNELS
@@ -39,6 +39,21 @@ async def t2_enrollment_latency(ctx: Context) -> list[Figure]:
     ]
     figures[1].against, figures[1].goal = base_key, Goal("ratio", "<=", 4)
     figures[2].against, figures[2].goal = one_key, Goal("ratio", "<=", 1.5)
+    return figures + await fan_out_ceiling(ctx)
+
+
+async def fan_out_ceiling(ctx: Context) -> list[Figure]:
+    """What 10 lines against 1 can be at best while each line is a child workflow: bare one-activity children
+    started together by a bare parent, 10 against 1, on the same server and worker count (no goal of its own)."""
+    budget, warm = ctx.budget, ctx.budget.warmup_rounds
+    one = await fan_out_rounds(ctx.temporal, ctx.queue, 1, budget.create_1_rounds, warm)
+    ten = await fan_out_rounds(ctx.temporal, ctx.queue, 10, budget.create_10_rounds * 2, warm)
+    one_key = ctx.key("T2", "fan_out_1")
+    figures = [
+        latency_figure(one_key, "T2", "bare parent + 1 one-activity child (ceiling)", one),
+        latency_figure(ctx.key("T2", "fan_out_10"), "T2", "bare parent + 10 children together (vs 1 child)", ten),
+    ]
+    figures[1].against = one_key
     return figures
 
 

@@ -9,7 +9,7 @@ import sys
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from bench.noop import NoopWorkflow, OneActivityWorkflow, trivial
+from bench.noop import FanOutWorkflow, NoopWorkflow, OneActivityWorkflow, trivial
 from bench.processes import exit_now
 
 
@@ -19,7 +19,8 @@ async def serve(address: str, task_queue: str) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    worker = Worker(client, task_queue=task_queue, workflows=[NoopWorkflow, OneActivityWorkflow], activities=[trivial])
+    workflows = [NoopWorkflow, OneActivityWorkflow, FanOutWorkflow]
+    worker = Worker(client, task_queue=task_queue, workflows=workflows, activities=[trivial])
     async with worker:
         print("bench worker polling", flush=True)
         await stop.wait()

@@ -4,12 +4,14 @@ expires or lazy-loads after a rolled-back transaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_
+import sqlalchemy
+from sqlalchemy import and_, bindparam
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from models.tables.agent import Agent
+from models.tables.agent import Agent, role_set
 from models.tables.vendor import Vendor
 
 
@@ -25,13 +27,27 @@ class AgentRef:
     api_password_hash: str | None = None
 
     @classmethod
-    def of(cls, agent: Agent) -> AgentRef:
-        assert agent.id is not None
+    def of(cls, row: Any) -> AgentRef:
+        """From an Agent, or a row of its _AGENT_COLUMNS."""
         return cls(
-            id=agent.id, username=agent.username, vendor_id=agent.vendor_id, active=agent.active,
-            roles=agent.role_set, email=agent.email, requires_api_password=agent.requires_api_password,
-            api_password_hash=agent.api_password_hash,
+            id=row.id, username=row.username, vendor_id=row.vendor_id, active=row.active,
+            roles=role_set(row.roles), email=row.email,
+            requires_api_password=row.requires_api_password, api_password_hash=row.api_password_hash,
         )  # fmt: skip
+
+
+_AGENT_COLUMNS = (
+    col(Agent.id), col(Agent.username), col(Agent.vendor_id), col(Agent.active), col(Agent.roles), col(Agent.email),
+    col(Agent.requires_api_password), col(Agent.api_password_hash),
+)  # fmt: skip
+# Built once, columns rather than entities: every authenticated call runs one of them.
+_VENDOR_CODE = sqlalchemy.select(col(Vendor.code)).where(col(Vendor.id) == bindparam("vendor_id"))
+_VENDOR_AND_AGENT = (
+    sqlalchemy.select(col(Vendor.code), *_AGENT_COLUMNS)
+    .select_from(Vendor)
+    .outerjoin(Agent, and_(col(Agent.username) == bindparam("username")))
+    .where(col(Vendor.id) == bindparam("vendor_id"))
+)
 
 
 async def vendor_and_agent(
@@ -40,16 +56,10 @@ async def vendor_and_agent(
     """The token vendor's code and the agent named `username` (of any vendor, so the caller can tell
     "unknown" from "another company's"), in one statement."""
     if username is None:
-        code = (await session.exec(select(Vendor.code).where(Vendor.id == vendor_id))).one()
+        code: str = (await session.execute(_VENDOR_CODE, {"vendor_id": vendor_id})).scalar_one()
         return code, None
-    query = (
-        select(Vendor.code, Agent)
-        .select_from(Vendor)
-        .outerjoin(Agent, and_(col(Agent.username) == username))
-        .where(Vendor.id == vendor_id)
-    )
-    code, agent = (await session.exec(query)).one()
-    return code, AgentRef.of(agent) if agent is not None else None
+    row = (await session.execute(_VENDOR_AND_AGENT, {"vendor_id": vendor_id, "username": username})).one()
+    return row.code, AgentRef.of(row) if row.id is not None else None
 
 
 async def vendor_agent(session: AsyncSession, *, vendor_id: int, username: str) -> Agent | None:

@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import bindparam, delete, insert, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -23,6 +23,20 @@ class TokenOwner:
     login_log_id: int | None
 
 
+# Built once: every authenticated call runs both, and building a statement costs more than executing it.
+_ISSUE = insert(ApiToken)
+_CLAIM = (
+    update(ApiToken)
+    .where(
+        col(ApiToken.token_hash) == bindparam("hashed"),
+        col(ApiToken.used_at).is_(None),
+        col(ApiToken.expires_at) > bindparam("now"),
+    )
+    .values(used_at=bindparam("now"))
+    .returning(col(ApiToken.vendor_id), col(ApiToken.api_user_id), col(ApiToken.login_log_id))
+)
+
+
 def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -32,10 +46,11 @@ async def issue(session: AsyncSession, owner: TokenOwner, ttl_seconds: int) -> s
     now = utcnow()
     # A Core INSERT: the row is never read back in this session, so the ORM's unit of work is pure cost.
     await session.execute(
-        insert(ApiToken).values(
-            token_hash=digest(token), vendor_id=owner.vendor_id, api_user_id=owner.api_user_id,
-            login_log_id=owner.login_log_id, issued_at=now, expires_at=now + timedelta(seconds=ttl_seconds),
-        )
+        _ISSUE,
+        {
+            "token_hash": digest(token), "vendor_id": owner.vendor_id, "api_user_id": owner.api_user_id,
+            "login_log_id": owner.login_log_id, "issued_at": now, "expires_at": now + timedelta(seconds=ttl_seconds),
+        },
     )  # fmt: skip
     return token
 
@@ -45,13 +60,7 @@ async def consume(session: AsyncSession, token: str | None) -> TokenOwner:
     if not token:
         raise TokenRefused("missing", "Invalid Token")
     hashed, now = digest(token), utcnow()
-    claimed = await session.execute(
-        update(ApiToken)
-        .where(col(ApiToken.token_hash) == hashed, col(ApiToken.used_at).is_(None), col(ApiToken.expires_at) > now)
-        .values(used_at=now)
-        .returning(col(ApiToken.vendor_id), col(ApiToken.api_user_id), col(ApiToken.login_log_id))
-    )
-    row = claimed.first()
+    row = (await session.execute(_CLAIM, {"hashed": hashed, "now": now})).first()
     if row is not None:
         return TokenOwner(vendor_id=row[0], api_user_id=row[1], login_log_id=row[2])
     found = (await session.exec(select(ApiToken).where(ApiToken.token_hash == hashed))).first()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import update
+from sqlalchemy import insert, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from models.clock import utcnow
 from models.errors import refuse
 from models.requests.agent import CheckSignature, SaveSignature, UpdateLocationCoordinate
 from models.tables.agent import AgentLocation
@@ -32,12 +33,14 @@ async def update_location_coordinate(*, body: UpdateLocationCoordinate, ctx: Con
         if entry_id is not None:
             where = update(LoginLog).where(col(LoginLog.id) == entry_id)
             await session.execute(where.values(latitude=body.latitude, longitude=body.longitude))
-        session.add(
-            AgentLocation(
-                agent_id=subject_id, vendor_id=caller.vendor_id, latitude=body.latitude, longitude=body.longitude,
-                ip_address=body.ip_address, login_log_id=entry_id,
-                reported_by=caller.agent.id if caller.agent else subject_id,
-            )
+        # A Core INSERT: agents report their location often, and the row is never read back here.
+        await session.execute(
+            insert(AgentLocation),
+            {
+                "agent_id": subject_id, "vendor_id": caller.vendor_id, "latitude": body.latitude,
+                "longitude": body.longitude, "ip_address": body.ip_address, "login_log_id": entry_id,
+                "reported_by": caller.agent.id if caller.agent else subject_id, "recorded_at": utcnow(),
+            },
         )  # fmt: skip
 
 

@@ -78,8 +78,7 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
     """Checks, claims and stores the request's lines; a repeated request changes nothing. True when this
     call stored them (the enrollment is new)."""
     vendor_id, agent = ctx.caller.vendor_id, ctx.caller.agent_username
-    # argon2 costs ~50 ms a hash: hash every new line's password at once, before the transaction.
-    passwords = await asyncio.gather(*(_hash(line.password) for line in body.lines))
+    passwords = await hash_passwords([line.password for line in body.lines])
     async with ctx.uow.transaction() as session:
         if found := await problems(session, body, ctx.settings, vendor_id=vendor_id, order_id=order_id):
             raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
@@ -104,8 +103,13 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
     return stored
 
 
-async def _hash(password: str | None) -> str | None:
-    return await asyncio.to_thread(hash_secret, password) if password else None
+async def hash_passwords(passwords: list[str | None]) -> list[str | None]:
+    """argon2 costs ~50 ms of CPU a hash: each distinct password of the request is hashed once (lines of one
+    family often share one), all at once in threads, before the transaction so no lock waits on them."""
+    distinct = [password for password in dict.fromkeys(passwords) if password]
+    hashes = await asyncio.gather(*(asyncio.to_thread(hash_secret, password) for password in distinct))
+    hashed = dict(zip(distinct, hashes, strict=True))
+    return [hashed[password] if password else None for password in passwords]
 
 
 def _store(

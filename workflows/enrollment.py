@@ -36,6 +36,10 @@ with workflow.unsafe.imports_passed_through():
     )  # fmt: skip
 
 
+# Every line's child started in one workflow task (they used to start one task after another).
+START_LINES_TOGETHER = "start-lines-together"
+
+
 def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttributes:
     """What operations staff filter an enrollment by in the Temporal UI (whoever starts it: intake or sweep)."""
     return TypedSearchAttributes([
@@ -60,10 +64,11 @@ class EnrollmentWorkflow:
                 plan.enrollment_id, LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl)
             )
         self._customers_ready = True
-        children = [await self._start_line(order, plan) for plan in plans]
-        finished = await asyncio.gather(*children)
-        for progress in finished:
-            self._progress[progress.enrollment_id] = progress
+        if workflow.patched(START_LINES_TOGETHER):
+            children = list(await asyncio.gather(*(self._start_line(order, plan) for plan in plans)))
+        else:  # histories from before: each start waited for its own workflow task
+            children = [await self._start_line(order, plan) for plan in plans]
+        await asyncio.gather(*(self._follow(child) for child in children))
         await workflow.wait_condition(workflow.all_handlers_finished)  # a waiting caller gets its answer
         return self._result()
 
@@ -91,6 +96,11 @@ class EnrollmentWorkflow:
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
         )
+
+    async def _follow(self, child: workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]) -> None:
+        """A line's final progress, as soon as it ends: lines no longer signal the status they end with."""
+        progress = await child
+        self._progress[progress.enrollment_id] = progress
 
     @workflow.signal(name=LINE_PROGRESS_SIGNAL)
     def line_progress(self, progress: LineProgress) -> None:

@@ -36,6 +36,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.search_attributes import LINE_STATUS, MDN
 
 T = TypeVar("T")
+# The status a line ends with reaches the enrollment as the child's result, not by a signal as well.
+FINAL_STATUS_BY_RESULT = "final-status-by-result"
 
 
 class PortRejected(Exception):
@@ -80,7 +82,9 @@ class LineWorkflow:
         await workflow.execute_local_activity_method(
             StoreActivities.record_activation, record_activation, **policies.STORE
         )
-        await self._move(LineStatus.ACTIVE, saved=True, mdn=activated.mdn, msid=activated.msid, msl=activated.msl)
+        await self._move(
+            LineStatus.ACTIVE, saved=True, final=True, mdn=activated.mdn, msid=activated.msid, msl=activated.msl
+        )
         return self._progress
 
     async def _port_in(self) -> LineActivated | None:
@@ -93,7 +97,7 @@ class LineWorkflow:
             await workflow.execute_local_activity_method(
                 PortActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE
             )
-            await self._move(LineStatus.PORT_REJECTED, error=rejected.reason)
+            await self._move(LineStatus.PORT_REJECTED, error=rejected.reason, final=True)
             return None
         record = PortRecord(plan.enrollment_id, submitted.port_id, submitted.status)
         await workflow.execute_local_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
@@ -108,6 +112,7 @@ class LineWorkflow:
             await self._move(
                 LineStatus.after_port(PortStatus(final.status)),
                 error=final.resolution_description or final.carrier_response,
+                final=True,
             )
             return None
         return LineActivated(final.mdn, final.msid or "", final.msl or "")
@@ -156,9 +161,12 @@ class LineWorkflow:
         # after the carrier said no, since it would repeat that "no" for the old key.
         return f"{workflow.info().workflow_id}:{step}:{self._key_round}"
 
-    async def _move(self, status: LineStatus, *, error: str | None = None, saved: bool = False, **numbers: str) -> None:
+    async def _move(
+        self, status: LineStatus, *, error: str | None = None, saved: bool = False, final: bool = False, **numbers: str
+    ) -> None:
         """The line's new status, in the database (unless the step's own write `saved` it), the search
-        attributes, the `status` query and, once settled, the enrollment."""
+        attributes, the `status` query and, once settled, the enrollment (a `final` one, that the line ends
+        with, by the line's result)."""
         assert self._progress is not None
         enrollment_id = self._progress.enrollment_id
         if not saved:
@@ -176,7 +184,8 @@ class LineWorkflow:
         workflow.upsert_search_attributes(updates)
         parent = workflow.info().parent
         # The enrollment waits only for settled lines; in-flight steps would just cost it workflow tasks.
-        if parent is not None and status not in (LineStatus.SHIPPING, LineStatus.ACTIVATING):
+        tells_parent = status not in (LineStatus.SHIPPING, LineStatus.ACTIVATING)
+        if parent is not None and tells_parent and not (final and workflow.patched(FINAL_STATUS_BY_RESULT)):
             try:
                 await workflow.get_external_workflow_handle(parent.workflow_id).signal(
                     LINE_PROGRESS_SIGNAL, self._progress

@@ -34,7 +34,12 @@ class Agent(SQLModel, table=True):
 
     @property
     def role_set(self) -> frozenset[str]:
-        return frozenset(r for r in self.roles.split(",") if r)
+        return role_set(self.roles)
+
+
+def role_set(roles: str) -> frozenset[str]:
+    """The roles column's comma-separated names."""
+    return frozenset(r for r in roles.split(",") if r)
 
 
 class AgentLocation(SQLModel, table=True):

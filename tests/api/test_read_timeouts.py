@@ -35,13 +35,15 @@ def settings_overrides() -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def served(settings: Settings) -> AsyncIterator[int]:
-    """The app under uvicorn on a free port, in this event loop; yields the port."""
+async def served(settings: Settings, protocol: type[ReadTimeouts] | None = None) -> AsyncIterator[int]:
+    """The app under uvicorn on a free port, in this event loop; yields the port. The listener is bound as
+    uvicorn binds it for `--workers` (its protocol number 0, not TCP's)."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     app = create_app(settings)
     # A graceful-shutdown bound: without the feature a request would wait for its trickling body forever.
-    config = uvicorn.Config(app, http=ReadTimeouts.bound(settings), log_level="warning", timeout_graceful_shutdown=1)
+    http = protocol or ReadTimeouts.bound(settings)
+    config = uvicorn.Config(app, http=http, log_level="warning", timeout_graceful_shutdown=1)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[listener]))
     while not server.started:
@@ -105,6 +107,24 @@ class Connection:
         headers = {name.lower(): value.strip() for name, value in (line.split(":", 1) for line in lines)}
         body = await self.reader.readexactly(int(headers["content-length"]))
         return int(status_line.split()[1]), headers, json.loads(body)
+
+
+async def test_answers_are_sent_at_once_on_a_socket_bound_as_uvicorns_workers_bind_it(settings):
+    """asyncio turns Nagle's algorithm off only on sockets whose protocol number says TCP; uvicorn's socket for
+    `--workers` N says 0, and then each answer on a kept-alive connection waited ~40 ms for a delayed ACK."""
+    no_delay: list[int] = []
+
+    class Recording(ReadTimeouts.bound(settings)):  # type: ignore[misc]
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)
+            no_delay.append(transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    async with served(settings, Recording) as port, Connection.to(port) as client:
+        for _ in range(2):
+            client.writer.write(get("/healthz"))
+            status, _, _ = await client.answer()
+            assert status == 200
+    assert no_delay == [1]
 
 
 def get(path: str) -> bytes:
