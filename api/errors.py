@@ -9,10 +9,12 @@ from typing import Any
 import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy import exc as sql
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.console.pages import problem
+from api.console.session import console_path
 from api.envelope import respond
 from api.messages import describe
 from api.middleware import BodyTooLarge
@@ -68,13 +70,16 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     return await on_lineup_error(request, error)
 
 
-async def on_database_error(request: Request, exc: Exception) -> JSONResponse:
+async def on_database_error(request: Request, exc: Exception) -> Response:
     """A database that cannot be reached is an outage, answered as Temporal's and the carrier's are (503 in
-    `rest` mode); any other database error is a bug, left to the last-resort 500 (api.middleware)."""
+    `rest` mode; the support console's pages say it in a page of their own); any other database error is a
+    bug, left to the last-resort 500 (api.middleware)."""
     if not database_unavailable(exc):
         raise exc
     log.warning("database unavailable: %s", exc, extra={"request_id": request.state.request_id})
     request.state.database_down = True  # no audit row: writing one would wait on the same outage
+    if request.url.path.startswith(console_path(request)):
+        return problem(request, 503, "The console is unavailable", DATABASE_DOWN)
     return await on_lineup_error(request, refuse(DATABASE_DOWN, rest_status=503))
 
 

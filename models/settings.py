@@ -20,6 +20,9 @@ class Settings(BaseSettings):
     profile: Literal["dev", "production"] = "dev"
     data_dir: Path = Path(".data")
     database_url: str = ""  # empty: SQLite file in data_dir
+    # PostgreSQL: a host that takes the TCP connection but never answers fails the request after this, not
+    # after asyncpg's own 60 s (SQLite has no connecting to bound).
+    db_connect_timeout_seconds: float = Field(default=5.0, gt=0)
     base_path: str = ""
 
     api_host: str = "127.0.0.1"

@@ -24,7 +24,10 @@ def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_async_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+        connect_args={"timeout": settings.db_connect_timeout_seconds},
+    )  # fmt: skip
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -4,6 +4,7 @@ bug's 500 "Unexpected error"."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -53,6 +54,33 @@ async def test_operations_answer_the_database_is_unavailable(api, url, status):
         health = await api.http.get("/healthz")
     assert [(answer.status_code, answer.json()) for answer in answers] == [(status, DOWN)] * len(CALLS)
     assert health.status_code == 200  # the process is up; /readyz says what is missing
+
+
+@asynccontextmanager
+async def silent_server():
+    """A host that takes TCP connections and never says a word (a stalled server, a half-open network path):
+    yields its PostgreSQL URL."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def hold(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    try:
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:{server.sockets[0].getsockname()[1]}/silent"
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+
+
+@pytest.mark.parametrize("settings_overrides", [{"db_connect_timeout_seconds": 0.5, "http_status": "rest"}])
+async def test_a_database_that_accepts_but_never_answers_is_an_outage_after_the_connect_timeout(api):
+    async with silent_server() as url, database_at(api, url):
+        # Bounded well above the setting, far below asyncpg's own 60 s.
+        answer = await asyncio.wait_for(api.post("/agent", body("update_location_coordinate"), token="t"), 10)
+    assert (answer.status_code, answer.json()) == (503, DOWN)
 
 
 async def test_the_api_answers_again_once_the_database_is_back(api):

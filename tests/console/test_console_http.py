@@ -13,6 +13,8 @@ from sqlmodel import select
 
 from models.tables.audit import AuditEntry
 from models.tables.console import ConsoleSession
+from tests.api.test_database_outage import database_at
+from tests.api.test_health import UNREACHABLE_DB
 from tests.console.conftest import PASSWORD, csrf_of, sign_in
 
 FORGED = "This form did not come from your console session"
@@ -142,3 +144,11 @@ async def test_in_production_the_cookies_are_secure(console):
     )  # fmt: skip
     session_cookie = next(c for c in signed.headers.get_list("set-cookie") if c.startswith("lineup_console="))
     assert {"Secure", "HttpOnly", "SameSite=strict"} <= {part.strip() for part in session_cookie.split(";")}
+
+
+async def test_a_console_page_during_a_database_outage_is_a_page_saying_so_not_the_envelope(api, console):
+    await sign_in(console)
+    async with database_at(api, UNREACHABLE_DB):
+        page = await console.get("/console")
+    assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
+    assert "The database is unavailable, please try again later" in page.text and "msg_code" not in page.text
