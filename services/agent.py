@@ -21,6 +21,8 @@ from persistence.logins import OtpPolicy, check_otp
 from services.context import Context
 
 INVALID_OTP = "Please provide valid otp"
+# A Core INSERT built once: agents report their location often, and the row is never read back here.
+_RECORD_LOCATION = insert(AgentLocation)
 TOO_MANY_OTPS = "Too many wrong OTPs; try again later"
 
 
@@ -33,9 +35,8 @@ async def update_location_coordinate(*, body: UpdateLocationCoordinate, ctx: Con
         if entry_id is not None:
             where = update(LoginLog).where(col(LoginLog.id) == entry_id)
             await session.execute(where.values(latitude=body.latitude, longitude=body.longitude))
-        # A Core INSERT: agents report their location often, and the row is never read back here.
         await session.execute(
-            insert(AgentLocation),
+            _RECORD_LOCATION,
             {
                 "agent_id": subject_id, "vendor_id": caller.vendor_id, "latitude": body.latitude,
                 "longitude": body.longitude, "ip_address": body.ip_address, "login_log_id": entry_id,

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import pytest
 from sqlmodel import func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -17,16 +16,6 @@ from models.tables.signature import Signature
 from persistence.engine import Database
 from persistence.idempotency import insert_once
 from persistence.uow import UnitOfWork
-from tests.support.app import make_settings
-
-
-@pytest.fixture
-async def db(db_url: str, data_dir: Any) -> AsyncIterator[Database]:
-    database = Database.open(make_settings(data_dir, db_url))
-    try:
-        yield database
-    finally:
-        await database.dispose()
 
 
 @asynccontextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -20,18 +19,8 @@ from models.clock import utcnow
 from models.tables.vendor import ApiUser
 from persistence.engine import Database
 from persistence.logins import Throttle, claim_login, settle_login
-from tests.support.app import make_settings
 
 THROTTLE = Throttle(max_failures=3, lockout_seconds=900, wait_seconds=0.3)
-
-
-@pytest.fixture
-async def db(db_url: str, data_dir: Any) -> AsyncIterator[Database]:
-    database = Database.open(make_settings(data_dir, db_url))
-    try:
-        yield database
-    finally:
-        await database.dispose()
 
 
 @pytest.fixture

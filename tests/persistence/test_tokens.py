@@ -9,32 +9,26 @@ from sqlmodel import select
 from models.errors import LineupError
 from models.tables.vendor import ApiUser
 from persistence import tokens
-from persistence.engine import Database
-from tests.support.app import make_settings
 
 CONCURRENT_USES = 20
 
 
-async def test_concurrent_uses_of_one_token_let_exactly_one_through(db_url, data_dir):
-    db = Database.open(make_settings(data_dir, db_url))
-    try:
-        async with db.transaction() as session:
-            user = (await session.exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
-            assert user.id is not None
-            owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-            token = await tokens.issue(session, owner, 900)
+async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
+    async with db.transaction() as session:
+        user = (await session.exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
+        assert user.id is not None
+        owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
+        token = await tokens.issue(session, owner, 900)
 
-        async def use() -> str:
-            try:
-                async with db.transaction() as session:
-                    await tokens.consume(session, token)
-                return "accepted"
-            except LineupError as refusal:
-                return refusal.msg
+    async def use() -> str:
+        try:
+            async with db.transaction() as session:
+                await tokens.consume(session, token)
+            return "accepted"
+        except LineupError as refusal:
+            return refusal.msg
 
-        outcomes = await asyncio.gather(*(use() for _ in range(CONCURRENT_USES)))
-    finally:
-        await db.dispose()
+    outcomes = await asyncio.gather(*(use() for _ in range(CONCURRENT_USES)))
     assert sorted(outcomes) == ["Token already used"] * (CONCURRENT_USES - 1) + ["accepted"]
 
 

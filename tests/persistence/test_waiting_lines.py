@@ -13,9 +13,7 @@ from models.clock import utcnow
 from models.messages.enrollment import EnrollmentOrder, Pacing
 from models.tables.enrollment import Enrollment, Line
 from models.tables.vendor import Vendor
-from persistence.engine import Database
 from persistence.lines import NEVER_STARTED, Waiting, count_waiting, orders_of, shown_error, waiting_lines
-from tests.support.app import make_settings
 
 NOW = utcnow()
 GRACE = Waiting(received_before=NOW - timedelta(minutes=2))
@@ -45,45 +43,41 @@ def a_line(session, vendor_id: int, name: str, status: str, *, ago: timedelta, e
     return enrollment_id
 
 
-async def test_waiting_lines_by_error_and_age_and_the_orders_of_those_never_started(db_url, data_dir):
-    db = Database.open(make_settings(data_dir, db_url))
-    try:
+async def test_waiting_lines_by_error_and_age_and_the_orders_of_those_never_started(db):
+    async with db.transaction() as session:
+        (mine, code), (others, _) = await vendor(session), await vendor(session)
+        order = f"enrollment-{secrets.token_hex(8)}"
+        sim = a_line(session, mine, "S", "STUCK", ago=timedelta(hours=2), error="915 SIM already in use")
+        first = a_line(session, mine, "R", "RECEIVED", ago=timedelta(hours=1), order=order)
+        second = a_line(session, mine, "R", "RECEIVED", ago=timedelta(hours=1, seconds=-1), order=order)
+        outage = a_line(session, mine, "S", "STUCK", ago=timedelta(minutes=10), error="HTTP 503 (100%_off)")
+        a_line(session, mine, "R", "RECEIVED", ago=timedelta(seconds=5))  # its request may still start it
+        a_line(session, mine, "A", "ACTIVE", ago=timedelta(hours=3))
+        elsewhere = a_line(session, others, "S", "STUCK", ago=timedelta(hours=4), error="915 SIM already in use")
+
+    async def ids(waiting: Waiting, vendor_id: int | None = mine) -> list[str]:
         async with db.transaction() as session:
-            (mine, code), (others, _) = await vendor(session), await vendor(session)
-            order = f"enrollment-{secrets.token_hex(8)}"
-            sim = a_line(session, mine, "S", "STUCK", ago=timedelta(hours=2), error="915 SIM already in use")
-            first = a_line(session, mine, "R", "RECEIVED", ago=timedelta(hours=1), order=order)
-            second = a_line(session, mine, "R", "RECEIVED", ago=timedelta(hours=1, seconds=-1), order=order)
-            outage = a_line(session, mine, "S", "STUCK", ago=timedelta(minutes=10), error="HTTP 503 (100%_off)")
-            a_line(session, mine, "R", "RECEIVED", ago=timedelta(seconds=5))  # its request may still start it
-            a_line(session, mine, "A", "ACTIVE", ago=timedelta(hours=3))
-            elsewhere = a_line(session, others, "S", "STUCK", ago=timedelta(hours=4), error="915 SIM already in use")
+            lines = await waiting_lines(session, waiting, vendor_id=vendor_id, limit=100)
+            counted = await count_waiting(session, waiting, vendor_id=vendor_id)
+        assert counted >= len(lines)
+        return [line.enrollment_id for line in lines]
 
-        async def ids(waiting: Waiting, vendor_id: int | None = mine) -> list[str]:
-            async with db.transaction() as session:
-                lines = await waiting_lines(session, waiting, vendor_id=vendor_id, limit=100)
-                counted = await count_waiting(session, waiting, vendor_id=vendor_id)
-            assert counted >= len(lines)
-            return [line.enrollment_id for line in lines]
+    assert await ids(GRACE) == [sim, first, second, outage]  # longest waiting first
+    assert await ids(Waiting(GRACE.received_before, error_contains="sim ALREADY")) == [sim]
+    assert await ids(Waiting(GRACE.received_before, error_contains="never STARTED")) == [first, second]
+    assert await ids(Waiting(GRACE.received_before, error_contains="100%_off")) == [outage]
+    assert await ids(Waiting(GRACE.received_before, error_contains="100%x")) == []  # `%` is no wildcard
+    assert await ids(Waiting(GRACE.received_before, waiting_since=NOW - timedelta(minutes=30))) == [
+        sim, first, second
+    ]  # fmt: skip
+    assert elsewhere in await ids(GRACE, vendor_id=None)
 
-        assert await ids(GRACE) == [sim, first, second, outage]  # longest waiting first
-        assert await ids(Waiting(GRACE.received_before, error_contains="sim ALREADY")) == [sim]
-        assert await ids(Waiting(GRACE.received_before, error_contains="never STARTED")) == [first, second]
-        assert await ids(Waiting(GRACE.received_before, error_contains="100%_off")) == [outage]
-        assert await ids(Waiting(GRACE.received_before, error_contains="100%x")) == []  # `%` is no wildcard
-        assert await ids(Waiting(GRACE.received_before, waiting_since=NOW - timedelta(minutes=30))) == [
-            sim, first, second
-        ]  # fmt: skip
-        assert elsewhere in await ids(GRACE, vendor_id=None)
-
-        async with db.transaction() as session:
-            [received] = await waiting_lines(session, Waiting(GRACE.received_before, "never"), vendor_id=mine, limit=1)
-            assert await count_waiting(session, Waiting(GRACE.received_before, "never"), vendor_id=mine) == 2
-            by_ids = await orders_of(session, [order], pacing=Pacing())
-            by_query = await orders_of(
-                session, select(Line.order_id).where(col(Line.enrollment_id) == second), pacing=Pacing()
-            )
-    finally:
-        await db.dispose()
+    async with db.transaction() as session:
+        [received] = await waiting_lines(session, Waiting(GRACE.received_before, "never"), vendor_id=mine, limit=1)
+        assert await count_waiting(session, Waiting(GRACE.received_before, "never"), vendor_id=mine) == 2
+        by_ids = await orders_of(session, [order], pacing=Pacing())
+        by_query = await orders_of(
+            session, select(Line.order_id).where(col(Line.enrollment_id) == second), pacing=Pacing()
+        )
     assert shown_error(received) == NEVER_STARTED
     assert by_ids == by_query == [EnrollmentOrder(order, first, [first, second], code, "demo.agent", Pacing())]
