@@ -8,12 +8,10 @@ import binascii
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import PlainValidator, WithJsonSchema
-
+from models.rules import Plain, blank, fail
 from models.settings import MiB
-from models.types import blank, fail
 
 
 @dataclass(frozen=True, repr=False)
@@ -32,8 +30,8 @@ _DATA_URI = re.compile(r"data:([\w.+-]+/[\w.+-]+)?;base64,", re.IGNORECASE)
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 
-def _decode_image(limit: int) -> Callable[[Any], Image]:
-    def check(value: Any) -> Image:
+def _decode_image(limit: int) -> Callable[[object], Image]:
+    def check(value: object) -> Image:
         if value is None or (isinstance(value, str) and not value.strip()):
             raise blank()
         if not isinstance(value, str):
@@ -65,15 +63,17 @@ def _decode_image(limit: int) -> Callable[[Any], Image]:
     return check
 
 
-def image(limit: int) -> Any:
+def image(limit: int) -> Plain:
     """A required base64 PNG or JPEG (data-URI form allowed) of at most `limit` bytes, checked by its magic
     bytes; the field's value is the decoded Image."""
-    schema = {
-        "type": "string", "contentEncoding": "base64", "description": f"base64 PNG or JPEG, at most {limit // MiB} MiB",
+    schema: dict[str, object] = {
+        "type": "string",
+        "contentEncoding": "base64",
+        "description": f"base64 PNG or JPEG, at most {limit // MiB} MiB",
         "examples": ["data:image/png;base64,iVBORw0KGgo..."],
-    }  # fmt: skip
-    return Annotated[Image, PlainValidator(_decode_image(limit)), WithJsonSchema(schema)]
+    }
+    return Plain(_decode_image(limit), schema)
 
 
-SignatureImage = image(2 * MiB)
-ProofImage = image(4 * MiB)
+SignatureImage = Annotated[Image, image(2 * MiB)]
+ProofImage = Annotated[Image, image(4 * MiB)]

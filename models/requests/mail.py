@@ -7,7 +7,8 @@ from typing import Literal
 from pydantic import ValidationInfo, field_validator
 
 from models.requests.base import ActionRequest
-from models.types import Email, Emails, HeaderName, HeaderNames, HtmlBody, Subject, fail
+from models.rules import fail
+from models.types import Email, Emails, HeaderName, HeaderNames, HtmlBody, Subject
 
 
 class Send(ActionRequest):

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 from unittest import mock
 
-from models.types import luhn_ok
+from models.rules import luhn_ok
 from services import charges
 from tests.builders import body, create, imei, line, new_iccid
 from tests.workflows.test_activate_line import waiting_line

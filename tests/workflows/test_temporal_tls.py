@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from cli.main import app as cli
 from models.settings import Settings
-from models.types import with_check_digit
+from models.rules import with_check_digit
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 from tests.support.tls_proxy import SERVER_NAME, make_pki, tls_proxy

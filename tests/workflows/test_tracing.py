@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from models.types import with_check_digit
+from models.rules import with_check_digit
 from observability.tracing import tracer_provider
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings

@@ -9,7 +9,7 @@ import secrets
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from models.types import with_check_digit
+from models.rules import with_check_digit
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 from tests.support.temporal import free_port
