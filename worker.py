@@ -32,7 +32,7 @@ async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Wo
     activities = build_activities(settings, db)
     worker = Worker(
         client,
-        task_queue=settings.temporal_task_queue,
+        task_queue=settings.temporal.task_queue,
         workflows=WORKFLOWS,
         activities=activities.functions(),
         graceful_shutdown_timeout=timedelta(seconds=10),
@@ -49,17 +49,17 @@ async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Wo
 async def serve(settings: Settings, stop: asyncio.Event) -> None:
     """Connects (with the SDK's metrics endpoint when LINEUP_WORKER_METRICS_PORT is not 0) and polls until `stop`."""
     # The runtime must exist before the client: the SDK's metrics are those of the runtime a client uses.
-    client = await connect_until_up(settings, runtime=temporal_runtime(settings.worker_metrics_port))
+    client = await connect_until_up(settings, runtime=temporal_runtime(settings.worker.metrics_port))
     await ensure_sweep_schedule(client, settings)
     async with running_worker(settings, client):
-        log.info("worker polling", extra={"fields": {"task_queue": settings.temporal_task_queue}})
+        log.info("worker polling", extra={"fields": {"task_queue": settings.temporal.task_queue}})
         await stop.wait()
     log.info("worker stopped")
 
 
 async def main() -> None:
     settings = get_settings()
-    configure_logging(settings.log_level)
+    configure_logging(settings.observability.log_level)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

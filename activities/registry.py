@@ -45,9 +45,9 @@ class ActivitySet:
 
 def build_activities(settings: Settings, db: Database) -> ActivitySet:
     cipher = cipher_for(settings)
-    carrier = CarrierClient(settings.carrier_url)
-    nlad = NladClient(settings.nlad_url)
-    gateway = PaymentGateway(settings.payments_url)
+    carrier = CarrierClient(settings.systems.carrier_url)
+    nlad = NladClient(settings.systems.nlad_url)
+    gateway = PaymentGateway(settings.systems.payments_url)
     objects: list[object] = [
         CarrierActivities(carrier, db, cipher),
         LookupActivities(carrier, db),

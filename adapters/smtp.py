@@ -52,10 +52,10 @@ def compose(mail: Mail, *, envelope_sender: str) -> EmailMessage:
 
 class SmtpSender:
     def __init__(self, settings: Settings) -> None:
-        self._host, self._port, self._tls = settings.smtp_host, settings.smtp_port, settings.smtp_tls
-        self._username = settings.smtp_username or None
-        self._password = settings.smtp_password.get_secret_value() or None
-        self.envelope_sender = settings.mail_from
+        self._host, self._port, self._tls = settings.mail.smtp_host, settings.mail.smtp_port, settings.mail.smtp_tls
+        self._username = settings.mail.smtp_username or None
+        self._password = settings.mail.smtp_password.get_secret_value() or None
+        self.envelope_sender = settings.mail.sender
 
     async def send(self, mail: Mail) -> None:
         """Hands the message over: Rejected when the relay refuses this message for good (5xx to its

@@ -42,7 +42,7 @@ def render(
     envelope.external_transaction_id = state.get("external_transaction_id")
     state["msg_code"] = envelope.msg_code.value
     status = rest_status or REST_STATUS[envelope.msg_code]
-    if settings.http_status == "legacy" and status != 500:
+    if settings.api.http_status == "legacy" and status != 500:
         status = 200
     return JSONResponse(envelope.body(), status_code=status)
 

@@ -57,7 +57,7 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     if request.method != "POST" or exc.status_code == 405:
         error = LineupError(MsgCode.TOKEN, "Invalid Access!!", rest_status=405)
     elif exc.status_code == 404:
-        root = request.url.path.rstrip("/") == request.app.state.settings.base_path.rstrip("/")
+        root = request.url.path.rstrip("/") == request.app.state.settings.api.base_path.rstrip("/")
         error = (
             LineupError(MsgCode.MODULE_REQUIRED, "Module required")
             if root

@@ -57,7 +57,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         resources = Resources(
             settings=settings, db=Database.open(settings), cipher=cipher_for(settings),
-            temporal=TemporalLink(settings, temporal), payments=PaymentGateway(settings.payments_url),
+            temporal=TemporalLink(settings, temporal), payments=PaymentGateway(settings.systems.payments_url),
         )  # fmt: skip
         app.state.resources = resources
         resources.temporal.start()
@@ -72,25 +72,27 @@ def create_app(
         version="0.1.0",
         summary="Prepaid wireless enrollment and account care for carrier sales channels",
         lifespan=lifespan,
-        openapi_url=f"{settings.base_path}/openapi.json",
+        openapi_url=f"{settings.api.base_path}/openapi.json",
         docs_url=None,  # FastAPI's pages load their assets from a CDN; api.docs serves them from here
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
         redirect_slashes=False,  # a redirect is not the envelope; RequestContext already drops a trailing slash
     )
     app.state.settings = settings
-    operations = APIRouter(prefix=settings.base_path)
+    operations = APIRouter(prefix=settings.api.base_path)
     for router in (*OPERATION_ROUTERS, health.router, metrics.router, console.router):
         operations.include_router(router)
     app.include_router(operations)
     errors.install(app)
-    openapi.install(app, base_path=settings.base_path)
-    docs.install(app, base_path=settings.base_path)
+    openapi.install(app, base_path=settings.api.base_path)
+    docs.install(app, base_path=settings.api.base_path)
     # Added last is outermost: the request id exists before the body limit can refuse anything.
     app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(BodyDeadline, settings=settings)  # inside RequestContext: its answer is an envelope
     app.add_middleware(RequestContext, settings=settings)
-    if provider := tracing or tracer_provider(settings.otlp_endpoint, settings.otlp_service_name):
+    if provider := tracing or tracer_provider(
+        settings.observability.otlp_endpoint, settings.observability.otlp_service_name
+    ):
         instrument_app(app, provider)  # outermost: the request's span covers everything the API does
     return app
 
@@ -98,5 +100,5 @@ def create_app(
 def app_from_env() -> FastAPI:
     """uvicorn factory for `make run` and production."""
     settings = get_settings()
-    configure_logging(settings.log_level)
+    configure_logging(settings.observability.log_level)
     return create_app(settings)

@@ -47,7 +47,7 @@ class BodyLimit(HttpMiddleware):
     """Refuses a body over the limit from Content-Length, or as soon as the stream passes it."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        limit = self.settings.body_limit(scope["path"])
+        limit = self.settings.api.body_limit(scope["path"])
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             response = render(self.settings, scope["state"], failure("Error occurred", str(BodyTooLarge(limit))),
@@ -84,7 +84,7 @@ class BodyDeadline(HttpMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         loop = asyncio.get_running_loop()
-        seconds = self.settings.body_timeout_seconds
+        seconds = self.settings.api.body_timeout_seconds
         deadline, body_done, expired = loop.time() + seconds, False, False
 
         async def bounded_receive() -> Message:

@@ -41,9 +41,9 @@ class ReadTimeouts(H11Protocol):
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         settings = self.settings or get_settings()
-        self.header_timeout = settings.header_timeout_seconds
+        self.header_timeout = settings.api.header_timeout_seconds
         # uvicorn's own keep-alive timer, armed after each response; its setting takes whole seconds only.
-        self.timeout_keep_alive = settings.keep_alive_seconds  # type: ignore[assignment]
+        self.timeout_keep_alive = settings.api.keep_alive_seconds  # type: ignore[assignment]
         self._head_timer: asyncio.TimerHandle | None = None
 
     @classmethod

@@ -112,7 +112,7 @@ async def start_all(
 ) -> list[str]:
     """Starts a PortStatusWorkflow per port, `at_once` at a time; with `fire_at` (epoch seconds) its first poll
     is due then, else in a day. Stops starting at `stop_at` (epoch); returns the enrollment ids started."""
-    queue = stack_settings(ctx.stack).temporal_task_queue
+    queue = stack_settings(ctx.stack).temporal.task_queue
     gate, started = asyncio.Semaphore(at_once), []
 
     async def start(enrollment_id: str, port_id: str) -> None:

@@ -76,7 +76,7 @@ async def t6_token_table(ctx: Context) -> list[Figure]:
             await insert_rows(connection, ApiToken, spent_tokens(vendor_id, api_user_id, inserted))
         before = await count(engine, ApiToken)
         # What the purge must keep at most: a token lives its TTL unused, then is kept for the retention.
-        window = timedelta(hours=settings.token_retention_hours, seconds=settings.token_ttl_seconds)
+        window = timedelta(hours=settings.auth.token_retention_hours, seconds=settings.auth.token_ttl_seconds)
         bound = await count(engine, ApiToken, col(ApiToken.issued_at) >= utcnow() - window)
         report, workflow_id, seconds = await sweep_now(ctx.temporal, sweep_schedule_id(settings))
         after = await count(engine, ApiToken)
@@ -85,7 +85,7 @@ async def t6_token_table(ctx: Context) -> list[Figure]:
         f" with {result.tool}, {CONNECTIONS} conns, {result.errors} errors), the rest ({inserted:,}) inserted as"
         f" tokens used {SPENT_AGO.days} days ago"
     )
-    retention = f"LINEUP_TOKEN_RETENTION_HOURS={settings.token_retention_hours:g}"
+    retention = f"LINEUP_TOKEN_RETENTION_HOURS={settings.auth.token_retention_hours:g}"
     figures = [
         Figure(ctx.key("T6", "rows_before"), "T6", f"{ctx.db}: token rows before the sweep", "count",
                value=float(before), count=before, note=how),

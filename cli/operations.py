@@ -70,7 +70,7 @@ def retry(
         if not found.lines:
             return [], 0
         client = await connect(settings)
-        return await resume(found, client=client, task_queue=settings.temporal_task_queue), found.remaining
+        return await resume(found, client=client, task_queue=settings.temporal.task_queue), found.remaining
 
     try:
         retried, remaining = asyncio.run(main())
@@ -93,7 +93,7 @@ def setup() -> None:
 
     async def main() -> None:
         settings = get_settings()
-        await register(await connect(settings), settings.temporal_namespace)
+        await register(await connect(settings), settings.temporal.namespace)
 
     asyncio.run(main())
     typer.echo("search attributes registered: " + ", ".join(key.name for key in ALL))

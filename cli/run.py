@@ -37,12 +37,12 @@ def temporal_binary() -> str:
 
 
 def temporal_command(settings: Settings) -> list[str]:
-    host, port = settings.temporal_address.rsplit(":", 1)
+    host, port = settings.temporal.address.rsplit(":", 1)
     return [
         temporal_binary(), "server", "start-dev",
-        "--ip", host, "--port", port, "--ui-port", str(settings.temporal_ui_port),
+        "--ip", host, "--port", port, "--ui-port", str(settings.temporal.ui_port),
         "--db-filename", str(settings.data_dir / "temporal.db"),
-        "--namespace", settings.temporal_namespace,
+        "--namespace", settings.temporal.namespace,
         "--log-level", "warn",
         *LATENCY_FLAGS, *dev_server_flags(),
     ]  # fmt: skip
@@ -52,8 +52,8 @@ def api_command(settings: Settings) -> list[str]:
     """uvicorn with `api_processes` processes sharing one socket (`--workers 1` is a single process)."""
     return [
         sys.executable, "-m", "uvicorn", "api.main:app_from_env", "--factory",
-        "--host", settings.api_host, "--port", str(settings.api_port), "--no-access-log",
-        "--workers", str(settings.api_processes),
+        "--host", settings.api.host, "--port", str(settings.api.port), "--no-access-log",
+        "--workers", str(settings.api.processes),
         # The h11 protocol with read timeouts. One argument with `=`: bench swaps the argument that looks
         # like `module:attribute` (the app) for its own.
         f"--http={API_PROTOCOL}",
@@ -61,19 +61,19 @@ def api_command(settings: Settings) -> list[str]:
 
 
 def worker_names(settings: Settings) -> list[str]:
-    if settings.worker_processes == 1:
+    if settings.worker.processes == 1:
         return ["worker"]
-    return [f"worker-{number}" for number in range(1, settings.worker_processes + 1)]
+    return [f"worker-{number}" for number in range(1, settings.worker.processes + 1)]
 
 
 def child_environments(settings: Settings) -> dict[str, dict[str, str]]:
     """Each worker its own metrics port (the base port, then the next ones; 0 stays off), and several API
     processes one emptied PROMETHEUS_MULTIPROC_DIR, so /metrics counts every process's requests."""
     env: dict[str, dict[str, str]] = {}
-    if settings.worker_processes > 1 and settings.worker_metrics_port:
+    if settings.worker.processes > 1 and settings.worker.metrics_port:
         for offset, name in enumerate(worker_names(settings)):
-            env[name] = {"LINEUP_WORKER_METRICS_PORT": str(settings.worker_metrics_port + offset)}
-    if settings.api_processes > 1:
+            env[name] = {"LINEUP_WORKER_METRICS_PORT": str(settings.worker.metrics_port + offset)}
+    if settings.api.processes > 1:
         shared = settings.data_dir / "metrics"
         shutil.rmtree(shared, ignore_errors=True)  # files of processes of an earlier run would be counted
         shared.mkdir(parents=True)
@@ -186,15 +186,15 @@ def _start_everything(settings: Settings, supervisor: Supervisor) -> None:
     logs = settings.data_dir / "logs"
     logs.mkdir(exist_ok=True)
     python = sys.executable
-    api = f"http://{settings.api_host}:{settings.api_port}"
+    api = f"http://{settings.api.host}:{settings.api.port}"
     supervisor.start([("temporal", temporal_command(settings))], logs / "temporal.log")
-    wait_until(f"http://127.0.0.1:{settings.temporal_ui_port}/api/v1/namespaces", "Temporal", supervisor)
+    wait_until(f"http://127.0.0.1:{settings.temporal.ui_port}/api/v1/namespaces", "Temporal", supervisor)
     supervisor.start([("sandbox", [python, "-m", "sandbox"])])
-    wait_until(f"{settings.sandbox_url}/sandbox/healthz", "the sandbox", supervisor)
+    wait_until(f"{settings.systems.sandbox_url}/sandbox/healthz", "the sandbox", supervisor)
     env = child_environments(settings)
     supervisor.start([(name, [python, "-m", "worker"]) for name in worker_names(settings)], env=env)
     supervisor.start([("api", api_command(settings))], env=env)
-    wait_until(f"{api}{settings.base_path}/readyz", "the API", supervisor)
+    wait_until(f"{api}{settings.api.base_path}/readyz", "the API", supervisor)
     if not supervisor.stopping:
         print(_banner(settings, api), flush=True)
 
@@ -210,12 +210,12 @@ def _supervise(supervisor: Supervisor) -> int:
 
 
 def _banner(settings: Settings, api: str) -> str:
-    processes = f"{settings.api_processes} API process(es), {settings.worker_processes} worker(s)"
+    processes = f"{settings.api.processes} API process(es), {settings.worker.processes} worker(s)"
     return (
         f"lineup: ready\n"
-        f"  API          {api}{settings.base_path}  (docs: {api}{settings.base_path}/docs; {processes})\n"
-        f"  Temporal UI  http://127.0.0.1:{settings.temporal_ui_port}\n"
-        f"  Sandbox      {settings.sandbox_url}  (SMTP sink 127.0.0.1:{settings.sandbox_smtp_port})\n"
+        f"  API          {api}{settings.api.base_path}  (docs: {api}{settings.api.base_path}/docs; {processes})\n"
+        f"  Temporal UI  http://127.0.0.1:{settings.temporal.ui_port}\n"
+        f"  Sandbox      {settings.systems.sandbox_url}  (SMTP sink 127.0.0.1:{settings.systems.sandbox_smtp_port})\n"
         f"  Data         {settings.data_dir.resolve()}\n"
         f"Ctrl-C stops everything.  (pid {os.getpid()})"
     )

@@ -1,128 +1,137 @@
-"""Every knob Lineup has, read from `LINEUP_*` environment variables (and `.env`)."""
+"""Every knob Lineup has, in frozen groups (`settings.auth.token_ttl_seconds`), each read from its flat
+`LINEUP_*` environment variable (and `.env`): the variable names are a contract operators and outside checks
+rely on, the grouping is the code's. docs/operations.md's settings table is generated from these
+declarations (`python -m models.settings_table`) and a test keeps it in step."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, SecretStr, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings.sources import DotEnvSettingsSource, EnvSettingsSource
 
 from models.carriers import parse_aliases
+from models.setting import Group, setting
 
 MiB = 1024 * 1024
+PREFIX = "LINEUP_"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="LINEUP_", env_file=".env", extra="ignore")
+class DatabaseSettings(Group):
+    url: str = setting(
+        "", "DATABASE_URL", "SQLAlchemy URL (`postgresql+asyncpg://…`); empty: `lineup.db` in the data dir"
+    )
+    connect_timeout_seconds: float = setting(
+        5.0, "DB_CONNECT_TIMEOUT_SECONDS", "PostgreSQL: a host that never answers fails the request after this", gt=0
+    )
 
-    profile: Literal["dev", "production"] = "dev"
-    data_dir: Path = Path(".data")
-    database_url: str = ""  # empty: SQLite file in data_dir
-    # PostgreSQL: a host that takes the TCP connection but never answers fails the request after this, not
-    # after asyncpg's own 60 s (SQLite has no connecting to bound).
-    db_connect_timeout_seconds: float = Field(default=5.0, gt=0)
-    base_path: str = ""
 
-    api_host: str = "127.0.0.1"
-    api_port: int = 8000
-    api_processes: int = 1  # uvicorn --workers under `lineup run`: processes sharing the API socket
-    worker_processes: int = 1  # `python -m worker` processes `lineup run` starts
+class ApiSettings(Group):
+    host: str = setting("127.0.0.1", "API_HOST", "Address the API listens on")
+    port: int = setting(8000, "API_PORT", "Port the API listens on")
+    processes: int = setting(
+        1, "API_PROCESSES", "API processes sharing the socket under `lineup run` (uvicorn --workers)"
+    )
+    base_path: str = setting("", "BASE_PATH", "Prefix every path is served under, e.g. `/RESTAPI`")
+    http_status: Literal["legacy", "rest"] = setting(
+        "legacy", "HTTP_STATUS", "`legacy`: HTTP 200 for every envelope; `rest`: meaningful statuses, same bodies"
+    )
+    extra_sources: str = setting("", "EXTRA_SOURCES", "More `source` values every operation accepts, comma-separated")
+    max_body_bytes: int = setting(1 * MiB, "MAX_BODY_BYTES", "Largest request body")
+    max_auth_body_bytes: int = setting(
+        12 * MiB, "MAX_AUTH_BODY_BYTES", "Largest body of an authenticated `agent_change_password` (three images)"
+    )
+    header_timeout_seconds: float = setting(
+        10.0, "HEADER_TIMEOUT_SECONDS", "A request head unfinished by then: connection closed", gt=0
+    )
+    body_timeout_seconds: float = setting(
+        30.0, "BODY_TIMEOUT_SECONDS", "A body unfinished by then: RESTAPI110 (408), connection closed", gt=0
+    )
+    keep_alive_seconds: float = setting(
+        5.0, "KEEP_ALIVE_SECONDS", "An idle kept-alive connection is closed after this", gt=0
+    )
 
-    temporal_address: str = "127.0.0.1:7233"
-    temporal_namespace: str = "default"
-    temporal_task_queue: str = "lineup"
-    temporal_ui_port: int = 8233
-    temporal_ui_url: str = ""  # where the console links workflows; empty: the dev server's UI on temporal_ui_port
-    # A secured cluster or Temporal Cloud; all empty for the local dev server. The three TLS ones are PEM files,
-    # read at each connect so a renewed certificate needs a restart, not a rebuild.
-    temporal_tls_ca: str = ""  # CA that signed the server's certificate; empty: the system's trust store
-    temporal_tls_cert: str = ""  # client certificate for mutual TLS (with temporal_tls_key)
-    temporal_tls_key: str = ""
-    temporal_tls_server_name: str = ""  # name the server's certificate is checked against (and SNI)
-    temporal_api_key: SecretStr = SecretStr("")  # sent as `authorization: Bearer …`; turns TLS on by itself
+    @cached_property
+    def extra_source_list(self) -> frozenset[str]:
+        return frozenset(s.strip().upper() for s in self.extra_sources.split(",") if s.strip())
 
-    sandbox_host: str = "127.0.0.1"
-    sandbox_port: int = 8100
-    sandbox_smtp_port: int = 1025
-    carrier_base_url: str = ""  # empty: the local sandbox
-    nlad_base_url: str = ""
-    payments_base_url: str = ""
+    def body_limit(self, path: str) -> int:
+        """Bytes a request body may carry: `/auth` carries three proof images."""
+        group = path.removeprefix(self.base_path).strip("/").split("/", 1)[0]
+        return self.max_auth_body_bytes if group == "auth" else self.max_body_bytes
 
-    smtp_host: str = "127.0.0.1"
-    smtp_port: int = 1025
-    smtp_tls: Literal["none", "starttls", "tls"] = "none"
-    smtp_username: str = ""
-    smtp_password: SecretStr = SecretStr("")
-    mail_from: str = "no-reply@lineup.local"
-    mail_wait_seconds: float = 3.0  # how long `send` waits for the relay before answering "queued"
-    sweep_seconds: float = 60.0  # how often the sweep looks for work a write-then-start pair left behind
-    sweep_grace_seconds: float = 120.0  # a row younger than this may still be starting its own workflow
-    token_retention_hours: float = 24.0  # used and expired tokens are purged after this
-    tax_idle_days: float = 30.0  # a tax calculation's workflow not updated for this long ends
-    payment_guard_seconds: float = 60.0  # how long a charge's answer may go unrecorded before the guard records it
 
-    token_ttl_seconds: int = 900
-    login_max_failures: int = 10
-    login_lockout_seconds: int = 900
-    login_otp_ttl_hours: float = 24.0  # a login-log OTP stops working this long after /authenticate opened it
-    login_otp_max_failures: int = 5  # wrong OTPs one API user may send per window before its OTP checks refuse
-    login_otp_window_seconds: int = 900
-    console_idle_minutes: float = Field(default=30.0, gt=0)  # a support console session unused this long is over
-    max_body_bytes: int = 1 * MiB
-    max_auth_body_bytes: int = 12 * MiB
-    # Slow clients (uvicorn has no read timeouts of its own; api.server and api.middleware add them):
-    header_timeout_seconds: float = Field(default=10.0, gt=0)  # a request head unfinished by then: connection closed
-    body_timeout_seconds: float = Field(default=30.0, gt=0)  # a body unfinished by then: RESTAPI110 (408), closed
-    keep_alive_seconds: float = Field(default=5.0, gt=0)  # an idle connection between requests is closed after this
-    http_status: Literal["legacy", "rest"] = "legacy"
-    extra_sources: str = ""  # comma-separated
-    carrier_aliases: str = ""  # CODE:ABBR,… — vendor carrier codes channels send, e.g. BLUECONNECTSATT:ATT
-    max_lines: int = Field(default=10, ge=1, le=100)  # 100: the request model's own bound
-    sync_wait_seconds: float = 5.0
-    carrier_max_attempts: int = 8
-    stuck_retry_minutes: float = 15.0
-    stuck_retry_hours: float = 24.0
-    port_poll_seconds: float = 300.0
-    port_max_days: float = 14.0
+class TemporalSettings(Group):
+    address: str = setting("127.0.0.1:7233", "TEMPORAL_ADDRESS", "Temporal frontend, host:port")
+    namespace: str = setting("default", "TEMPORAL_NAMESPACE", "Temporal namespace")
+    task_queue: str = setting("lineup", "TEMPORAL_TASK_QUEUE", "Task queue of Lineup's workflows and activities")
+    ui_port: int = setting(8233, "TEMPORAL_UI_PORT", "Port of the dev server's web UI under `lineup run`")
+    ui_url: str = setting("", "TEMPORAL_UI_URL", "Where the console links workflows; empty: the dev server's UI")
+    tls_ca: str = setting("", "TEMPORAL_TLS_CA", "PEM file of the CA that signed the server's certificate")
+    tls_cert: str = setting("", "TEMPORAL_TLS_CERT", "PEM client certificate for mutual TLS (with the key)")
+    tls_key: str = setting("", "TEMPORAL_TLS_KEY", "PEM private key of the client certificate")
+    tls_server_name: str = setting("", "TEMPORAL_TLS_SERVER_NAME", "Name the server's certificate is checked against")
+    api_key: SecretStr = setting(
+        SecretStr(""), "TEMPORAL_API_KEY", "Temporal Cloud API key, sent as a bearer token (turns TLS on)"
+    )
+    rpc_seconds: float = setting(
+        5.0, "TEMPORAL_RPC_SECONDS", "How long the API waits for a workflow start, signal or query", gt=0
+    )
+    workflow_task_timeout_seconds: float = setting(
+        5.0,
+        "TEMPORAL_WORKFLOW_TASK_TIMEOUT_SECONDS",
+        "A workflow task a dead worker held goes elsewhere after this",
+        gt=0,
+    )
+    sticky_queue_timeout_seconds: float = setting(
+        1.0, "TEMPORAL_STICKY_QUEUE_TIMEOUT_SECONDS", "How long a task waits for its worker's cache first", gt=0
+    )
 
-    encryption_key: SecretStr | None = None
-    log_level: str = "INFO"
-    worker_metrics_port: int = 9464  # the Temporal SDK's Prometheus endpoint in the worker; 0 turns it off
-    otlp_endpoint: str = ""  # OTLP/HTTP collector base URL, e.g. http://127.0.0.1:4318; empty: no tracing
-    otlp_service_name: str = "lineup"
+    @property
+    def tls(self) -> bool:
+        return any((self.tls_ca, self.tls_cert, self.tls_server_name))
+
+    @property
+    def ui(self) -> str:
+        return (self.ui_url or f"http://127.0.0.1:{self.ui_port}").rstrip("/")
+
+
+class WorkerSettings(Group):
+    processes: int = setting(1, "WORKER_PROCESSES", "Worker processes `lineup run` starts")
+    metrics_port: int = setting(9464, "WORKER_METRICS_PORT", "The worker's Temporal SDK metrics on loopback; 0: off")
+
+
+class SystemsSettings(Group):
+    """The outside systems: the carrier's wholesale API, NLAD, the payment gateway (the local sandbox by default)."""
+
+    carrier_base_url: str = setting("", "CARRIER_BASE_URL", "Carrier API base URL; empty: the local sandbox")
+    nlad_base_url: str = setting("", "NLAD_BASE_URL", "NLAD base URL; empty: the local sandbox")
+    payments_base_url: str = setting("", "PAYMENTS_BASE_URL", "Payment gateway base URL; empty: the local sandbox")
+    carrier_aliases: str = setting(
+        "", "CARRIER_ALIASES", "Vendor carrier codes channels send, `CODE:ABBR,…` (e.g. `BLUECONNECTSATT:ATT`)"
+    )
+    sandbox_host: str = setting("127.0.0.1", "SANDBOX_HOST", "Where the local sandbox listens")
+    sandbox_port: int = setting(8100, "SANDBOX_PORT", "The sandbox's HTTP port")
+    sandbox_smtp_port: int = setting(1025, "SANDBOX_SMTP_PORT", "The sandbox's SMTP sink port")
+    lookup_budget_seconds: float = setting(
+        10.0,
+        "LOOKUP_BUDGET_SECONDS",
+        "A lookup a channel waits on (line inquiry, NLAD, device…), retries included",
+        gt=0,
+    )
 
     @model_validator(mode="after")
-    def _production_needs_real_secrets(self) -> Settings:
-        # A generated key lives next to the data it protects; in production that would put the key and
-        # the ciphertext on one disk, so production must be given one.
-        if self.profile == "production" and self.encryption_key is None:
-            raise ValueError("LINEUP_ENCRYPTION_KEY is required when LINEUP_PROFILE=production")
+    def _aliases_parse(self) -> SystemsSettings:
         parse_aliases(self.carrier_aliases)  # a bad alias list fails at start, not on the first call using it
-        if bool(self.temporal_tls_cert) != bool(self.temporal_tls_key):
-            raise ValueError("LINEUP_TEMPORAL_TLS_CERT and LINEUP_TEMPORAL_TLS_KEY are set together or not at all")
         return self
-
-    @property
-    def temporal_tls(self) -> bool:
-        return any((self.temporal_tls_ca, self.temporal_tls_cert, self.temporal_tls_server_name))
-
-    @property
-    def temporal_ui(self) -> str:
-        return (self.temporal_ui_url or f"http://127.0.0.1:{self.temporal_ui_port}").rstrip("/")
-
-    @property
-    def db_url(self) -> str:
-        return self.database_url or f"sqlite+aiosqlite:///{self.data_dir / 'lineup.db'}"
 
     @cached_property
     def carrier_alias_map(self) -> dict[str, str]:
         return parse_aliases(self.carrier_aliases)
-
-    @property
-    def extra_source_list(self) -> frozenset[str]:
-        return frozenset(s.strip().upper() for s in self.extra_sources.split(",") if s.strip())
 
     @property
     def sandbox_url(self) -> str:
@@ -140,10 +149,173 @@ class Settings(BaseSettings):
     def payments_url(self) -> str:
         return self.payments_base_url or f"{self.sandbox_url}/payments"
 
-    def body_limit(self, path: str) -> int:
-        """Bytes a request body may carry: `/auth` carries three proof images."""
-        group = path.removeprefix(self.base_path).strip("/").split("/", 1)[0]
-        return self.max_auth_body_bytes if group == "auth" else self.max_body_bytes
+
+class MailSettings(Group):
+    smtp_host: str = setting("127.0.0.1", "SMTP_HOST", "SMTP relay host")
+    smtp_port: int = setting(1025, "SMTP_PORT", "SMTP relay port")
+    smtp_tls: Literal["none", "starttls", "tls"] = setting("none", "SMTP_TLS", "`none`, `starttls` or `tls`")
+    smtp_username: str = setting("", "SMTP_USERNAME", "SMTP login; empty: none")
+    smtp_password: SecretStr = setting(SecretStr(""), "SMTP_PASSWORD", "SMTP password")
+    sender: str = setting("no-reply@lineup.local", "MAIL_FROM", "Envelope sender of every e-mail")
+    wait_seconds: float = setting(
+        3.0, "MAIL_WAIT_SECONDS", "How long `send` waits for the relay before answering queued"
+    )
+
+
+class AuthSettings(Group):
+    token_ttl_seconds: int = setting(900, "TOKEN_TTL_SECONDS", "Lifetime of a single-use token")
+    token_retention_hours: float = setting(
+        24.0, "TOKEN_RETENTION_HOURS", "Used and expired tokens are purged after this"
+    )
+    max_failures: int = setting(10, "LOGIN_MAX_FAILURES", "Failed logins that lock a login")
+    lockout_seconds: int = setting(900, "LOGIN_LOCKOUT_SECONDS", "How long a locked login stays refused")
+    wait_seconds: float = setting(
+        30.0, "LOGIN_WAIT_SECONDS", "A login beyond the verifications in flight waits this long for a slot", ge=0
+    )
+    stale_seconds: int = setting(
+        60, "LOGIN_STALE_SECONDS", "A verification unsettled this long is taken for a dead one"
+    )
+    otp_ttl_hours: float = setting(24.0, "LOGIN_OTP_TTL_HOURS", "A login-log OTP works this long after /authenticate")
+    otp_max_failures: int = setting(5, "LOGIN_OTP_MAX_FAILURES", "Wrong OTPs one API user may send per window")
+    otp_window_seconds: int = setting(900, "LOGIN_OTP_WINDOW_SECONDS", "The window of wrong OTPs")
+    console_idle_minutes: float = setting(
+        30.0, "CONSOLE_IDLE_MINUTES", "A support console session unused this long is over", gt=0
+    )
+
+
+class EnrollmentSettings(Group):
+    max_lines: int = setting(10, "MAX_LINES", "Lines one create request may carry", ge=1, le=100)
+    sync_wait_seconds: float = setting(
+        5.0, "SYNC_WAIT_SECONDS", "How long a create or activate waits for the carrier's MDN before answering"
+    )
+    carrier_max_attempts: int = setting(8, "CARRIER_MAX_ATTEMPTS", "Attempts of a line's carrier step before STUCK")
+    stuck_retry_minutes: float = setting(15.0, "STUCK_RETRY_MINUTES", "A stuck line tries its step again this often…")
+    stuck_retry_hours: float = setting(24.0, "STUCK_RETRY_HOURS", "…for this long; then it waits for support")
+
+
+class PortingSettings(Group):
+    poll_seconds: float = setting(300.0, "PORT_POLL_SECONDS", "Interval between polls of a pending port (first day)")
+    max_days: float = setting(14.0, "PORT_MAX_DAYS", "A port without a final answer by then is ABANDONED")
+
+
+class PaymentSettings(Group):
+    tax_idle_days: float = setting(30.0, "TAX_IDLE_DAYS", "A tax calculation's workflow not updated this long ends")
+    guard_seconds: float = setting(
+        60.0, "PAYMENT_GUARD_SECONDS", "How long a charge's answer may go unrecorded before the guard records it"
+    )
+
+
+class SweepSettings(Group):
+    interval_seconds: float = setting(60.0, "SWEEP_SECONDS", "How often the sweep looks for work left behind; 0: off")
+    grace_seconds: float = setting(120.0, "SWEEP_GRACE_SECONDS", "A row younger than this may still be starting")
+
+
+class ObservabilitySettings(Group):
+    log_level: str = setting("INFO", "LOG_LEVEL", "Log level of the JSON log lines")
+    otlp_endpoint: str = setting("", "OTLP_ENDPOINT", "OTLP/HTTP collector base URL; empty: no tracing")
+    otlp_service_name: str = setting("lineup", "OTLP_SERVICE_NAME", "Service name of the traces")
+
+
+GROUPS: dict[str, type[Group]] = {
+    "database": DatabaseSettings, "api": ApiSettings, "temporal": TemporalSettings, "worker": WorkerSettings,
+    "systems": SystemsSettings, "mail": MailSettings, "auth": AuthSettings, "enrollment": EnrollmentSettings,
+    "porting": PortingSettings, "payment": PaymentSettings, "sweep": SweepSettings,
+    "observability": ObservabilitySettings,
+}  # fmt: skip
+# Flat variable name (without LINEUP_, lower case) → (group, field).
+FLAT: dict[str, tuple[str, str]] = {
+    info.alias_name: (group, name) for group, model in GROUPS.items() for name, info in model.declared().items()
+}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=PREFIX, env_file=".env", extra="ignore", frozen=True)
+
+    profile: Literal["dev", "production"] = "dev"
+    data_dir: Path = Path(".data")
+    encryption_key: SecretStr | None = None
+    database: DatabaseSettings = DatabaseSettings()
+    api: ApiSettings = ApiSettings()
+    temporal: TemporalSettings = TemporalSettings()
+    worker: WorkerSettings = WorkerSettings()
+    systems: SystemsSettings = SystemsSettings()
+    mail: MailSettings = MailSettings()
+    auth: AuthSettings = AuthSettings()
+    enrollment: EnrollmentSettings = EnrollmentSettings()
+    porting: PortingSettings = PortingSettings()
+    payment: PaymentSettings = PaymentSettings()
+    sweep: SweepSettings = SweepSettings()
+    observability: ObservabilitySettings = ObservabilitySettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, FlatVariables(settings_cls, env_settings), FlatVariables(settings_cls, dotenv_settings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _grouped(cls, data: object) -> object:
+        """Flat names (`token_ttl_seconds`, as the variables and the tests' overrides say them) go to their
+        group, over what the group's own mapping says."""
+        if not isinstance(data, Mapping):
+            return data
+        grouped: dict[str, object] = {key: value for key, value in data.items() if key not in FLAT}
+        for key, value in data.items():
+            if key in FLAT:
+                group, name = FLAT[key]
+                current = grouped.get(group)
+                if isinstance(current, BaseModel):  # a group as it stands (Settings.replaced)
+                    current = current.model_dump()
+                values = dict(current) if isinstance(current, Mapping) else {}
+                values.pop(name, None)  # given by both names, the field is given twice
+                values[key] = value
+                grouped[group] = values
+        return grouped
+
+    def replaced(self, **flat: object) -> Settings:
+        """These settings with some values changed, by their flat names, validated as at start."""
+        return Settings.model_validate({**dict(self), **flat})
+
+    @model_validator(mode="after")
+    def _production_needs_real_secrets(self) -> Settings:
+        # A generated key lives next to the data it protects; in production that would put the key and
+        # the ciphertext on one disk, so production must be given one.
+        if self.profile == "production" and self.encryption_key is None:
+            raise ValueError("LINEUP_ENCRYPTION_KEY is required when LINEUP_PROFILE=production")
+        if bool(self.temporal.tls_cert) != bool(self.temporal.tls_key):
+            raise ValueError("LINEUP_TEMPORAL_TLS_CERT and LINEUP_TEMPORAL_TLS_KEY are set together or not at all")
+        return self
+
+    @property
+    def db_url(self) -> str:
+        return self.database.url or f"sqlite+aiosqlite:///{self.data_dir / 'lineup.db'}"
+
+
+class FlatVariables(PydanticBaseSettingsSource):
+    """The `LINEUP_*` variables of the environment (or of `.env`) under their flat lower-case names."""
+
+    def __init__(self, settings_cls: type[BaseSettings], source: PydanticBaseSettingsSource) -> None:
+        super().__init__(settings_cls)
+        self._source = source
+
+    def get_field_value(self, field: object, field_name: str) -> tuple[object, str, bool]:
+        return None, field_name, False  # unused: __call__ answers for every field at once
+
+    def __call__(self) -> dict[str, object]:
+        if not isinstance(self._source, EnvSettingsSource | DotEnvSettingsSource):
+            return {}
+        prefix = PREFIX.lower()
+        return {
+            name[len(prefix) :]: value
+            for name, value in self._source.env_vars.items()
+            if name.lower().startswith(prefix) and value is not None
+        }
 
 
 @cache

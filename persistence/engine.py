@@ -26,7 +26,7 @@ def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
         return engine
     return create_async_engine(
         url, pool_pre_ping=True, pool_size=10, max_overflow=20,
-        connect_args={"timeout": settings.db_connect_timeout_seconds},
+        connect_args={"timeout": settings.database.connect_timeout_seconds},
     )  # fmt: skip
 
 

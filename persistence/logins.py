@@ -55,7 +55,8 @@ class Throttle:
 
     @classmethod
     def of(cls, settings: Settings) -> Throttle:
-        return cls(settings.login_max_failures, settings.login_lockout_seconds)
+        auth = settings.auth
+        return cls(auth.max_failures, auth.lockout_seconds, auth.wait_seconds, auth.stale_seconds)
 
 
 class Claim(Enum):
@@ -174,7 +175,7 @@ class OtpPolicy:
 
     @classmethod
     def of(cls, settings: Settings) -> OtpPolicy:
-        return cls(settings.login_otp_ttl_hours, settings.login_otp_max_failures, settings.login_otp_window_seconds)
+        return cls(settings.auth.otp_ttl_hours, settings.auth.otp_max_failures, settings.auth.otp_window_seconds)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ async def admit(
         refusal = problem
     async with uow.transaction() as session:
         owner = await tokens.consume(session, token)
-        fresh = await tokens.issue(session, owner, settings.token_ttl_seconds)
+        fresh = await tokens.issue(session, owner, settings.auth.token_ttl_seconds)
         if refusal is not None:
             return Admission(fresh, owner, action, refusal=refusal)
         vendor_code, agent = await vendor_and_agent(session, vendor_id=owner.vendor_id, username=username)
@@ -81,7 +81,7 @@ def _check_source(model: type[ActionRequest], source: Any, settings: Settings) -
         if model.SOURCE_REQUIRED:
             raise LineupError(MsgCode.SOURCE, "Source can not be blank")
         return
-    if text not in model.SOURCES | {PORTAL_SOURCE} | settings.extra_source_list:
+    if text not in model.SOURCES | {PORTAL_SOURCE} | settings.api.extra_source_list:
         raise LineupError(MsgCode.SOURCE, "Source Not Allowed")
 
 

@@ -83,7 +83,7 @@ async def _change(
                 )
             )  # fmt: skip
         message = Message(
-            "Lineup", ctx.settings.mail_from, "Your new Lineup password", _message(agent.username, password, change),
+            "Lineup", ctx.settings.mail.sender, "Your new Lineup password", _message(agent.username, password, change),
             [(agent.username, agent.email)],
         )  # fmt: skip
         outbox = outbox_row(

@@ -10,7 +10,7 @@ from models.settings import Settings
 
 def carrier_problem(code: str, settings: Settings, *, label: str = "Carrier") -> str | None:
     """The field's message when `code` names no carrier, else None."""
-    aliases = settings.carrier_alias_map
+    aliases = settings.systems.carrier_alias_map
     return None if canonical(code, aliases) is not None else f"{label} {unknown_carrier(aliases)}"
 
 
@@ -18,6 +18,6 @@ def resolve_carrier(code: str, settings: Settings, *, label: str = "Carrier") ->
     """The abbreviation `code` names, or the field's refusal."""
     if problem := carrier_problem(code, settings, label=label):
         raise refuse(problem)
-    found = canonical(code, settings.carrier_alias_map)
+    found = canonical(code, settings.systems.carrier_alias_map)
     assert found is not None
     return found

@@ -85,7 +85,7 @@ async def _record_intent(ctx: Context, body: MakePayment, payment: Payment, *, r
 
 async def _start_guard(ctx: Context, payment: Payment) -> WorkflowHandle[Any, Any]:
     """The guard starts before the card is charged; without it, nothing is charged."""
-    guard = PaymentGuard(payment.idempotency_key, payment.attempt, ctx.settings.payment_guard_seconds)
+    guard = PaymentGuard(payment.idempotency_key, payment.attempt, ctx.settings.payment.guard_seconds)
     try:
         async with outside_system("The workflow engine", within=RPC_SECONDS):
             return await ctx.temporal.client().start_workflow(

@@ -66,8 +66,8 @@ class Row:
 
 def workflow_url(settings: Settings, workflow_id: str) -> str:
     """The workflow's page in the Temporal UI (LINEUP_TEMPORAL_UI_URL)."""
-    namespace = quote(settings.temporal_namespace, safe="")
-    return f"{settings.temporal_ui}/namespaces/{namespace}/workflows/{quote(workflow_id, safe='')}"
+    namespace = quote(settings.temporal.namespace, safe="")
+    return f"{settings.temporal.ui}/namespaces/{namespace}/workflows/{quote(workflow_id, safe='')}"
 
 
 def _row(settings: Settings, line: Line, **extra: Any) -> Row:

@@ -37,7 +37,7 @@ class Session:
 
 
 def idle_limit(settings: Settings) -> timedelta:
-    return timedelta(minutes=settings.console_idle_minutes)
+    return timedelta(minutes=settings.auth.console_idle_minutes)
 
 
 async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings) -> Session:

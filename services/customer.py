@@ -51,8 +51,8 @@ CUSTOMER_FIELDS = (
 async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Context) -> list[dict[str, Any]]:
     """Accepts the lines (all or nothing), then starts or finds the enrollment workflow and waits for it."""
     settings = ctx.settings
-    if len(body.lines) > settings.max_lines:
-        raise refuse(f"Lines must hold at most {settings.max_lines} lines")
+    if len(body.lines) > settings.enrollment.max_lines:
+        raise refuse(f"Lines must hold at most {settings.enrollment.max_lines} lines")
     ids = [line.enrollment_id for line in body.lines]
     order_id = enrollment_workflow_id(body.parent_enrollment_id, ids)
     agent = ctx.caller.agent_username
@@ -69,9 +69,11 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
         search_attributes=enrollment_search_attributes(order),
     )  # fmt: skip
     try:
-        async with outside_system("The workflow engine", within=settings.sync_wait_seconds + LOOKUP_SECONDS):
+        async with outside_system("The workflow engine", within=settings.enrollment.sync_wait_seconds + LOOKUP_SECONDS):
             result = await ctx.temporal.client().execute_update_with_start_workflow(
-                EnrollmentWorkflow.customers, SyncWait(settings.sync_wait_seconds), start_workflow_operation=start
+                EnrollmentWorkflow.customers,
+                SyncWait(settings.enrollment.sync_wait_seconds),
+                start_workflow_operation=start,
             )
     except WorkflowAlreadyStartedError:
         # The start operation holds the same error in a future of its own; read it, or asyncio logs "Future
@@ -97,9 +99,9 @@ async def activate_line(*, body: ActivateLine, ctx: Context) -> dict[str, Any]:
     if line.status != LineStatus.WAITING_ACTIVATION:
         raise refuse(not_waiting(line.status), rest_status=409)
     handle = ctx.temporal.client().get_workflow_handle(line_workflow_id(body.enrollment_id), result_type=LineProgress)
-    activation = Activation(ctx.settings.sync_wait_seconds, body.esn, body.uiccid)
+    activation = Activation(ctx.settings.enrollment.sync_wait_seconds, body.esn, body.uiccid)
     try:
-        async with outside_system("The carrier", within=ctx.settings.sync_wait_seconds + LOOKUP_SECONDS):
+        async with outside_system("The carrier", within=ctx.settings.enrollment.sync_wait_seconds + LOOKUP_SECONDS):
             progress = await handle.execute_update(LineWorkflow.activate, activation)
     except WorkflowUpdateFailedError as failure:  # another request activated it meanwhile
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None

@@ -38,8 +38,8 @@ async def _worker(resources: Resources) -> list[str]:
         return ["Temporal is not reachable"]
     settings = resources.settings
     describe = DescribeTaskQueueRequest(
-        namespace=settings.temporal_namespace,
-        task_queue=TaskQueue(name=settings.temporal_task_queue),
+        namespace=settings.temporal.namespace,
+        task_queue=TaskQueue(name=settings.temporal.task_queue),
         task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     )
     try:
@@ -48,4 +48,4 @@ async def _worker(resources: Resources) -> list[str]:
         return ["Temporal is not reachable"]
     now = datetime.now(UTC)
     fresh = [p for p in reply.pollers if now - p.last_access_time.ToDatetime(UTC) < POLLER_FRESHNESS]
-    return [] if fresh else [f"No worker is polling task queue {settings.temporal_task_queue}"]
+    return [] if fresh else [f"No worker is polling task queue {settings.temporal.task_queue}"]

@@ -84,7 +84,7 @@ def mail_key(vendor_code: str, body: Send) -> str:
 
 
 def message_id(key: str, settings: Settings) -> str:
-    domain = settings.mail_from.rpartition("@")[2] or "lineup.local"
+    domain = settings.mail.sender.rpartition("@")[2] or "lineup.local"
     return f"<{re.sub(r'[^A-Za-z0-9.-]', '-', key)}@{domain}>"
 
 
@@ -149,4 +149,4 @@ async def _deliver(outbox: MailOutbox, ctx: Context) -> None:
         return
     # Still retrying (the relay is down), refused, or Temporal went away after the start: the row says which.
     with contextlib.suppress(TimeoutError, WorkflowFailureError, RPCError):
-        await asyncio.wait_for(handle.result(), timeout=ctx.settings.mail_wait_seconds)
+        await asyncio.wait_for(handle.result(), timeout=ctx.settings.mail.wait_seconds)

@@ -48,7 +48,7 @@ def waiting(settings: Settings, *, error_contains: str | None = None, stuck_minu
     """Which lines wait for support now; a RECEIVED line within the sweep's grace may still be starting."""
     now = utcnow()
     since = now - timedelta(minutes=stuck_minutes) if stuck_minutes else None
-    return Waiting(now - timedelta(seconds=settings.sweep_grace_seconds), error_contains, since)
+    return Waiting(now - timedelta(seconds=settings.sweep.grace_seconds), error_contains, since)
 
 
 async def list_stuck_enrollments(*, body: ListStuckEnrollments, ctx: Context) -> list[dict[str, Any]]:

@@ -121,7 +121,7 @@ async def update_tax_calculation_status_plum(*, body: UpdateTaxCalculationStatus
             raise refuse(problem, rest_status=409)
     else:
         receipt = await _collect(
-            ctx, mark, CollectTax(calc.calc_id, ctx.caller.vendor_code, ctx.settings.tax_idle_days)
+            ctx, mark, CollectTax(calc.calc_id, ctx.caller.vendor_code, ctx.settings.payment.tax_idle_days)
         )
     return {
         "STATUSCODE": "00", "DESCRIPTION": receipt.description or "Tax collected", "CALCID": receipt.calc_id,

@@ -23,13 +23,13 @@ class TemporalLink:
     """The process's Temporal client; `client()` refuses with "unavailable" while it is not connected."""
 
     def __init__(self, settings: Settings, client: Client | None = None) -> None:
-        self._settings = settings
+        self.settings = settings
         self._client = client
         self._task: asyncio.Task[None] | None = None
 
     @property
     def task_queue(self) -> str:
-        return self._settings.temporal_task_queue
+        return self.settings.temporal.task_queue
 
     @property
     def connected(self) -> Client | None:
@@ -40,7 +40,7 @@ class TemporalLink:
             self._task = asyncio.create_task(self._connect())
 
     async def _connect(self) -> None:
-        self._client = await connect_until_up(self._settings)
+        self._client = await connect_until_up(self.settings)
 
     def client(self) -> Client:
         """The client, or the upstream-down envelope while Temporal is not reachable."""

@@ -22,12 +22,14 @@ async def connect(
     settings: Settings, *, runtime: Runtime | None = None, tracing: TracerProvider | None = None
 ) -> Client:
     """`tracing` overrides the provider the settings give (tests hand in one with an in-memory exporter)."""
-    provider = tracing or tracer_provider(settings.otlp_endpoint, settings.otlp_service_name)
+    provider = tracing or tracer_provider(
+        settings.observability.otlp_endpoint, settings.observability.otlp_service_name
+    )
     interceptors: list[Interceptor] = [temporal_interceptor(provider)] if provider is not None else []
-    api_key = settings.temporal_api_key.get_secret_value() or None
+    api_key = settings.temporal.api_key.get_secret_value() or None
     return await Client.connect(
-        settings.temporal_address,
-        namespace=settings.temporal_namespace,
+        settings.temporal.address,
+        namespace=settings.temporal.namespace,
         # None with an API key: the SDK turns TLS on with the system's trust store, as Temporal Cloud needs.
         tls=tls_config(settings),
         api_key=api_key,
@@ -38,13 +40,13 @@ async def connect(
 
 def tls_config(settings: Settings) -> TLSConfig | None:
     """The TLS settings as the SDK takes them, the PEM files read now; None when none is set."""
-    if not settings.temporal_tls:
+    if not settings.temporal.tls:
         return None
     return TLSConfig(
-        server_root_ca_cert=_read(settings.temporal_tls_ca),
-        client_cert=_read(settings.temporal_tls_cert),
-        client_private_key=_read(settings.temporal_tls_key),
-        domain=settings.temporal_tls_server_name or None,
+        server_root_ca_cert=_read(settings.temporal.tls_ca),
+        client_cert=_read(settings.temporal.tls_cert),
+        client_private_key=_read(settings.temporal.tls_key),
+        domain=settings.temporal.tls_server_name or None,
     )
 
 

@@ -29,16 +29,16 @@ from workflows.sweep import SweepWorkflow
 
 def sweep_schedule_id(settings: Settings) -> str:
     """`lineup-sweep` by default: named after the task queue, as deployments sharing a namespace are."""
-    return f"{settings.temporal_task_queue}-sweep"
+    return f"{settings.temporal.task_queue}-sweep"
 
 
 def sweep_schedule(settings: Settings) -> Schedule:
-    sweep = Sweep(settings.sweep_grace_seconds, settings.token_retention_hours, Pacing.of(settings))
+    sweep = Sweep(settings.sweep.grace_seconds, settings.auth.token_retention_hours, Pacing.of(settings))
     return Schedule(
         action=ScheduleActionStartWorkflow(
-            SweepWorkflow.run, sweep, id=sweep_schedule_id(settings), task_queue=settings.temporal_task_queue
+            SweepWorkflow.run, sweep, id=sweep_schedule_id(settings), task_queue=settings.temporal.task_queue
         ),
-        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(seconds=settings.sweep_seconds))]),
+        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(seconds=settings.sweep.interval_seconds))]),
         # A sweep still running when the next is due makes the next unnecessary.
         policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
     )
@@ -46,7 +46,7 @@ def sweep_schedule(settings: Settings) -> Schedule:
 
 async def ensure_sweep_schedule(client: Client, settings: Settings) -> None:
     """Every worker does this as it starts, so the last one started sets the interval; 0 s removes the schedule."""
-    if settings.sweep_seconds <= 0:
+    if settings.sweep.interval_seconds <= 0:
         with suppress(RPCError):  # there was none
             await client.get_schedule_handle(sweep_schedule_id(settings)).delete()
         return

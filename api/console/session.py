@@ -24,7 +24,7 @@ def settings_of(request: Request) -> Settings:
 
 
 def console_path(request: Request) -> str:
-    return f"{settings_of(request).base_path}/console"
+    return f"{settings_of(request).api.base_path}/console"
 
 
 def keep_cookie(request: Request, response: Response, name: str, value: str) -> None:

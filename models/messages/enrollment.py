@@ -22,8 +22,8 @@ class Pacing:
     @classmethod
     def of(cls, settings: Settings) -> Pacing:
         return cls(
-            settings.carrier_max_attempts, settings.port_poll_seconds, settings.port_max_days,
-            settings.stuck_retry_minutes, settings.stuck_retry_hours,
+            settings.enrollment.carrier_max_attempts, settings.porting.poll_seconds, settings.porting.max_days,
+            settings.enrollment.stuck_retry_minutes, settings.enrollment.stuck_retry_hours,
         )  # fmt: skip
 
 

@@ -33,7 +33,7 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 @pytest.fixture
 async def activities(settings: Any) -> AsyncIterator[NladActivities]:
     db = Database.open(settings)
-    client = NladClient(settings.nlad_url)
+    client = NladClient(settings.systems.nlad_url)
     yield NladActivities(client, db, cipher_for(settings))
     await client.close()
     await db.dispose()

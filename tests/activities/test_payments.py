@@ -28,7 +28,7 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 
 @pytest.fixture
 async def parts(settings: Any) -> AsyncIterator[tuple[PaymentActivities, PaymentGateway, Database]]:
-    db, gateway = Database.open(settings), PaymentGateway(settings.payments_url)
+    db, gateway = Database.open(settings), PaymentGateway(settings.systems.payments_url)
     yield PaymentActivities(gateway, db, cipher_for(settings)), gateway, db
     await gateway.close()
     await db.dispose()

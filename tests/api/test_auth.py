@@ -248,7 +248,7 @@ async def test_agent_change_password_needs_one_location(auth_stack, location, er
 
 
 async def test_agent_change_password_body_limit_is_12_mib(auth_stack):
-    limit = auth_stack.app.state.settings.max_auth_body_bytes
+    limit = auth_stack.app.state.settings.api.max_auth_body_bytes
     assert limit == 12 * MiB
     username = await new_agent(auth_stack, pin=None)
     huge = b64(png(padding=4 * MiB))  # three of these pass 12 MiB

@@ -172,7 +172,7 @@ async def test_saved_card_list_customer_without_saved_cards_gets_an_empty_list(s
 
 async def test_saved_card_list_repeated_wrong_passwords_lock_the_customer_login(shared_stack):
     login = await customer_with_cards(shared_stack, (VISA, "123"))
-    limit = shared_stack.app.state.settings.login_max_failures
+    limit = shared_stack.app.state.settings.auth.max_failures
     for _ in range(limit):
         assert_refused(await shared_stack.call("/cards", cards(login, password="wrong-pass")), INVALID)
     # Locked: even the right password is refused until the lockout ends.

@@ -88,7 +88,7 @@ async def test_action_of_another_group_is_invalid_method(api):
 
 
 async def test_body_over_the_limit_is_refused_while_streaming(api):
-    limit = api.app.state.settings.max_body_bytes
+    limit = api.app.state.settings.api.max_body_bytes
 
     async def chunks():
         yield b'{"action": "update_location_coordinate", "pad": "'
@@ -103,7 +103,7 @@ async def test_body_over_the_limit_is_refused_while_streaming(api):
 
 
 async def test_declared_length_over_the_limit_is_refused_before_reading(api):
-    limit = api.app.state.settings.max_body_bytes
+    limit = api.app.state.settings.api.max_body_bytes
     response = await api.post("/agent", content=b"x" * (limit + 1), headers=JSON)
     assert response.json()["errors"] == [f"Request body exceeds the limit of {limit} bytes"]
 

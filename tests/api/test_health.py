@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from persistence.engine import Database
+from tests.support.app import reconfigure
 
 UNREACHABLE_DB = "postgresql+asyncpg://postgres@127.0.0.1:1/gone"
 
@@ -52,6 +53,6 @@ async def test_readyz_without_temporal_or_worker_is_unready(api):
 
 
 async def test_readyz_without_a_worker_on_the_queue_is_unready(stack):
-    stack.app.state.settings.temporal_task_queue = "nobody-polls-this-queue"
+    reconfigure(stack.app, temporal_task_queue="nobody-polls-this-queue")
     response = await stack.http.get("/readyz")
     assert response.json()["errors"] == ["No worker is polling task queue nobody-polls-this-queue"]

@@ -147,8 +147,7 @@ async def test_a_request_head_trickling_in_is_cut_off_unanswered_at_the_header_t
 
 @pytest.mark.parametrize(("mode", "status"), [("rest", 408), ("legacy", 200)])
 async def test_a_body_trickling_in_is_answered_restapi110_and_the_connection_closed(settings, mode, status):
-    settings.http_status = mode
-    async with served(settings) as port, Connection.to(port) as client:
+    async with served(settings.replaced(http_status=mode)) as port, Connection.to(port) as client:
         client.writer.write(REQUEST_HEAD + b"Content-Length: 500\r\n\r\n")
         client.trickle(b'{"action": "plan_list", "source": "API"' + b" " * 460)
         began = asyncio.get_running_loop().time()

@@ -16,6 +16,7 @@ from models.tables.console import ConsoleSession
 from tests.api.test_database_outage import database_at
 from tests.api.test_health import UNREACHABLE_DB
 from tests.console.conftest import PASSWORD, csrf_of, sign_in
+from tests.support.app import reconfigure
 
 FORGED = "This form did not come from your console session"
 
@@ -100,14 +101,14 @@ async def test_every_post_needs_the_sessions_csrf_token(api, console):
 
 async def test_an_idle_session_ends_and_sign_out_ends_it_at_once(api, console):
     await sign_in(console)
-    api.app.state.settings.console_idle_minutes = 0.01  # 0.6 s
+    reconfigure(api.app, console_idle_minutes=0.01)  # 0.6 s
     await asyncio.sleep(0.8)
     ended = await console.get("/console")
     assert (ended.status_code, ended.headers["location"]) == (303, "/console/login?ended=1")
     assert "lineup_console" not in console.cookies and await sessions(api) == []
     assert "Your session has ended. Sign in again." in (await console.get("/console/login?ended=1")).text
 
-    api.app.state.settings.console_idle_minutes = 30
+    reconfigure(api.app, console_idle_minutes=30)
     await sign_in(console)
     token = console.cookies["lineup_console"]
     signed_out = await console.post("/console/logout", data={"csrf": csrf_of((await console.get("/console")).text)})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,17 @@ def make_settings(data_dir: Path, database_url: str, **overrides: Any) -> Settin
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+def reconfigure(app: Any, **flat: Any) -> Settings:
+    """The running app's settings with some changed, by their flat names: settings are frozen, so a test that
+    needs another value mid-test replaces them whole, where the app and its operations read them."""
+    resources = app.state.resources
+    settings: Settings = resources.settings.replaced(**flat)
+    resources.temporal.settings = settings
+    app.state.resources = replace(resources, settings=settings)
+    app.state.settings = settings
+    return settings
 
 
 class ApiClient:
@@ -58,7 +70,7 @@ class ApiClient:
             user = (await session.exec(query)).first()
             assert user is not None and user.id is not None
             owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-            return await tokens.issue(session, owner, self.app.state.settings.token_ttl_seconds)
+            return await tokens.issue(session, owner, self.app.state.settings.auth.token_ttl_seconds)
 
     async def post(self, path: str, body: Any = None, *, token: str | None = None, **kwargs: Any) -> httpx.Response:
         headers = dict(kwargs.pop("headers", {}))

@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tests.support.app import reconfigure
+
 
 def own_queue(stack: Any, prefix: str) -> None:
     """The stack's API sends work to a queue of this test's own, which only worker processes poll."""
-    settings = stack.app.state.settings
-    settings.temporal_task_queue = f"{prefix}-{settings.temporal_task_queue}"
+    queue = stack.app.state.settings.temporal.task_queue
+    reconfigure(stack.app, temporal_task_queue=f"{prefix}-{queue}")
 
 
 def start_worker(stack: Any) -> subprocess.Popen[bytes]:
@@ -22,9 +24,9 @@ def start_worker(stack: Any) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "LINEUP_DATABASE_URL": settings.db_url, "LINEUP_DATA_DIR": str(settings.data_dir),
-        "LINEUP_TEMPORAL_ADDRESS": settings.temporal_address,
-        "LINEUP_TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
-        "LINEUP_CARRIER_BASE_URL": settings.carrier_url, "LINEUP_LOG_LEVEL": "WARNING",
+        "LINEUP_TEMPORAL_ADDRESS": settings.temporal.address,
+        "LINEUP_TEMPORAL_TASK_QUEUE": settings.temporal.task_queue,
+        "LINEUP_CARRIER_BASE_URL": settings.systems.carrier_url, "LINEUP_LOG_LEVEL": "WARNING",
     }  # fmt: skip
     return subprocess.Popen([sys.executable, "-m", "worker"], env=env)
 

@@ -39,7 +39,7 @@ class Recording:
 
     async def find(self, workflow_type: str, prefix: str = "") -> str:
         """The id of the one workflow of `workflow_type` (whose id starts with `prefix`) on this queue."""
-        queue = self.stack.app.state.settings.temporal_task_queue
+        queue = self.stack.app.state.settings.temporal.task_queue
         query = f'TaskQueue = "{queue}" AND WorkflowType = "{workflow_type}"'
         ids: set[str] = set()
         for _ in range(100):  # visibility is eventually consistent

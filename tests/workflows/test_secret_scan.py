@@ -48,7 +48,7 @@ async def history_bytes(stack: Any, workflow_ids: list[str]) -> bytes:
 
 
 async def workflow_ids(stack: Any, expected: int) -> list[str]:
-    queue = stack.app.state.settings.temporal_task_queue
+    queue = stack.app.state.settings.temporal.task_queue
     for _ in range(100):  # visibility is eventually consistent
         ids = [w.id async for w in stack.env.client.list_workflows(f'TaskQueue = "{queue}"')]
         if len(ids) >= expected:

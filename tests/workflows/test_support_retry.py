@@ -14,6 +14,7 @@ from models.settings import get_settings
 from persistence.lines import NEVER_STARTED
 from services import ops
 from tests.builders import body, create, line, new_iccid
+from tests.support.app import reconfigure
 from tests.workflows.test_enrollment_reliability import lines_by_status, wait_for
 from tests.workflows.test_sweep import created_while_temporal_was_away
 
@@ -69,10 +70,9 @@ async def stuck_in_an_outage(stack) -> list[str]:
 
 async def test_lines_left_received_are_listed_once_past_the_grace_and_a_retry_starts_their_order(stack):
     parent, second = await created_while_temporal_was_away(stack)
-    settings = stack.app.state.settings
-    settings.sweep_grace_seconds = 3600
+    reconfigure(stack.app, sweep_grace_seconds=3600)
     assert parent not in await listed(stack)  # within the grace its own request may still be starting it
-    settings.sweep_grace_seconds = 0
+    reconfigure(stack.app, sweep_grace_seconds=0)
     assert await listed(stack) == {parent: ("RECEIVED", NEVER_STARTED), second: ("RECEIVED", NEVER_STARTED)}
 
     assert await retry(stack, enrollment_id=second) == {"enrollment_id": second, "status": "STARTED"}
@@ -124,7 +124,7 @@ async def test_lineup_ops_lists_and_retries_the_waiting_lines_of_every_vendor(st
     settings = stack.app.state.settings
     for name, value in {
         "DATABASE_URL": settings.db_url, "DATA_DIR": str(settings.data_dir), "SWEEP_GRACE_SECONDS": "0",
-        "TEMPORAL_ADDRESS": settings.temporal_address, "TEMPORAL_TASK_QUEUE": settings.temporal_task_queue,
+        "TEMPORAL_ADDRESS": settings.temporal.address, "TEMPORAL_TASK_QUEUE": settings.temporal.task_queue,
     }.items():  # fmt: skip
         monkeypatch.setenv(f"LINEUP_{name}", value)
 

@@ -32,13 +32,13 @@ def settings_of(stack):
 
 async def sweep_now(stack, sweep: Sweep = NOW):
     return await stack.env.client.execute_workflow(
-        SweepWorkflow.run, sweep, id=f"sweep-{secrets.token_hex(4)}", task_queue=settings_of(stack).temporal_task_queue
+        SweepWorkflow.run, sweep, id=f"sweep-{secrets.token_hex(4)}", task_queue=settings_of(stack).temporal.task_queue
     )
 
 
 async def while_temporal_is_away(stack, path: str, request: dict[str, Any]) -> dict[str, Any]:
     """The request through an API whose Temporal is unreachable: its rows are stored, no workflow starts."""
-    away = settings_of(stack).model_copy(update={"temporal_address": "127.0.0.1:1", "sync_wait_seconds": 1})
+    away = settings_of(stack).replaced(**{"temporal_address": "127.0.0.1:1", "sync_wait_seconds": 1})
     async with ApiClient.running(away) as api:
         answer: dict[str, Any] = await api.call(path, request)
         return answer
@@ -111,23 +111,23 @@ async def test_the_sweep_purges_tokens_used_or_expired_longer_ago_than_the_reten
 
 
 async def test_the_worker_keeps_the_schedule_at_the_configured_interval_and_removes_it_at_zero(stack):
-    settings = settings_of(stack).model_copy(update={"sweep_seconds": 45})
+    settings = settings_of(stack).replaced(**{"sweep_seconds": 45})
     client = stack.env.client
     await ensure_sweep_schedule(client, settings)
     handle = client.get_schedule_handle(sweep_schedule_id(settings))
     try:
         [interval] = (await handle.describe()).schedule.spec.intervals
         assert interval.every == timedelta(seconds=45)
-        await ensure_sweep_schedule(client, settings.model_copy(update={"sweep_seconds": 30}))  # a new setting
+        await ensure_sweep_schedule(client, settings.replaced(**{"sweep_seconds": 30}))  # a new setting
         [interval] = (await handle.describe()).schedule.spec.intervals
         assert interval.every == timedelta(seconds=30)
 
         ids = await created_while_temporal_was_away(stack)
-        await ensure_sweep_schedule(client, settings.model_copy(update={"sweep_grace_seconds": 0}))
+        await ensure_sweep_schedule(client, settings.replaced(**{"sweep_grace_seconds": 0}))
         await handle.trigger()  # what the interval does, now
         await wait_for(stack, ids, {"ACTIVE"})
     finally:
-        await ensure_sweep_schedule(client, settings.model_copy(update={"sweep_seconds": 0}))
+        await ensure_sweep_schedule(client, settings.replaced(**{"sweep_seconds": 0}))
     with pytest.raises(RPCError) as gone:
         await handle.describe()
     assert gone.value.status == RPCStatusCode.NOT_FOUND

@@ -13,8 +13,8 @@ from pydantic import SecretStr, ValidationError
 from typer.testing import CliRunner
 
 from cli.main import app as cli
-from models.settings import Settings
 from models.rules import with_check_digit
+from models.settings import Settings
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 from tests.support.tls_proxy import SERVER_NAME, make_pki, tls_proxy
@@ -105,7 +105,7 @@ def test_an_api_key_alone_turns_tls_on_with_the_systems_trust_store(data_dir, sq
     from workflows.client import tls_config
 
     settings = make_settings(data_dir, sqlite_url, temporal_api_key=SecretStr("k"))
-    assert tls_config(settings) is None and settings.temporal_api_key.get_secret_value() == "k"
+    assert tls_config(settings) is None and settings.temporal.api_key.get_secret_value() == "k"
     with pytest.raises(ValidationError, match="LINEUP_TEMPORAL_TLS_CERT and LINEUP_TEMPORAL_TLS_KEY"):
         make_settings(data_dir, sqlite_url, temporal_tls_cert="client.pem")
 

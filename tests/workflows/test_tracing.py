@@ -59,8 +59,8 @@ async def test_tracing_is_off_without_an_endpoint(data_dir, sqlite_url, temporal
     settings = make_settings(
         data_dir, sqlite_url, temporal_address=temporal_env.client.service_client.config.target_host
     )
-    assert settings.otlp_endpoint == ""
-    assert tracer_provider(settings.otlp_endpoint, settings.otlp_service_name) is None
+    assert settings.observability.otlp_endpoint == ""
+    assert tracer_provider(settings.observability.otlp_endpoint, settings.observability.otlp_service_name) is None
     client = await connect(settings)
     assert client.config()["interceptors"] == []
     async with ApiClient.running(settings) as api:
@@ -102,7 +102,7 @@ def settings_overrides(collector: str) -> dict[str, str]:
 async def test_with_an_endpoint_the_request_span_is_exported_over_otlp_http(api, settings):
     Collector.received.clear()
     assert (await api.call("/plan", body("plan_list")))["msg_code"] == "RESTAPI000"
-    provider = tracer_provider(settings.otlp_endpoint, settings.otlp_service_name)
+    provider = tracer_provider(settings.observability.otlp_endpoint, settings.observability.otlp_service_name)
     assert provider is not None and provider.force_flush()
     exported = [(path, ExportTraceServiceRequest.FromString(payload)) for path, payload in Collector.received]
     assert {path for path, _ in exported} == {"/v1/traces"}

@@ -56,6 +56,6 @@ async def test_interactive_workflows_move_a_dead_workers_task_on_within_5_second
 
 
 async def test_the_worker_gives_up_a_dead_sticky_queue_after_a_second(stack):
-    settings = stack.app.state.settings.model_copy(update={"temporal_task_queue": "sticky-config"})
+    settings = stack.app.state.settings.replaced(**{"temporal_task_queue": "sticky-config"})
     async with running_worker(settings, stack.env.client) as worker:
         assert worker.config()["sticky_queue_schedule_to_start_timeout"] == timedelta(seconds=1)
