@@ -42,7 +42,7 @@ bench: install
 	$(BIN)/python -m bench $(BENCH)
 
 # Records tests/workflows/histories (~1 min); `make histories FLOWS="tax_collection"` for some flows only.
-# Only for workflows that cannot still be running anywhere: README, "Changing a workflow safely".
+# Only for workflows that cannot still be running anywhere: docs/reliability.md, "Changing a workflow safely".
 histories: install
 	$(BIN)/python -m tests.workflows.record_histories $(FLOWS)
 

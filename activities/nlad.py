@@ -37,7 +37,7 @@ class NladActivities:
         return answer
 
     # etc_check and record_check: the two activities NladCheckWorkflow ran before check_and_record; kept while
-    # a workflow started before the change may still be running (README, "Changing a workflow safely").
+    # a workflow started before the change may still be running (docs/reliability.md, "Changing a workflow safely").
     @activity.defn
     async def etc_check(self, check: NladCheck) -> NladAnswer:
         return (await self._ask(check))[1]

@@ -1,4 +1,4 @@
-"""Request bodies the bench sends, as a channel would (the README's curl session)."""
+"""Request bodies the bench sends, as a channel would (the curl examples of the README and docs/channels.md)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@
 Each flow runs against the Temporal dev server and the sandbox (tests.support), through the API, on a Stack
 of its own; the histories it keeps are written to tests/workflows/histories/<name>.json with
 `WorkflowHistory.to_json()`. A history is written only if it replays with the current code and carries no
-customer data. Re-record only for a workflow that cannot still be running anywhere: README, "Changing a
-workflow safely"."""
+customer data. Re-record only for a workflow that cannot still be running anywhere: docs/reliability.md,
+"Changing a workflow safely"."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 tests/workflows/histories (`make histories`) replays with the current workflow code, without a server, so a
 change that would break a running workflow (an activity added, removed or reordered, a timer moved) fails
 here first. Every registered workflow type has a recorded history, and no history carries customer data.
-How to change a workflow safely: README, "Changing a workflow safely"."""
+How to change a workflow safely: docs/reliability.md, "Changing a workflow safely"."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ async def test_a_recorded_history_replays_with_the_current_workflow_code(path):
 def test_every_registered_workflow_type_has_a_recorded_history():
     registered = {workflow._Definition.must_from_class(cls).name for cls in WORKFLOWS}
     recorded = {workflow_type(path) for path in RECORDED}
-    assert registered - recorded == set(), "record their histories: `make histories` (README)"
+    assert registered - recorded == set(), "record their histories: `make histories` (docs/reliability.md)"
     assert recorded <= registered  # a history of a workflow no longer registered would replay nothing
 
 

@@ -1,5 +1,5 @@
 """The secret scan: after a port-in enrollment and a card payment, no customer secret is found in plaintext in
-any table, in any workflow history of the run, or in any log record (README "Reliability")."""
+any table, in any workflow history of the run, or in any log record (docs/reliability.md)."""
 
 from __future__ import annotations
 
