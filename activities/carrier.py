@@ -12,9 +12,10 @@ from activities.errors import outside_call
 from adapters.carrier import CarrierClient
 from models.crypto import FieldCipher
 from models.messages.enrollment import CarrierCall, LineActivated, PortSubmitted
-from models.messages.tax import TaxQuote, TaxQuoted
+from models.messages.payment import TaxQuote, TaxQuoted
 from persistence.engine import Database
-from persistence.lines import get_line, get_port
+from persistence.enrollment import get_line
+from persistence.porting import get_port
 
 
 class CarrierActivities:

@@ -13,19 +13,12 @@ from activities.errors import outside_call
 from adapters.carrier import CarrierClient
 from adapters.http import Rejected
 from models.failures import CARRIER_REJECTED
-from models.messages.lookups import (
-    CarrierEntry,
-    CarrierList,
-    DeviceQuery,
-    InquiryRequest,
-    PortCheck,
-    PortEligibility,
-    TaxEstimate,
-    TaxEstimateQuery,
-    TaxItem,
-)  # fmt: skip
+from models.messages.devices import DeviceQuery
+from models.messages.enrollment import CarrierEntry, CarrierList, InquiryRequest
+from models.messages.payment import TaxEstimate, TaxEstimateQuery, TaxItem
+from models.messages.porting import PortCheck, PortEligibility
 from persistence.engine import Database
-from persistence.lines import get_line
+from persistence.enrollment import get_line
 
 
 class LookupActivities:

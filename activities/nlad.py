@@ -11,7 +11,7 @@ from temporalio import activity
 from activities.errors import outside_call
 from adapters.nlad import NladClient
 from models.crypto import FieldCipher
-from models.messages.lookups import NladAnswer, NladCheck, NladOutcome
+from models.messages.eligibility import NladAnswer, NladCheck, NladOutcome
 from models.tables.eligibility import EligibilityCheck
 from persistence.engine import Database
 

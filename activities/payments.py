@@ -15,7 +15,7 @@ from models.tables.payment import Payment
 from persistence.engine import Database
 from persistence.errors import RecordNotFound
 from persistence.idempotency import row_for_key
-from persistence.payments import settle_failed, settle_paid
+from persistence.payment import settle_failed, settle_paid
 
 
 class PaymentActivities:

@@ -10,7 +10,7 @@ from models.clock import utcnow
 from models.crypto import FieldCipher
 from models.messages.porting import PortPoll, PortResubmit, PortView
 from persistence.engine import Database
-from persistence.lines import get_port
+from persistence.porting import get_port
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
 

@@ -14,8 +14,9 @@ from models.messages.enrollment import ActivationRecord, EnrollmentOrder, LinePl
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from persistence.engine import Database
+from persistence.enrollment import get_line, plan_of
 from persistence.errors import RecordNotFound
-from persistence.lines import get_line, get_port, plan_of
+from persistence.porting import get_port
 
 CUSTOMER_ID_ATTEMPTS = 5
 

@@ -11,13 +11,13 @@ from temporalio import activity
 
 from models.clock import utcnow
 from models.messages.mail import MailDelivery
-from models.messages.sweep import LeftBehind, Sweep
+from models.messages.support import LeftBehind, Sweep
 from models.statuses import LineStatus, MailStatus
+from models.tables.auth import ApiToken
 from models.tables.enrollment import Line
 from models.tables.mail import MailOutbox
-from models.tables.session import ApiToken
 from persistence.engine import Database
-from persistence.lines import orders_of
+from persistence.enrollment import orders_of
 
 MOST_AT_ONCE = 100  # orders or messages in one sweep; the next sweep takes the rest
 

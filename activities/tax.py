@@ -7,7 +7,7 @@ from temporalio import activity
 from activities.errors import outside_call
 from adapters.carrier import CarrierClient
 from models.clock import utcnow
-from models.messages.tax import TaxCollect, TaxReceipt
+from models.messages.payment import TaxCollect, TaxReceipt
 from models.statuses import TaxStatus
 from models.tables.payment import TaxCalculation
 from persistence.engine import Database

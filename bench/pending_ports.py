@@ -31,7 +31,7 @@ from bench.port_setup import end_all, prepare, start_all
 from bench.stack_db import stack_database
 from bench.stack_processes import ProcessTable, worker_counters
 from bench.stats import Figure, Goal
-from models.tables.enrollment import PortIn
+from models.tables.porting import PortIn
 from workflows.ids import port_workflow_id
 
 PILOT = 200

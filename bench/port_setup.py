@@ -20,7 +20,8 @@ from bench.stack_db import demo_owner, insert_rows, stack_settings
 from models.clock import utcnow
 from models.messages.porting import PortWatch
 from models.statuses import LineStatus, PortStatus
-from models.tables.enrollment import Enrollment, Line, PortIn
+from models.tables.enrollment import Enrollment, Line
+from models.tables.porting import PortIn
 from workflows.ids import port_workflow_id
 from workflows.port_status import PortStatusWorkflow
 

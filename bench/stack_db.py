@@ -13,7 +13,7 @@ from sqlmodel import col
 
 from bench.stack import Stack
 from models.settings import Settings
-from models.tables.vendor import ApiUser, Vendor
+from models.tables.auth import ApiUser, Vendor
 from persistence.engine import make_engine
 
 CHUNK = 5_000  # rows per INSERT: one statement each, small enough for either database's parameter limits

@@ -20,8 +20,8 @@ from bench.stack_db import count, demo_owner, insert_rows, stack_database, stack
 from bench.stats import Figure, Goal
 from bench.throughput import fresh_tokens
 from models.clock import utcnow
-from models.messages.sweep import SweepReport
-from models.tables.session import ApiToken
+from models.messages.support import SweepReport
+from models.tables.auth import ApiToken
 from persistence.tokens import digest
 from workflows.schedules import sweep_schedule_id
 

@@ -9,8 +9,8 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.passwords import hash_secret_async
-from models.tables.agent import ROLES, Agent
-from models.tables.vendor import ApiUser, Vendor
+from models.tables.agents import ROLES, Agent
+from models.tables.auth import ApiUser, Vendor
 from persistence import tokens
 from persistence.engine import Database
 from persistence.logins import close_login_entries

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cli.accounts import AgentSpec, create_agent, create_api_user, create_vendor
-from models.tables.catalog import Plan
+from models.tables.enrollment import Plan
 from persistence.engine import Database
 
 AGENT_PASSWORD = "agent-pass-1"

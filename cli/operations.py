@@ -11,7 +11,7 @@ from models.errors import LineupError
 from models.messages.enrollment import Pacing
 from models.settings import get_settings
 from persistence.engine import Database
-from persistence.lines import shown_error, waiting_lines
+from persistence.support import shown_error, waiting_lines
 from services.ops import MOST_RETRIED, ToResume, all_waiting, one_waiting, resume, waiting
 from workflows.client import connect
 from workflows.search_attributes import ALL, register

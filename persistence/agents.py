@@ -11,8 +11,8 @@ from sqlalchemy import and_, bindparam
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from models.tables.agent import Agent, role_set
-from models.tables.vendor import Vendor
+from models.tables.agents import Agent, role_set
+from models.tables.auth import Vendor
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,8 @@ from sqlmodel.sql.sqltypes import UTCDateTime
 
 from models.clock import utcnow
 from models.settings import Settings
-from models.tables.agent import Agent
-from models.tables.customer_login import CustomerLogin
-from models.tables.session import LoginLog
-from models.tables.vendor import ApiUser, Vendor
+from models.tables.agents import Agent
+from models.tables.auth import ApiUser, CustomerLogin, LoginLog, Vendor
 from persistence.uow import UnitOfWork
 
 LOCKED = "Too many failed logins; try again later"  # what every throttled login answers while refused

@@ -13,7 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.errors import TokenRefused
-from models.tables.session import ApiToken
+from models.tables.auth import ApiToken
 
 
 @dataclass(frozen=True)

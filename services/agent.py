@@ -10,11 +10,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.errors import refuse
-from models.requests.agent import CheckSignature, SaveSignature, UpdateLocationCoordinate
-from models.tables.agent import AgentLocation
+from models.requests.agents import CheckSignature, SaveSignature, UpdateLocationCoordinate
+from models.tables.agents import AgentLocation, Signature
+from models.tables.auth import LoginLog
 from models.tables.enrollment import Enrollment
-from models.tables.session import LoginLog
-from models.tables.signature import Signature
 from persistence.agents import vendor_agent
 from persistence.idempotency import insert_once
 from persistence.logins import OtpPolicy, check_otp

@@ -15,10 +15,9 @@ from models.errors import refuse
 from models.passwords import hash_secret_async
 from models.requests.auth import AgentChangePassword
 from models.statuses import MailStatus
-from models.tables.agent import Agent
+from models.tables.agents import Agent
+from models.tables.auth import PROOF_KINDS, ApiUser, PasswordChange, ProofImage
 from models.tables.mail import MailOutbox
-from models.tables.proofs import PROOF_KINDS, PasswordChange, ProofImage
-from models.tables.vendor import ApiUser
 from persistence import tokens
 from persistence.agents import AgentRef
 from persistence.idempotency import row_for_key

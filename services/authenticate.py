@@ -13,10 +13,9 @@ from sqlmodel import col
 from models.envelope import MsgCode
 from models.errors import LineupError
 from models.passwords import verify_secret_async
-from models.requests.authenticate import AuthenticateRequest
+from models.requests.auth import AuthenticateRequest
 from models.settings import Settings
-from models.tables.session import LoginLog
-from models.tables.vendor import ApiUser
+from models.tables.auth import ApiUser, LoginLog
 from persistence import tokens
 from persistence.logins import LOCKED, Throttle, active_api_user, claim_login, settle_attempt, settle_login
 from persistence.uow import UnitOfWork

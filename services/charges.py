@@ -18,7 +18,7 @@ from models.messages.payment import PaymentGuard, charge_key
 from models.requests.payment import MakePayment
 from models.statuses import PaymentStatus
 from models.tables.payment import Payment
-from persistence.payments import retry_intent, settle_failed, settle_paid
+from persistence.payment import retry_intent, settle_failed, settle_paid
 from services.context import Context
 from services.temporal import RPC_SECONDS, outside_system
 from workflows.ids import payment_guard_workflow_id

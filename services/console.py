@@ -10,13 +10,13 @@ from typing import Any
 from urllib.parse import quote
 
 from models.clock import utcnow
-from models.requests.customer import ActivateLine
-from models.requests.ops import RetryEnrollment
+from models.requests.enrollment import ActivateLine
+from models.requests.support import RetryEnrollment
 from models.settings import Settings
 from models.statuses import LineStatus, PortStatus
-from models.tables.enrollment import Line, PortIn
-from persistence.console_lines import find_lines, lines_in_status, ports_in_status
-from persistence.lines import shown_error, waiting_lines
+from models.tables.enrollment import Line
+from models.tables.porting import PortIn
+from persistence.support import find_lines, lines_in_status, ports_in_status, shown_error, waiting_lines
 from services import customer, ops
 from services.console_login import ConsoleAgent
 from services.context import Caller, Context

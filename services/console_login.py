@@ -10,11 +10,11 @@ from datetime import timedelta
 
 from models.errors import refuse
 from models.passwords import verify_secret_async
-from models.requests.console import SignIn
+from models.requests.support import SignIn
 from models.settings import Settings
 from persistence.agents import AgentRef
-from persistence.console_sessions import active_agent, agent_login, end_session, open_session, touch_session
 from persistence.logins import LOCKED, Throttle, claim_agent_attempt, settle_agent_attempt
+from persistence.support import active_agent, agent_login, end_session, open_session, touch_session
 from persistence.uow import UnitOfWork
 
 SUPPORT = "support"

@@ -21,17 +21,17 @@ from models.messages.enrollment import (
     Activation,
     EnrollmentOrder,
     EnrollmentResult,
+    InquiryRequest,
     LineProgress,
     Pacing,
     SyncWait,
 )
-from models.messages.lookups import InquiryRequest
-from models.requests.customer import ActivateLine, CreateMultiline, CustomerInfo, LineInquiry
+from models.requests.enrollment import ActivateLine, CreateMultiline, CustomerInfo, LineInquiry
 from models.results import customer_created, esim_entry, line_inquiry_result
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from observability.metrics import enrollment_started
-from persistence.lines import account_lines, customer_line, esim_profiles, lines_of_order, plan_of, vendor_line
+from persistence.enrollment import account_lines, customer_line, esim_profiles, lines_of_order, plan_of, vendor_line
 from services.context import Context
 from services.intake import accept
 from services.lookups import carrier_lookup

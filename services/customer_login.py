@@ -9,7 +9,7 @@ import hmac
 from models.errors import refuse
 from models.passwords import verify_secret_async
 from models.tables.enrollment import Line
-from persistence.lines import email_hash, vendor_line
+from persistence.enrollment import email_hash, vendor_line
 from persistence.logins import LOCKED, Throttle, claim_customer_attempt, settle_customer_attempt
 from services.context import Context
 

@@ -9,7 +9,7 @@ from typing import Any
 from activities.lookups import LookupActivities
 from models.errors import refuse
 from models.geography import city_of_zip, state_of_zip
-from models.messages.lookups import CarrierList
+from models.messages.enrollment import CarrierList
 from models.requests.enrollment import CheckServiceAvailability, CompanyCarrierList
 from models.tables.enrollment import Enrollment
 from services.context import Context

@@ -15,11 +15,11 @@ from models.clock import utcnow
 from models.crypto import FieldCipher
 from models.errors import refuse
 from models.passwords import hash_secret
-from models.requests.customer import CreateMultiline, LineRequest
+from models.requests.enrollment import CreateMultiline, LineRequest
 from models.settings import Settings
-from models.tables.catalog import Plan
-from models.tables.enrollment import Enrollment, Line, PortIn
-from persistence.lines import email_hash
+from models.tables.enrollment import Enrollment, Line, Plan
+from models.tables.porting import PortIn
+from persistence.enrollment import email_hash
 from services.carriers import carrier_problem, resolve_carrier
 from services.context import Context
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from activities.lookups import LookupActivities
-from models.messages.lookups import DeviceQuery
-from models.requests.inventory import CheckDeviceCompatibility
+from models.messages.devices import DeviceQuery
+from models.requests.devices import CheckDeviceCompatibility
 from models.results import device_compatibility_result
 from services.carriers import resolve_carrier
 from services.context import Context

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from models.messages.lookups import Lookup
+from models.messages.lookup import Lookup
 from services.context import Context
 from services.temporal import LOOKUP_SECONDS, outside_system
 from workflows.lookup import LookupWorkflow

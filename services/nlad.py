@@ -6,8 +6,8 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from models.messages.lookups import NladAnswer, NladCheck
-from models.requests.nlad import NladEtcCheck, TpivListing
+from models.messages.eligibility import NladAnswer, NladCheck
+from models.requests.eligibility import NladEtcCheck, TpivListing
 from models.tables.eligibility import EligibilityCheck
 from services.context import Context
 from services.temporal import LOOKUP_SECONDS, outside_system

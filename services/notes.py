@@ -7,8 +7,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from models.errors import refuse
 from models.requests.notes import AddNotes
 from models.tables.notes import Note
+from persistence.enrollment import vendor_line
 from persistence.idempotency import insert_once
-from persistence.lines import vendor_line
 from services.context import Context
 
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"

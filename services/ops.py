@@ -17,11 +17,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from models.clock import utcnow
 from models.errors import refuse
 from models.messages.enrollment import EnrollmentOrder, Pacing
-from models.requests.ops import ListStuckEnrollments, RetryEnrollment
+from models.requests.support import ListStuckEnrollments, RetryEnrollment
 from models.settings import Settings
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
-from persistence.lines import Waiting, count_waiting, orders_of, shown_error, vendor_line, waiting_lines
+from persistence.enrollment import orders_of, vendor_line
+from persistence.support import Waiting, count_waiting, shown_error, waiting_lines
 from services.context import Context
 from services.customer import NO_CUSTOMER
 from services.temporal import RPC_SECONDS, outside_system

@@ -12,12 +12,18 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from activities.lookups import LookupActivities
 from models.errors import refuse
 from models.geography import state_of_zip
-from models.messages.lookups import TaxEstimate, TaxEstimateQuery
-from models.messages.tax import CollectTax, MarkCollected, TaxQuote, TaxQuoted, TaxReceipt
+from models.messages.payment import (
+    CollectTax,
+    MarkCollected,
+    TaxEstimate,
+    TaxEstimateQuery,
+    TaxQuote,
+    TaxQuoted,
+    TaxReceipt,
+)
 from models.requests.payment import MakePayment, PaymentDetails, UpdateTaxCalculationStatus
 from models.statuses import SETTLED_PAYMENTS, PaymentStatus, TaxStatus
-from models.tables.catalog import Plan
-from models.tables.enrollment import Enrollment
+from models.tables.enrollment import Enrollment, Plan
 from models.tables.payment import Payment, TaxCalculation
 from persistence.idempotency import row_for_key
 from services.charges import IN_PROGRESS, pay_by_card, record_elsewhere

@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from models.errors import refuse
 from models.geography import state_of_zip
 from models.requests.enrollment import PlanList
-from models.tables.catalog import Plan
+from models.tables.enrollment import Plan
 from services.context import Context
 from services.enrollment import NOT_SERVED
 

@@ -13,11 +13,11 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.lookups import LookupActivities
 from models.errors import refuse
-from models.messages.lookups import PortCheck, PortEligibility
-from models.messages.porting import PortCorrection, PortView
-from models.requests.port import QueryPortin, UpdatePortin, ValidatePortin
+from models.messages.porting import PortCheck, PortCorrection, PortEligibility, PortView
+from models.requests.porting import QueryPortin, UpdatePortin, ValidatePortin
 from models.statuses import PortStatus
-from models.tables.enrollment import Line, PortIn
+from models.tables.enrollment import Line
+from models.tables.porting import PortIn
 from services.context import Context, Reply
 from services.lookups import carrier_lookup
 from services.temporal import LOOKUP_SECONDS, RPC_SECONDS, outside_system

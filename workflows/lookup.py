@@ -9,7 +9,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from models.messages.lookups import Lookup
+    from models.messages.lookup import Lookup
     from workflows import policies
 
 

@@ -7,7 +7,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.nlad import NladActivities
-    from models.messages.lookups import NladAnswer, NladCheck, NladOutcome
+    from models.messages.eligibility import NladAnswer, NladCheck, NladOutcome
     from workflows import policies
 
 

@@ -22,7 +22,7 @@ from temporalio.client import (
 from temporalio.service import RPCError
 
 from models.messages.enrollment import Pacing
-from models.messages.sweep import Sweep
+from models.messages.support import Sweep
 from models.settings import Settings
 from workflows.sweep import SweepWorkflow
 

@@ -17,7 +17,7 @@ with workflow.unsafe.imports_passed_through():
     # LeftBehind's fields are decoded by their type hints, looked up in the sandbox's own sys.modules.
     from models.messages.enrollment import EnrollmentOrder  # noqa: F401
     from models.messages.mail import MailDelivery  # noqa: F401
-    from models.messages.sweep import Sweep, SweepReport
+    from models.messages.support import Sweep, SweepReport
     from workflows import policies
     from workflows.enrollment import EnrollmentWorkflow
     from workflows.ids import mail_workflow_id

@@ -16,7 +16,7 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from activities.tax import TaxActivities
     from models.failures import INVALID_TRANSITION
-    from models.messages.tax import CollectTax, MarkCollected, TaxCollect, TaxReceipt
+    from models.messages.payment import CollectTax, MarkCollected, TaxCollect, TaxReceipt
     from models.statuses import TaxStatus
     from workflows import policies
 

@@ -7,7 +7,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.carrier import CarrierActivities
-    from models.messages.tax import TaxQuote, TaxQuoted
+    from models.messages.payment import TaxQuote, TaxQuoted
     from workflows import policies
 
 

@@ -18,7 +18,7 @@ from api.console.pages import html, problem, redirect, stylesheet
 from api.context import operation_context
 from models.envelope import MsgCode
 from models.errors import LineupError
-from models.requests.console import LineAction, Search, SignIn
+from models.requests.support import LineAction, Search, SignIn
 from services import console
 from services.console_login import ConsoleAgent, sign_in, sign_out, signed_in
 from services.context import Context

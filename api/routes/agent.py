@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from api.envelope import success
 from api.gate import gate
 from models.envelope import Envelope
-from models.requests.agent import AgentAction, CheckSignature, SaveSignature, UpdateLocationCoordinate
+from models.requests.agents import AgentAction, CheckSignature, SaveSignature, UpdateLocationCoordinate
 from services import agent as operations
 from services.context import Context
 

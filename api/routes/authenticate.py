@@ -9,7 +9,7 @@ from api.deps import SettingsDep, UnitOfWorkDep
 from api.envelope import respond
 from api.gate import JsonObject
 from models.envelope import Envelope, MsgCode
-from models.requests.authenticate import AuthenticateRequest
+from models.requests.auth import AuthenticateRequest
 from services.authenticate import authenticate as check_credentials
 
 router = APIRouter(tags=["authentication"])

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from api.envelope import success
 from api.gate import gate
 from models.envelope import Envelope
-from models.requests.customer import ActivateLine, CreateMultiline, CustomerAction, CustomerInfo, LineInquiry
+from models.requests.enrollment import ActivateLine, CreateMultiline, CustomerAction, CustomerInfo, LineInquiry
 from services import customer as operations
 from services.context import Context
 

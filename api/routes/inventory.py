@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from api.envelope import success
 from api.gate import gate
 from models.envelope import Envelope
-from models.requests.inventory import CheckDeviceCompatibility, InventoryAction
+from models.requests.devices import CheckDeviceCompatibility, InventoryAction
 from services import inventory as operations
 from services.context import Context
 

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from api.envelope import success
 from api.gate import gate
 from models.envelope import Envelope
-from models.requests.nlad import NladAction, NladEtcCheck, TpivListing
+from models.requests.eligibility import NladAction, NladEtcCheck, TpivListing
 from services import nlad as operations
 from services.context import Context
 

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from api.envelope import success
 from api.gate import gate
 from models.envelope import Envelope
-from models.requests.ops import ListStuckEnrollments, OpsAction, RetryEnrollment
+from models.requests.support import ListStuckEnrollments, OpsAction, RetryEnrollment
 from services import ops as operations
 from services.context import Context
 

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from api.envelope import success
 from api.gate import gate
 from models.envelope import Envelope
-from models.requests.port import PortAction, QueryPortin, UpdatePortin, ValidatePortin
+from models.requests.porting import PortAction, QueryPortin, UpdatePortin, ValidatePortin
 from services import port as operations
 from services.context import Context
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from models.answers import account, catalog, checks, customer, payment, port
+from models.answers import agents, auth, cards, devices, eligibility, enrollment, notes, payment, porting, support
 
 
 @dataclass(frozen=True)
@@ -173,13 +173,13 @@ _PORT = {
 }
 
 ANSWERS: dict[str, Documented] = {
-    "create_customer_prepaid_multiline": Documented(list[customer.LineEntry], _CREATED),
-    "line_inquiry": Documented(customer.LineInquiryData, _INQUIRY),
-    "activate_line": Documented(list[customer.LineEntry], _CREATED),
-    "customer_info": Documented(customer.CustomerInfoData, _CUSTOMER_INFO),
+    "create_customer_prepaid_multiline": Documented(list[enrollment.LineEntry], _CREATED),
+    "line_inquiry": Documented(enrollment.LineInquiryData, _INQUIRY),
+    "activate_line": Documented(list[enrollment.LineEntry], _CREATED),
+    "customer_info": Documented(enrollment.CustomerInfoData, _CUSTOMER_INFO),
     "nlad_etc_check": Documented(str, "SUBSCRIBER_NOT_FOUND"),
     "tpiv_listing": Documented(
-        checks.TpivListingData,
+        eligibility.TpivListingData,
         {
             "zip_code": "30301",
             "records": [
@@ -197,18 +197,18 @@ ANSWERS: dict[str, Documented] = {
     "update_location_coordinate": Documented(None, None),
     "check_signature": Documented(None, None, "Signature verified"),
     "logout": Documented(None, None, "Logged out"),
-    "save_signature": Documented(account.SignatureSaved, {"signature_id": "12"}),
-    "add_notes": Documented(account.NoteAdded, {"notes_id": "31"}),
-    "saved_card_list": Documented(list[account.SavedCard], [_CARD]),
+    "save_signature": Documented(agents.SignatureSaved, {"signature_id": "12"}),
+    "add_notes": Documented(notes.NoteAdded, {"notes_id": "31"}),
+    "saved_card_list": Documented(list[cards.SavedCard], [_CARD]),
     "agent_change_password": Documented(
         None, None, "Password changed; the new password has been e-mailed to the agent"
     ),
-    "check_device_compatibility": Documented(checks.Device, _DEVICE),
-    "get_query_device": Documented(checks.Device, _DEVICE),
-    "query_portin": Documented(port.PortQuery, _PORT, "Port-in status: CONFIRMED"),
-    "update_portin": Documented(port.PortUpdate, {"enroll_id": "EA7KQ2M4XZP9R3TBWVC", "portin_status": "SUBMITTED"}),
+    "check_device_compatibility": Documented(devices.Device, _DEVICE),
+    "get_query_device": Documented(devices.Device, _DEVICE),
+    "query_portin": Documented(porting.PortQuery, _PORT, "Port-in status: CONFIRMED"),
+    "update_portin": Documented(porting.PortUpdate, {"enroll_id": "EA7KQ2M4XZP9R3TBWVC", "portin_status": "SUBMITTED"}),
     "validate_portin": Documented(
-        port.PortEligibility,
+        porting.PortEligibility,
         {
             "port_number": "4045551234",
             "eligible": "Y",
@@ -228,7 +228,7 @@ ANSWERS: dict[str, Documented] = {
     "make_payment": Documented(payment.Payment, _PAYMENT),
     "payment_details": Documented(payment.PaymentDetailsData, _DETAILS),
     "check_service_availability": Documented(
-        catalog.Availability,
+        enrollment.Availability,
         {
             "enrollment_id": "EA7KQ2M4XZP9R3TBWVC",
             "zip_code": "30301",
@@ -238,15 +238,15 @@ ANSWERS: dict[str, Documented] = {
         },
     ),
     "company_carrier_list": Documented(
-        list[catalog.CarrierItem],
+        list[enrollment.CarrierItem],
         [
             {"carrier_id": "1", "carrier": "ATT", "carrier_name": "AT&T Mobility"},
             {"carrier_id": "2", "carrier": "TMB", "carrier_name": "T-Mobile USA"},
         ],
     ),
-    "plan_list": Documented(list[catalog.PlanItem], [_PLAN]),
+    "plan_list": Documented(list[enrollment.PlanItem], [_PLAN]),
     "list_stuck_enrollments": Documented(
-        list[account.StuckLine],
+        list[support.StuckLine],
         [
             {
                 "enrollment_id": "EA7KQ2M4XZP9R3TBWVC",
@@ -258,9 +258,9 @@ ANSWERS: dict[str, Documented] = {
         ],
     ),
     "retry_enrollment": Documented(
-        account.Retried | account.RetriedAll, {"enrollment_id": "EA7KQ2M4XZP9R3TBWVC", "status": "RETRYING"}
+        support.Retried | support.RetriedAll, {"enrollment_id": "EA7KQ2M4XZP9R3TBWVC", "status": "RETRYING"}
     ),
-    "authenticate": Documented(account.Session, {"login_log_otp": "482913"}, "Successfully Authenticate"),
+    "authenticate": Documented(auth.Session, {"login_log_otp": "482913"}, "Successfully Authenticate"),
 }
 for alias in ("add_line_nonlifeline_customer", "create_prepaid_postpaid_customer_v2"):
     ANSWERS[alias] = ANSWERS["create_customer_prepaid_multiline"]

@@ -1,5 +1,6 @@
-"""Messages of the enrollment and line workflows: ids and states only. A line's PII stays sealed in its row;
-the activities read it by enrollment id. New fields get defaults so running histories still decode."""
+"""Messages of the enrollment and line workflows and their lookups (line inquiry, the carrier list): ids and
+states only. A line's PII stays sealed in its row; the activities read it by enrollment id. New fields get
+defaults so running histories still decode."""
 
 from __future__ import annotations
 
@@ -158,3 +159,25 @@ class PortRecord:
 # The enrollment's signal a line reports its progress by. A name, not the handler: LineWorkflow is the
 # enrollment's child, and importing the parent's class back would make a cycle.
 LINE_PROGRESS_SIGNAL = "line_progress"
+
+
+@dataclass(frozen=True)
+class InquiryRequest:
+    enrollment_id: str
+    vendor_code: str
+    line_inquiry: bool = True
+    balance_inquiry: bool = True
+    query_sim_info: bool = False
+    subscriber_status: bool = False
+
+
+@dataclass(frozen=True)
+class CarrierEntry:
+    carrier_id: str
+    carrier: str
+    carrier_name: str
+
+
+@dataclass(frozen=True)
+class CarrierList:
+    carriers: list[CarrierEntry] = field(default_factory=list)

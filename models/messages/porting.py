@@ -1,4 +1,5 @@
-"""Messages of the port-in workflow: ids and states only (port secrets stay sealed in the database)."""
+"""Messages of the porting domain: the port-in workflow and the port validation lookup; ids and states only
+(port secrets stay sealed in the database)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,19 @@ class PortResubmit:
     vendor_code: str
     port_id: str
     idempotency_key: str
+
+
+@dataclass(frozen=True)
+class PortCheck:
+    vendor_code: str
+    port_number: str
+    zip_code: str | None = None
+
+
+@dataclass(frozen=True)
+class PortEligibility:
+    port_number: str
+    eligible: bool
+    current_carrier: str
+    current_carrier_name: str
+    reason: str | None = None

@@ -1,16 +1,17 @@
-"""`/auth`: agent_change_password and logout."""
+"""Requests of the auth domain: `/authenticate`'s form, agent_change_password and logout."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.images import ProofImage
 from models.requests.base import ALL_SOURCES, VOICE_SOURCES, ActionRequest
 from models.requests.location import Coordinate
-from models.types import Latitude, Longitude
+from models.requests.wellformed import WellFormedText
+from models.types import Latitude, Longitude, Raw32, Raw100, Raw128
 
 
 class AgentChangePassword(ActionRequest):
@@ -57,3 +58,18 @@ class Logout(ActionRequest):
 
 
 AuthAction = AgentChangePassword | Logout
+
+
+class AuthenticateRequest(WellFormedText):
+    """All four are required; a missing one is answered like a wrong one (`Invalid credentials!!`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    vendor_id: Raw32 | None = Field(default=None, examples=["DEMO"])
+    username: Raw100 | None = Field(default=None, examples=["demo.api"])
+    password: Raw128 | None = Field(default=None, examples=["demo-pass-1"])
+    pin: Raw32 | None = Field(default=None, examples=["1234"])
+
+    def missing(self) -> list[str]:
+        names = {"vendor_id": "Vendor Id", "username": "Username", "password": "Password", "pin": "Pin"}
+        return [f"Please enter {label}" for field, label in names.items() if not (getattr(self, field) or "").strip()]

@@ -7,18 +7,17 @@ from types import UnionType
 from typing import Any, get_args
 
 from models.requests import (
-    agent,
+    agents,
     auth,
     cards,
-    customer,
+    devices,
+    eligibility,
     enrollment,
-    inventory,
     mail,
-    nlad,
     notes,
-    ops,
     payment,
-    port,
+    porting,
+    support,
 )
 from models.requests.base import ActionRequest
 
@@ -59,16 +58,16 @@ ACTION_GROUP: dict[str, str] = {
 GROUPS = frozenset(ACTION_GROUP.values())
 
 GROUP_UNIONS: dict[str, Any] = {
-    "agent": agent.AgentAction,
-    "customer": customer.CustomerAction,
+    "agent": agents.AgentAction,
+    "customer": enrollment.CustomerAction,
     "enrollment": enrollment.EnrollmentAction,
     "plan": enrollment.PlanAction,
     "payment": payment.PaymentAction,
-    "ops": ops.OpsAction,
-    "nlad": nlad.NladAction,
+    "ops": support.OpsAction,
+    "nlad": eligibility.NladAction,
     "mail": mail.MailAction,
-    "inventory": inventory.InventoryAction,
-    "port": port.PortAction,
+    "inventory": devices.InventoryAction,
+    "port": porting.PortAction,
     "notes": notes.NotesAction,
     "cards": cards.CardsAction,
     "auth": auth.AuthAction,

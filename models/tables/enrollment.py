@@ -1,7 +1,8 @@
-"""Enrollment ids, the lines (customers) created from them, and their port-in orders.
+"""Tables of the enrollment domain: plans (seeded; `plan_list` and the payment operations read them),
+enrollment ids and the lines (customers) created from them.
 
 PII never leaves these rows in the clear: names, addresses and contact details are one encrypted JSON
-document per line (`pii`), port secrets another (`PortIn.secrets`). Workflows carry enrollment ids only."""
+document per line (`pii`). Workflows carry enrollment ids only."""
 
 from __future__ import annotations
 
@@ -10,7 +11,23 @@ from datetime import datetime
 from sqlmodel import Field, SQLModel
 
 from models.clock import utcnow
-from models.statuses import LineStatus, PortStatus
+from models.statuses import LineStatus
+
+
+class Plan(SQLModel, table=True):
+    __tablename__ = "plan"
+
+    plan_id: int = Field(primary_key=True)
+    plan_code: str = Field(max_length=32, unique=True)  # the carrier's code for the plan
+    name: str = Field(max_length=100)
+    description: str = Field(default="", max_length=200)  # features, as channels display them
+    price_cents: int
+    carrier: str = Field(max_length=16)
+    # Allowances per month; None is unlimited.
+    talk_minutes: int | None = None
+    text_messages: int | None = None
+    data_mb: int | None = None
+    active: bool = True
 
 
 class Enrollment(SQLModel, table=True):
@@ -70,21 +87,3 @@ class Line(SQLModel, table=True):
     shipment_reference: str | None = Field(default=None, max_length=32)
     activated_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
-
-
-class PortIn(SQLModel, table=True):
-    """The port-in order of a PORTIN line. `secrets` holds the old account's data, encrypted."""
-
-    __tablename__ = "port_in"
-
-    enrollment_id: str = Field(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
-    port_number: str = Field(max_length=10, index=True)
-    current_carrier: str = Field(max_length=32)
-    secrets: str
-    carrier_port_id: str | None = Field(default=None, max_length=32)
-    status: str = Field(default=PortStatus.RECEIVED.value, max_length=24)
-    resolution_code: str | None = Field(default=None, max_length=8)
-    resolution_description: str | None = Field(default=None, max_length=200)
-    carrier_response: str | None = Field(default=None, max_length=200)
-    requested_at: datetime | None = None
-    responded_at: datetime | None = None

@@ -15,7 +15,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.nlad import NladActivities
 from adapters.nlad import NladClient
 from models.crypto import cipher_for
-from models.messages.lookups import NladCheck, NladOutcome
+from models.messages.eligibility import NladCheck, NladOutcome
 from models.tables.eligibility import EligibilityCheck
 from persistence.engine import Database
 

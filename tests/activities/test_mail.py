@@ -18,8 +18,8 @@ from activities.mail import MailActivities
 from adapters.smtp import SmtpSender
 from models.crypto import cipher_for
 from models.messages.mail import MailDelivery
+from models.tables.auth import Vendor
 from models.tables.mail import MailOutbox
-from models.tables.vendor import Vendor
 from persistence.engine import Database
 
 

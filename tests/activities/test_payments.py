@@ -15,9 +15,9 @@ from activities.payments import PaymentActivities
 from adapters.payments import Card, PaymentGateway
 from models.crypto import cipher_for
 from models.messages.payment import PaymentGuard, charge_key
+from models.tables.auth import Vendor
 from models.tables.enrollment import Enrollment
 from models.tables.payment import Payment
-from models.tables.vendor import Vendor
 from persistence.engine import Database
 
 

@@ -18,7 +18,7 @@ import models.passwords
 import services.authenticate
 from cli.accounts import AgentSpec, create_agent, create_api_user, set_api_user_active
 from cli.main import app as cli
-from models.tables.session import LoginLog
+from models.tables.auth import LoginLog
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 

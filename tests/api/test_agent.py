@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from models.tables.agent import AgentLocation
-from models.tables.session import LoginLog
+from models.tables.agents import AgentLocation
+from models.tables.auth import LoginLog
 from tests.builders import body
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}

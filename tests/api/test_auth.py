@@ -18,8 +18,8 @@ from sqlmodel import select
 
 from cli.accounts import AgentSpec, create_agent
 from models.passwords import verify_secret
-from models.tables.agent import Agent
-from models.tables.proofs import PasswordChange, ProofImage
+from models.tables.agents import Agent
+from models.tables.auth import PasswordChange, ProofImage
 from tests.builders import body
 from tests.support.images import GIF, JPEG, b64, data_uri, png
 from tests.workflows.test_mail_delivery import REFUSING_PORT, refusing_relay  # noqa: F401 (a fixture)

@@ -10,7 +10,7 @@ from sqlmodel import col, select
 
 from models.clock import utcnow
 from models.tables.audit import AuditEntry
-from models.tables.session import ApiToken, LoginLog
+from models.tables.auth import ApiToken, LoginLog
 from persistence.tokens import digest
 from tests.builders import body
 

@@ -13,7 +13,7 @@ from sqlalchemy import update
 from sqlmodel import SQLModel, col
 
 from models.clock import utcnow
-from models.tables.customer_login import CustomerLogin
+from models.tables.auth import CustomerLogin
 from models.tables.payment import SavedCard
 from tests.builders import body, create, line
 

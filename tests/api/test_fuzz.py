@@ -20,7 +20,7 @@ from sqlmodel import select
 
 from api.main import create_app
 from models.settings import Settings
-from models.tables.vendor import ApiUser, Vendor
+from models.tables.auth import ApiUser, Vendor
 from persistence import tokens
 from persistence.engine import Database
 from tests.support.app import make_settings

@@ -23,11 +23,10 @@ import models.passwords
 from cli.accounts import AgentSpec, create_agent, create_api_user
 from models.clock import utcnow
 from models.passwords import hash_secret
-from models.tables.agent import Agent
-from models.tables.customer_login import CustomerLogin
+from models.tables.agents import Agent
+from models.tables.auth import ApiUser, CustomerLogin, Vendor
 from models.tables.enrollment import Enrollment, Line
-from models.tables.vendor import ApiUser, Vendor
-from persistence.lines import email_hash
+from persistence.enrollment import email_hash
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 

@@ -18,8 +18,7 @@ from sqlmodel import col, select
 
 from cli.accounts import AgentSpec, create_agent, create_api_user
 from models.clock import utcnow
-from models.tables.session import ApiToken, LoginLog
-from models.tables.vendor import ApiUser
+from models.tables.auth import ApiToken, ApiUser, LoginLog
 from tests.builders import body
 from tests.support.app import ApiClient, make_settings
 

@@ -15,7 +15,7 @@ from sqlalchemy import update
 from sqlmodel import col
 
 from models.clock import utcnow
-from models.tables.session import ApiToken
+from models.tables.auth import ApiToken
 from persistence import tokens
 from tests.builders import body, create, line
 

@@ -13,7 +13,8 @@ import pytest
 from sqlmodel import select
 
 from models.tables.audit import AuditEntry
-from models.tables.enrollment import Line, PortIn
+from models.tables.enrollment import Line
+from models.tables.porting import PortIn
 from tests.builders import new_iccid
 from tests.console.conftest import PASSWORD, screenshot
 from tests.workflows.test_activate_line import waiting_line

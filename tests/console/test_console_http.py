@@ -12,7 +12,7 @@ import pytest
 from sqlmodel import select
 
 from models.tables.audit import AuditEntry
-from models.tables.console import ConsoleSession
+from models.tables.support import ConsoleSession
 from tests.api.test_database_outage import database_at
 from tests.api.test_health import UNREACHABLE_DB
 from tests.console.conftest import PASSWORD, csrf_of, sign_in

@@ -11,8 +11,7 @@ from typing import Any
 from sqlmodel import func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from models.tables.agent import Agent
-from models.tables.signature import Signature
+from models.tables.agents import Agent, Signature
 from persistence.engine import Database
 from persistence.idempotency import insert_once
 from persistence.uow import UnitOfWork

@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 from cli.accounts import create_api_user
 from models.clock import utcnow
-from models.tables.vendor import ApiUser
+from models.tables.auth import ApiUser
 from persistence.engine import Database
 from persistence.logins import Throttle, claim_login, settle_login
 

@@ -7,7 +7,7 @@ import asyncio
 from sqlmodel import select
 
 from models.errors import LineupError
-from models.tables.vendor import ApiUser
+from models.tables.auth import ApiUser
 from persistence import tokens
 
 CONCURRENT_USES = 20

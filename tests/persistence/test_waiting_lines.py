@@ -11,9 +11,10 @@ from sqlmodel import col, select
 
 from models.clock import utcnow
 from models.messages.enrollment import EnrollmentOrder, Pacing
+from models.tables.auth import Vendor
 from models.tables.enrollment import Enrollment, Line
-from models.tables.vendor import Vendor
-from persistence.lines import NEVER_STARTED, Waiting, count_waiting, orders_of, shown_error, waiting_lines
+from persistence.enrollment import orders_of
+from persistence.support import NEVER_STARTED, Waiting, count_waiting, shown_error, waiting_lines
 
 NOW = utcnow()
 GRACE = Waiting(received_before=NOW - timedelta(minutes=2))

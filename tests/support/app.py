@@ -15,7 +15,7 @@ from sqlmodel import select
 from api.main import create_app
 from models.answers.registry import ANSWERS
 from models.settings import Settings
-from models.tables.vendor import ApiUser, Vendor
+from models.tables.auth import ApiUser, Vendor
 from persistence import tokens
 from persistence.engine import Database
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from models.messages.tax import TaxReceipt
+from models.messages.payment import TaxReceipt
 from tests.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.worker_process import kill, own_queue, worker_process
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from cli.main import app as cli
 from models.settings import get_settings
-from persistence.lines import NEVER_STARTED
+from persistence.support import NEVER_STARTED
 from services import ops
 from tests.builders import body, create, line, new_iccid
 from tests.support.app import reconfigure

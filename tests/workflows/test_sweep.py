@@ -14,9 +14,9 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from models.clock import utcnow
 from models.messages.enrollment import Pacing
-from models.messages.sweep import Sweep
+from models.messages.support import Sweep
+from models.tables.auth import ApiToken
 from models.tables.mail import MailOutbox
-from models.tables.session import ApiToken
 from tests.builders import body, create, line
 from tests.support.app import ApiClient
 from tests.workflows.test_enrollment_reliability import lines_by_status, wait_for

@@ -1,5 +1,5 @@
-"""Messages of the sweep: what a write-then-start pair left behind (a row written, its workflow never
-started because Temporal went away in between), found by id so nothing else enters history."""
+"""Messages of the support domain's sweep: what a write-then-start pair left behind (a row written, its
+workflow never started because Temporal went away in between), found by id so nothing else enters history."""
 
 from __future__ import annotations
 

@@ -1,27 +1,21 @@
-"""Line and port-in rows: the queries services and activities share. PII stays sealed in the row; the
-caller opens it (models.crypto) only where it is used."""
+"""Repository of the enrollment domain: the line rows services and activities share. PII stays sealed in the
+row; the caller opens it (models.crypto) only where it is used."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection
-from dataclasses import dataclass
-from datetime import datetime
 from itertools import groupby
 
-from sqlalchemy import ColumnElement, and_, false, func, or_
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.expression import SelectOfScalar
 
 from models.messages.enrollment import EnrollmentOrder, LinePlan, Pacing
 from models.statuses import LineStatus
-from models.tables.enrollment import Line, PortIn
-from models.tables.vendor import Vendor
+from models.tables.auth import Vendor
+from models.tables.enrollment import Line
 from persistence.errors import RecordNotFound
-
-# What support reads as the last error of a line intake stored while Temporal was away (RECEIVED, no workflow).
-NEVER_STARTED = "Never started: the workflow engine was unavailable when it was accepted"
 
 
 def email_hash(email: str) -> str:
@@ -35,14 +29,6 @@ async def get_line(session: AsyncSession, enrollment_id: str) -> Line:
     if line is None:
         raise RecordNotFound(f"line {enrollment_id} not found")
     return line
-
-
-async def get_port(session: AsyncSession, enrollment_id: str) -> PortIn:
-    """The port-in order of this line, or RecordNotFound."""
-    port = await session.get(PortIn, enrollment_id)
-    if port is None:
-        raise RecordNotFound(f"port-in of line {enrollment_id} not found")
-    return port
 
 
 async def vendor_line(session: AsyncSession, enrollment_id: str, *, vendor_id: int | None) -> Line | None:
@@ -74,51 +60,6 @@ async def esim_profiles(session: AsyncSession, enrollment_ids: list[str]) -> dic
 
 async def lines_of_order(session: AsyncSession, order_id: str) -> list[Line]:
     return list((await session.exec(select(Line).where(Line.order_id == order_id))).all())
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """The lines waiting for support: STUCK ones, and RECEIVED ones older than the sweep's grace (intake stored
-    them, their workflow never started). Optionally narrowed by their last error and how long they waited."""
-
-    received_before: datetime  # a younger RECEIVED line may still be starting its own workflow
-    error_contains: str | None = None  # case-insensitive, in the last error as support reads it
-    waiting_since: datetime | None = None  # waiting at least since then
-
-    def clause(self) -> ColumnElement[bool]:
-        stuck: list[ColumnElement[bool]] = [col(Line.status) == LineStatus.STUCK]
-        received: list[ColumnElement[bool]] = [
-            col(Line.status) == LineStatus.RECEIVED, col(Line.created_at) < self.received_before
-        ]  # fmt: skip
-        if self.waiting_since is not None:
-            stuck.append(col(Line.status_since) <= self.waiting_since)
-            received.append(col(Line.created_at) <= self.waiting_since)
-        if self.error_contains:
-            wanted = self.error_contains.lower()
-            stuck.append(func.lower(col(Line.last_error)).contains(wanted, autoescape=True))
-            if wanted not in NEVER_STARTED.lower():
-                received.append(false())
-        return or_(and_(*stuck), and_(*received))
-
-
-async def waiting_lines(session: AsyncSession, waiting: Waiting, *, vendor_id: int | None, limit: int) -> list[Line]:
-    """Lines waiting for support, longest waiting first (all vendors when vendor_id is None)."""
-    query = select(Line).where(waiting.clause()).order_by(col(Line.status_since), col(Line.enrollment_id))
-    if vendor_id is not None:
-        query = query.where(Line.vendor_id == vendor_id)
-    return list((await session.exec(query.limit(limit))).all())
-
-
-async def count_waiting(session: AsyncSession, waiting: Waiting, *, vendor_id: int | None) -> int:
-    query = select(func.count()).select_from(Line).where(waiting.clause())
-    if vendor_id is not None:
-        query = query.where(Line.vendor_id == vendor_id)
-    return (await session.exec(query)).one()
-
-
-def shown_error(line: Line) -> str:
-    """The last error as support reads it; a RECEIVED line has none of its own."""
-    return line.last_error or (NEVER_STARTED if line.status == LineStatus.RECEIVED else "")
 
 
 async def orders_of(

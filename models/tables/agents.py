@@ -1,4 +1,5 @@
-"""Agents (the people behind `agent_id`) and the locations they report."""
+"""Tables of the agents domain: agents (the people behind `agent_id`), the locations they report and the
+signature images (PNG or JPEG, at most 2 MiB) they save, optionally for an enrollment."""
 
 from __future__ import annotations
 
@@ -54,3 +55,17 @@ class AgentLocation(SQLModel, table=True):
     login_log_id: int | None = Field(default=None, foreign_key="login_log.id")
     reported_by: int = Field(foreign_key="agent.id")  # the agent_id of the call
     recorded_at: datetime = Field(default_factory=utcnow)
+
+
+class Signature(SQLModel, table=True):
+    __tablename__ = "signature"
+
+    id: int | None = Field(default=None, primary_key=True)
+    idempotency_key: str | None = Field(default=None, max_length=100, unique=True)  # from external_transaction_id
+    vendor_id: int = Field(foreign_key="vendor.id", index=True)
+    agent_id: int = Field(foreign_key="agent.id", index=True)  # who saved it: check_signature's "on file"
+    enrollment_id: str | None = Field(default=None, foreign_key="enrollment.enrollment_id", max_length=24, index=True)
+    media_type: str = Field(max_length=16)
+    sha256: str = Field(max_length=64)
+    image: bytes
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,10 +1,12 @@
-"""`/ops`: support staff's view of the lines waiting for them, and the retry that resumes one or many."""
+"""Requests of the support domain: `/ops` (the lines waiting for support and the retry that resumes one or
+many) and the support console's forms (api/console), validated as declared here; the CSRF field is checked
+before them."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.requests.base import ALL_SOURCES, ActionRequest
@@ -61,3 +63,29 @@ class RetryEnrollment(ActionRequest, ConditionalFields):
 
 
 OpsAction = ListStuckEnrollments | RetryEnrollment
+
+
+# What a login form may carry: a longer name names no agent, and argon2 has nothing to gain from a longer secret.
+Username = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+Password = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+class ConsoleForm(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class SignIn(ConsoleForm):
+    username: Username = Field(title="Username")
+    password: Password = Field(title="Password")
+
+
+class Search(ConsoleForm):
+    """An enrollment id (or parent enrollment id), an MDN or a customer id: all letters and digits."""
+
+    q: Alnum = Field(title="Enrollment id, MDN or customer id")
+
+
+class LineAction(ConsoleForm):
+    """Retry or Activate, posted from a row: the line's enrollment id comes in the path."""
+
+    enrollment_id: Alnum

@@ -1,4 +1,4 @@
-"""`data` of the checks: device compatibility (and get_query_device), the NLAD check, the TPIV listing."""
+"""`data` of the devices domain: device compatibility (and get_query_device)."""
 
 from __future__ import annotations
 
@@ -24,16 +24,3 @@ class Device(Shape):
         default=None,
         description="responseDetails.inquireDeviceStatusResponse.deviceStatusDetails, as the carrier sent it",
     )
-
-
-class TpivRecord(Shape):
-    enrollment_id: str
-    failure_code: str
-    first_name: str
-    last_initial: str
-    checked_at: str
-
-
-class TpivListingData(Shape):
-    zip_code: str
-    records: list[TpivRecord]

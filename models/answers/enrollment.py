@@ -1,5 +1,5 @@
-"""`data` of /customer (create_customer_prepaid_multiline and aliases, line_inquiry, activate_line,
-customer_info)."""
+"""`data` of the enrollment domain: customer creation (and aliases), activate_line, line_inquiry,
+customer_info, check_service_availability, company_carrier_list and plan_list."""
 
 from __future__ import annotations
 
@@ -107,3 +107,33 @@ class CustomerInfoData(Shape):
     service_state: str
     service_zip: str
     lines: list[HeldLine]
+
+
+class Availability(Shape):
+    enrollment_id: str
+    zip_code: str
+    city: str
+    state: str
+    carriers: list[str]
+
+
+class CarrierItem(Shape):
+    carrier_id: str
+    carrier: str
+    carrier_name: str
+
+
+class PlanItem(Shape):
+    plan_id: str
+    plan_code: str
+    plan_name: str
+    plan_price: str
+    total_plan_price: str
+    carrier: str
+    talk: int
+    text: int
+    data: int
+    minute_unlimited: str
+    text_unlimited: str
+    data_unlimited: str
+    display_features_description: str

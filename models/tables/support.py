@@ -1,4 +1,5 @@
-"""Sessions of the support console (api/console): a browser's signed-in agent, found by the hash of its cookie."""
+"""Tables of the support domain: sessions of the support console (api/console), a browser's signed-in agent
+found by the hash of its cookie."""
 
 from __future__ import annotations
 

@@ -1,0 +1,9 @@
+"""`data` of the agents domain: a saved signature."""
+
+from __future__ import annotations
+
+from models.answers.base import Shape
+
+
+class SignatureSaved(Shape):
+    signature_id: str

@@ -1,0 +1,27 @@
+"""Tables of the porting domain: a PORTIN line's port-in order, its old-account data encrypted (`secrets`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from models.statuses import PortStatus
+
+
+class PortIn(SQLModel, table=True):
+    """The port-in order of a PORTIN line. `secrets` holds the old account's data, encrypted."""
+
+    __tablename__ = "port_in"
+
+    enrollment_id: str = Field(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
+    port_number: str = Field(max_length=10, index=True)
+    current_carrier: str = Field(max_length=32)
+    secrets: str
+    carrier_port_id: str | None = Field(default=None, max_length=32)
+    status: str = Field(default=PortStatus.RECEIVED.value, max_length=24)
+    resolution_code: str | None = Field(default=None, max_length=8)
+    resolution_description: str | None = Field(default=None, max_length=200)
+    carrier_response: str | None = Field(default=None, max_length=200)
+    requested_at: datetime | None = None
+    responded_at: datetime | None = None
