@@ -20,7 +20,7 @@ from persistence.engine import Database
 from workflows.client import connect_until_up
 from workflows.policies import STICKY_QUEUE_TIMEOUT
 from workflows.registry import WORKFLOWS
-from workflows.schedules import ensure_sweep_schedule
+from workflows.support import ensure_sweep_schedule
 
 log = logging.getLogger("lineup.worker")
 

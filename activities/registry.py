@@ -6,15 +6,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from activities.carrier import CarrierActivities
-from activities.lookups import LookupActivities
+from activities.devices import DeviceActivities
+from activities.eligibility import EligibilityActivities
+from activities.enrollment import EnrollmentActivities
 from activities.mail import MailActivities
-from activities.nlad import NladActivities
-from activities.payments import PaymentActivities
-from activities.porting import PortActivities
-from activities.store import StoreActivities
-from activities.sweeps import SweepActivities
-from activities.tax import TaxActivities
+from activities.payment import PaymentActivities
+from activities.porting import PortingActivities
+from activities.support import SupportActivities
 from adapters.carrier import CarrierClient
 from adapters.nlad import NladClient
 from adapters.payments import PaymentGateway
@@ -49,14 +47,12 @@ def build_activities(settings: Settings, db: Database) -> ActivitySet:
     nlad = NladClient(settings.systems.nlad_url)
     gateway = PaymentGateway(settings.systems.payments_url)
     objects: list[object] = [
-        CarrierActivities(carrier, db, cipher),
-        LookupActivities(carrier, db),
-        StoreActivities(db),
-        PortActivities(carrier, db, cipher),
-        TaxActivities(carrier, db),
-        NladActivities(nlad, db, cipher),
+        EnrollmentActivities(carrier, db, cipher),
+        PortingActivities(carrier, db, cipher),
+        PaymentActivities(gateway, carrier, db, cipher),
+        DeviceActivities(carrier),
+        EligibilityActivities(nlad, db, cipher),
         MailActivities(SmtpSender(settings), db, cipher),
-        PaymentActivities(gateway, db, cipher),
-        SweepActivities(db),
+        SupportActivities(db),
     ]
     return ActivitySet(objects, closers=[carrier.close, nlad.close, gateway.close])

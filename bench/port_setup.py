@@ -23,7 +23,7 @@ from models.statuses import LineStatus, PortStatus
 from models.tables.enrollment import Enrollment, Line
 from models.tables.porting import PortIn
 from workflows.ids import port_workflow_id
-from workflows.port_status import PortStatusWorkflow
+from workflows.porting import PortStatusWorkflow
 
 START_CONCURRENCY = 32  # 4 works them off no faster: the server and the worker set the pace
 SUBMIT_CONCURRENCY = 16

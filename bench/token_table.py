@@ -23,7 +23,7 @@ from models.clock import utcnow
 from models.messages.support import SweepReport
 from models.tables.auth import ApiToken
 from persistence.tokens import digest
-from workflows.schedules import sweep_schedule_id
+from workflows.support import sweep_schedule_id
 
 TOKEN_ROWS = 100_000
 SPENT_AGO = timedelta(days=2)  # older than any retention the stack may run with

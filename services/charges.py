@@ -22,7 +22,7 @@ from persistence.payment import retry_intent, settle_failed, settle_paid
 from services.context import Context
 from services.temporal import RPC_SECONDS, outside_system
 from workflows.ids import payment_guard_workflow_id
-from workflows.payment_guard import PaymentGuardWorkflow
+from workflows.payment import PaymentGuardWorkflow
 
 IN_PROGRESS = "This payment is still being completed; ask again in a minute"
 

@@ -15,7 +15,7 @@ from temporalio.common import (
 )
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from activities.lookups import LookupActivities
+from activities.enrollment import EnrollmentActivities
 from models.errors import refuse
 from models.messages.enrollment import (
     Activation,
@@ -36,9 +36,9 @@ from services.context import Context
 from services.intake import accept
 from services.lookups import carrier_lookup
 from services.temporal import LOOKUP_SECONDS, outside_system
-from workflows.enrollment import EnrollmentWorkflow, enrollment_search_attributes
+from workflows.enrollment.line import LineWorkflow
+from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 from workflows.ids import enrollment_workflow_id, inquiry_workflow_id, line_workflow_id
-from workflows.line import LineWorkflow
 from workflows.policies import WORKFLOW_TASK_TIMEOUT
 
 INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
@@ -167,5 +167,5 @@ async def line_inquiry(*, body: LineInquiry, ctx: Context) -> dict[str, Any]:
         flags = dict.fromkeys(INQUIRY_FLAGS, True)
     inquiry = InquiryRequest(body.enrollment_id, ctx.caller.vendor_code, **flags)
     workflow_id = inquiry_workflow_id(body.enrollment_id, ctx.request_id)
-    answer = await carrier_lookup(ctx, LookupActivities.line_inquiry, inquiry, workflow_id=workflow_id, answer=dict)
+    answer = await carrier_lookup(ctx, EnrollmentActivities.line_inquiry, inquiry, workflow_id=workflow_id, answer=dict)
     return line_inquiry_result(answer, mdn=line.mdn, esn=line.iccid or line.esn)

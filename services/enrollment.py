@@ -6,7 +6,7 @@ import base64
 import secrets
 from typing import Any
 
-from activities.lookups import LookupActivities
+from activities.enrollment import EnrollmentActivities
 from models.errors import refuse
 from models.geography import city_of_zip, state_of_zip
 from models.messages.enrollment import CarrierList
@@ -45,7 +45,7 @@ async def check_service_availability(*, body: CheckServiceAvailability, ctx: Con
 async def company_carrier_list(*, body: CompanyCarrierList, ctx: Context) -> list[dict[str, str]]:
     """The carriers the company sells on, with the carrier's own numeric ids."""
     found = await carrier_lookup(
-        ctx, LookupActivities.carriers, ctx.caller.vendor_code,
+        ctx, EnrollmentActivities.carriers, ctx.caller.vendor_code,
         workflow_id=lookup_workflow_id("carriers", ctx.request_id), answer=CarrierList,
     )  # fmt: skip
     return [{"carrier_id": c.carrier_id, "carrier": c.carrier, "carrier_name": c.carrier_name} for c in found.carriers]

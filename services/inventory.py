@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from activities.lookups import LookupActivities
+from activities.devices import DeviceActivities
 from models.messages.devices import DeviceQuery
 from models.requests.devices import CheckDeviceCompatibility
 from models.results import device_compatibility_result
@@ -20,7 +20,7 @@ async def check_device_compatibility(*, body: CheckDeviceCompatibility, ctx: Con
     (blacklisted) is RESTAPI110 with its description."""
     query = DeviceQuery(body.imei, resolve_carrier(body.carrier, ctx.settings))
     answer = await carrier_lookup(
-        ctx, LookupActivities.device_compatibility, query, workflow_id=device_workflow_id(ctx.request_id), answer=dict
+        ctx, DeviceActivities.device_compatibility, query, workflow_id=device_workflow_id(ctx.request_id), answer=dict
     )
     return device_compatibility_result(answer)
 

@@ -30,7 +30,7 @@ from persistence.idempotency import row_for_key
 from services.context import Context
 from services.temporal import RPC_SECONDS, TemporalLink, outside_system
 from workflows.ids import mail_workflow_id
-from workflows.mail_delivery import MailDeliveryWorkflow
+from workflows.mail import MailDeliveryWorkflow
 
 SENT_MSG, QUEUED_MSG = "Mail sent successfully", "Mail queued for delivery"
 

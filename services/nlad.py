@@ -11,8 +11,8 @@ from models.requests.eligibility import NladEtcCheck, TpivListing
 from models.tables.eligibility import EligibilityCheck
 from services.context import Context
 from services.temporal import LOOKUP_SECONDS, outside_system
+from workflows.eligibility import NladCheckWorkflow
 from workflows.ids import nlad_workflow_id
-from workflows.nlad_check import NladCheckWorkflow
 
 SUBJECT_FIELDS = (
     "first_name", "middle_name", "last_name", "dob", "address_one", "address_two", "city", "state", "zip_code",

@@ -26,8 +26,8 @@ from persistence.support import Waiting, count_waiting, shown_error, waiting_lin
 from services.context import Context
 from services.customer import NO_CUSTOMER
 from services.temporal import RPC_SECONDS, outside_system
-from workflows.left_behind import start_order
-from workflows.signals import retry_line
+from workflows.enrollment.left_behind import start_order
+from workflows.support import retry_line
 
 log = logging.getLogger("lineup.ops")
 

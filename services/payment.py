@@ -9,7 +9,7 @@ from typing import Any
 from temporalio.client import WithStartWorkflowOperation, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
-from activities.lookups import LookupActivities
+from activities.payment import PaymentActivities
 from models.errors import refuse
 from models.geography import state_of_zip
 from models.messages.payment import (
@@ -32,8 +32,7 @@ from services.enrollment import NOT_SERVED
 from services.lookups import carrier_lookup
 from services.temporal import LOOKUP_SECONDS, outside_system
 from workflows.ids import lookup_workflow_id, tax_quote_workflow_id, tax_workflow_id
-from workflows.tax_collection import TaxCollectionWorkflow, refusal
-from workflows.tax_quote import TaxQuoteWorkflow
+from workflows.payment import TaxCollectionWorkflow, TaxQuoteWorkflow, refusal
 
 
 async def make_payment(*, body: MakePayment, ctx: Context) -> dict[str, Any]:
@@ -88,7 +87,7 @@ async def payment_details(*, body: PaymentDetails, ctx: Context) -> dict[str, An
     state = _state_of(body, slot, ctx)
     quote = TaxEstimateQuery(ctx.caller.vendor_code, state, plan.price_cents)
     estimate = await carrier_lookup(
-        ctx, LookupActivities.tax_estimate, quote, workflow_id=lookup_workflow_id("taxestimate", ctx.request_id),
+        ctx, PaymentActivities.tax_estimate, quote, workflow_id=lookup_workflow_id("taxestimate", ctx.request_id),
         answer=TaxEstimate,
     )  # fmt: skip
     breakup = [{"tax_name": item.name, "tax_amount": _money(item.cents)} for item in estimate.items]

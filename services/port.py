@@ -11,7 +11,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.lookups import LookupActivities
+from activities.porting import PortingActivities
 from models.errors import refuse
 from models.messages.porting import PortCheck, PortCorrection, PortEligibility, PortView
 from models.requests.porting import QueryPortin, UpdatePortin, ValidatePortin
@@ -22,7 +22,7 @@ from services.context import Context, Reply
 from services.lookups import carrier_lookup
 from services.temporal import LOOKUP_SECONDS, RPC_SECONDS, outside_system
 from workflows.ids import lookup_workflow_id, port_workflow_id
-from workflows.port_status import PortStatusWorkflow
+from workflows.porting import PortStatusWorkflow
 
 log = logging.getLogger("lineup.port")
 NO_ORDER = "No port-in order matches this enrollment id, ESN and MDN"
@@ -88,7 +88,7 @@ async def validate_portin(*, body: ValidatePortin, ctx: Context) -> dict[str, An
     """Whether the number can be ported in, and the carrier it is with now: the carrier's answer."""
     check = PortCheck(ctx.caller.vendor_code, body.port_number, body.zip_code)
     found = await carrier_lookup(
-        ctx, LookupActivities.validate_port, check, workflow_id=lookup_workflow_id("portcheck", ctx.request_id),
+        ctx, PortingActivities.validate_port, check, workflow_id=lookup_workflow_id("portcheck", ctx.request_id),
         answer=PortEligibility,
     )  # fmt: skip
     answer: dict[str, Any] = {

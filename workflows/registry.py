@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from workflows.enrollment import EnrollmentWorkflow
-from workflows.line import LineWorkflow
+from workflows.eligibility import NladCheckWorkflow
+from workflows.enrollment.line import LineWorkflow
+from workflows.enrollment.order import EnrollmentWorkflow
 from workflows.lookup import LookupWorkflow
-from workflows.mail_delivery import MailDeliveryWorkflow
-from workflows.nlad_check import NladCheckWorkflow
-from workflows.payment_guard import PaymentGuardWorkflow
-from workflows.port_status import PortStatusWorkflow
-from workflows.sweep import SweepWorkflow
-from workflows.tax_collection import TaxCollectionWorkflow
-from workflows.tax_quote import TaxQuoteWorkflow
+from workflows.mail import MailDeliveryWorkflow
+from workflows.payment import PaymentGuardWorkflow, TaxCollectionWorkflow, TaxQuoteWorkflow
+from workflows.porting import PortStatusWorkflow
+from workflows.support import SweepWorkflow
 
 WORKFLOWS: list[type] = [
     EnrollmentWorkflow, LineWorkflow, LookupWorkflow, TaxQuoteWorkflow, PortStatusWorkflow, TaxCollectionWorkflow,

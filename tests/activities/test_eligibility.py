@@ -1,4 +1,4 @@
-"""NladActivities with ActivityEnvironment against the sandbox's NLAD: the answer, the outage as a retryable
+"""EligibilityActivities with ActivityEnvironment against the sandbox's NLAD: the answer, the outage as a retryable
 failure, and a retried record that leaves one row."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from sqlmodel import select
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.nlad import NladActivities
+from activities.eligibility import EligibilityActivities
 from adapters.nlad import NladClient
 from models.crypto import cipher_for
 from models.messages.eligibility import NladCheck, NladOutcome
@@ -31,10 +31,10 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def activities(settings: Any) -> AsyncIterator[NladActivities]:
+async def activities(settings: Any) -> AsyncIterator[EligibilityActivities]:
     db = Database.open(settings)
     client = NladClient(settings.systems.nlad_url)
-    yield NladActivities(client, db, cipher_for(settings))
+    yield EligibilityActivities(client, db, cipher_for(settings))
     await client.close()
     await db.dispose()
 

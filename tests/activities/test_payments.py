@@ -11,7 +11,8 @@ import pytest
 from sqlmodel import select
 from temporalio.testing import ActivityEnvironment
 
-from activities.payments import PaymentActivities
+from activities.payment import PaymentActivities
+from adapters.carrier import CarrierClient
 from adapters.payments import Card, PaymentGateway
 from models.crypto import cipher_for
 from models.messages.payment import PaymentGuard, charge_key
@@ -29,7 +30,9 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 @pytest.fixture
 async def parts(settings: Any) -> AsyncIterator[tuple[PaymentActivities, PaymentGateway, Database]]:
     db, gateway = Database.open(settings), PaymentGateway(settings.systems.payments_url)
-    yield PaymentActivities(gateway, db, cipher_for(settings)), gateway, db
+    carrier = CarrierClient(settings.systems.carrier_url)
+    yield PaymentActivities(gateway, carrier, db, cipher_for(settings)), gateway, db
+    await carrier.close()
     await gateway.close()
     await db.dispose()
 

@@ -13,7 +13,7 @@ from temporalio.client import WorkflowUpdateFailedError
 from models.messages.enrollment import Activation
 from models.tables.enrollment import Line
 from tests.builders import PORT_FIELDS, body, create, line, new_iccid
-from workflows.line import LineWorkflow
+from workflows.enrollment.line import LineWorkflow
 from workflows.search_attributes import LINE_STATUS
 
 

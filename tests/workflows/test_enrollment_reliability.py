@@ -12,7 +12,7 @@ from sqlmodel import col, select
 from models.tables.enrollment import Line
 from tests.builders import body, create, line, new_iccid
 from tests.support.worker_process import kill, own_queue, worker_process
-from workflows.line import LineWorkflow
+from workflows.enrollment.line import LineWorkflow
 
 SUPPORT = {"agent_id": "demo.support"}
 

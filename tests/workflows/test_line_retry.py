@@ -21,7 +21,7 @@ from models.messages.enrollment import (
     LineState,
     Pacing,
 )
-from workflows.line import LineWorkflow
+from workflows.enrollment.line import LineWorkflow
 
 PACING = Pacing(carrier_max_attempts=1, stuck_retry_minutes=15, stuck_retry_hours=24)
 

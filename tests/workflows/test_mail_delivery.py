@@ -15,7 +15,7 @@ from sqlmodel import select
 from models.tables.mail import MailOutbox
 from tests.builders import body
 from tests.support.temporal import free_port
-from workflows.mail_delivery import MailDeliveryWorkflow
+from workflows.mail import MailDeliveryWorkflow
 
 SENT, QUEUED = "Mail sent successfully", "Mail queued for delivery"
 REFUSING_PORT = free_port()

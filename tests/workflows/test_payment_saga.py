@@ -19,7 +19,7 @@ from models.messages.payment import PaymentGuard, charge_key
 from models.tables.payment import Payment, SavedCard
 from services import charges
 from tests.builders import body
-from workflows.payment_guard import PaymentGuardWorkflow
+from workflows.payment import PaymentGuardWorkflow
 
 
 @pytest.fixture

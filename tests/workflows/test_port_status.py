@@ -12,7 +12,7 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.worker import Worker
 
 from models.messages.porting import PortCorrection, PortPoll, PortResubmit, PortView, PortWatch
-from workflows.port_status import PortStatusWorkflow, poll_interval
+from workflows.porting import PortStatusWorkflow, poll_interval
 
 
 class FakeCarrier:

@@ -20,8 +20,7 @@ from models.tables.mail import MailOutbox
 from tests.builders import body, create, line
 from tests.support.app import ApiClient
 from tests.workflows.test_enrollment_reliability import lines_by_status, wait_for
-from workflows.schedules import ensure_sweep_schedule, sweep_schedule_id
-from workflows.sweep import SweepWorkflow
+from workflows.support import SweepWorkflow, ensure_sweep_schedule, sweep_schedule_id
 
 NOW = Sweep(grace_seconds=0, token_retention_hours=24, pacing=Pacing())
 

@@ -12,9 +12,8 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.carrier import CarrierActivities
-    from activities.porting import PortActivities
-    from activities.store import StoreActivities
+    from activities.enrollment import EnrollmentActivities
+    from activities.porting import PortingActivities
     from models.failures import CARRIER_REJECTED
     from models.messages.enrollment import (
         LINE_PROGRESS_SIGNAL,
@@ -32,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from models.statuses import IN_FLIGHT, LineStatus, PortStatus
     from workflows import policies
     from workflows.ids import port_workflow_id
-    from workflows.port_status import PortStatusWorkflow
+    from workflows.porting import PortStatusWorkflow
     from workflows.search_attributes import LINE_STATUS, MDN
 
 T = TypeVar("T")
@@ -69,7 +68,7 @@ class LineWorkflow:
             await self._change_sim()
         if plan.enrollment_type == "SHIPMENT":
             await workflow.execute_local_activity_method(
-                StoreActivities.record_shipment, plan.enrollment_id, **policies.STORE
+                EnrollmentActivities.record_shipment, plan.enrollment_id, **policies.STORE
             )
             await self._move(LineStatus.SHIPPING, saved=True)
         if plan.activation_type == "PORTIN":
@@ -77,10 +76,10 @@ class LineWorkflow:
             if activated is None:
                 return self._progress
         else:
-            activated = await self._carrier_step("activate", CarrierActivities.activate_line)
+            activated = await self._carrier_step("activate", EnrollmentActivities.activate_line)
         record_activation = ActivationRecord(plan.enrollment_id, activated)
         await workflow.execute_local_activity_method(
-            StoreActivities.record_activation, record_activation, **policies.STORE
+            EnrollmentActivities.record_activation, record_activation, **policies.STORE
         )
         await self._move(
             LineStatus.ACTIVE, saved=True, final=True, mdn=activated.mdn, msid=activated.msid, msl=activated.msl
@@ -91,16 +90,16 @@ class LineWorkflow:
         """Submits the port and follows it to its end: the ported number becomes the line's MDN."""
         plan = self._start.plan
         try:
-            submitted = await self._carrier_step("port", CarrierActivities.submit_port, rejection_is_final=True)
+            submitted = await self._carrier_step("port", PortingActivities.submit_port, rejection_is_final=True)
         except PortRejected as rejected:
             view = PortView(PortStatus.REJECTED, carrier_response=rejected.reason)
             await workflow.execute_local_activity_method(
-                PortActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE
+                PortingActivities.record_port_status, args=[plan.enrollment_id, view], **policies.STORE
             )
             await self._move(LineStatus.PORT_REJECTED, error=rejected.reason, final=True)
             return None
         record = PortRecord(plan.enrollment_id, submitted.port_id, submitted.status)
-        await workflow.execute_local_activity_method(StoreActivities.record_port_submitted, record, **policies.STORE)
+        await workflow.execute_local_activity_method(PortingActivities.record_port_submitted, record, **policies.STORE)
         await self._move(LineStatus.PORT_PENDING)
         watch = PortWatch(plan.enrollment_id, self._start.vendor_code, submitted.port_id, workflow.now().isoformat(),
                           self._start.pacing.port_poll_seconds, self._start.pacing.port_max_days)  # fmt: skip
@@ -171,7 +170,7 @@ class LineWorkflow:
         enrollment_id = self._progress.enrollment_id
         if not saved:
             await workflow.execute_local_activity_method(
-                StoreActivities.set_line_status, LineState(enrollment_id, status, error), **policies.STORE
+                EnrollmentActivities.set_line_status, LineState(enrollment_id, status, error), **policies.STORE
             )
         current = self._progress
         self._progress = LineProgress(
@@ -224,7 +223,7 @@ class LineWorkflow:
         activation = self._activation
         if activation is not None and (activation.esn or activation.iccid):
             change = SimChange(self._start.plan.enrollment_id, activation.esn, activation.iccid)
-            await workflow.execute_local_activity_method(StoreActivities.change_sim, change, **policies.STORE)
+            await workflow.execute_local_activity_method(EnrollmentActivities.change_sim, change, **policies.STORE)
 
     @workflow.query
     def status(self) -> LineProgress | None:

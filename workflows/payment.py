@@ -1,22 +1,41 @@
-"""TaxCollectionWorkflow (`tax-<calc_id>`): one per tax calculation, from pending collection to collected.
+"""Workflows of the payment domain.
+
+TaxCollectionWorkflow (`tax-<calc_id>`): one per tax calculation, from pending collection to collected.
 `temporary` collects provisionally (again or then final); `final` collects and closes, and a repeated
 `final` answers the same reference. The validator refuses `temporary` after `final` before it reaches
 history. Not final and not updated for `idle_days`, it ends; the next update starts it again from the
-calculation's stored state."""
+calculation's stored state.
+
+TaxQuoteWorkflow: registers an order's tax calculation with the carrier (make_payment), under the
+LOOKUP budget; its id derives from the payment's key, so a repeated payment finds the same calculation.
+
+PaymentGuardWorkflow (`payment-<key>-<attempt>`): started before a card is charged, so money never moves
+unrecorded. When the API records the gateway's answer it releases the guard, which ends; otherwise (the API
+crashed, or its write failed) the guard settles the payment from the gateway's record of the charge, and if
+it cannot be recorded at all, gives the charge back."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import timedelta
 from functools import partial
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.tax import TaxActivities
+    from activities.payment import PaymentActivities
     from models.failures import INVALID_TRANSITION
-    from models.messages.payment import CollectTax, MarkCollected, TaxCollect, TaxReceipt
+    from models.messages.payment import (
+        CollectTax,
+        MarkCollected,
+        PaymentGuard,
+        TaxCollect,
+        TaxQuote,
+        TaxQuoted,
+        TaxReceipt,
+    )
     from models.statuses import TaxStatus
     from workflows import policies
 
@@ -43,7 +62,7 @@ class TaxCollectionWorkflow:
     @workflow.run
     async def run(self, collect: CollectTax) -> TaxReceipt:
         self._receipt = await workflow.execute_local_activity_method(
-            TaxActivities.load_tax, collect.calc_id, **policies.STORE
+            PaymentActivities.load_tax, collect.calc_id, **policies.STORE
         )
         while not self._final():
             seen = self._updates
@@ -74,9 +93,9 @@ class TaxCollectionWorkflow:
             # The key names this run's n-th collection: an activity retry repeats it, a new collection does not.
             key = f"tax-{self._collect.calc_id}-{workflow.info().run_id}-{self._updates}-{mark.status}"
             collect = TaxCollect(self._collect.calc_id, self._collect.vendor_code, mark.iccid, mark.status, key)
-            receipt = await workflow.execute_activity_method(TaxActivities.collect_tax, collect, **policies.LOOKUP)
+            receipt = await workflow.execute_activity_method(PaymentActivities.collect_tax, collect, **policies.LOOKUP)
             await workflow.execute_local_activity_method(
-                TaxActivities.record_tax, args=[receipt, mark.iccid], **policies.STORE
+                PaymentActivities.record_tax, args=[receipt, mark.iccid], **policies.STORE
             )
             self._receipt = receipt
             return receipt
@@ -89,3 +108,33 @@ class TaxCollectionWorkflow:
     @workflow.query
     def status(self) -> TaxReceipt | None:
         return self._receipt
+
+
+@workflow.defn
+class TaxQuoteWorkflow:
+    @workflow.run
+    async def run(self, quote: TaxQuote) -> TaxQuoted:
+        return await workflow.execute_activity_method(PaymentActivities.register_tax, quote, **policies.LOOKUP)
+
+
+@workflow.defn
+class PaymentGuardWorkflow:
+    def __init__(self) -> None:
+        self._released = False
+
+    @workflow.run
+    async def run(self, guard: PaymentGuard) -> str:
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(lambda: self._released, timeout=guard.wait_seconds)
+        if self._released:
+            return "RECORDED_BY_API"
+        try:
+            return await workflow.execute_activity_method(PaymentActivities.settle_payment, guard, **policies.SETTLE)
+        except ActivityError:
+            workflow.logger.warning("payment %s could not be recorded: giving it back", guard.idempotency_key)
+            return await workflow.execute_activity_method(PaymentActivities.void_payment, guard, **policies.VOID)
+
+    @workflow.signal
+    def release(self) -> None:
+        """The API recorded the gateway's answer: nothing is left to guard."""
+        self._released = True

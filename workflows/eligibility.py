@@ -6,7 +6,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.nlad import NladActivities
+    from activities.eligibility import EligibilityActivities
     from models.messages.eligibility import NladAnswer, NladCheck, NladOutcome
     from workflows import policies
 
@@ -23,10 +23,12 @@ class NladCheckWorkflow:
     @workflow.run
     async def run(self, check: NladCheck) -> NladAnswer:
         if workflow.patched(ONE_ACTIVITY):
-            return await workflow.execute_activity_method(NladActivities.check_and_record, check, **policies.LOOKUP)
+            return await workflow.execute_activity_method(
+                EligibilityActivities.check_and_record, check, **policies.LOOKUP
+            )
         # Before ONE_ACTIVITY (2026-11-23): replayed for checks started by an older worker.
-        answer = await workflow.execute_activity_method(NladActivities.etc_check, check, **policies.LOOKUP)
+        answer = await workflow.execute_activity_method(EligibilityActivities.etc_check, check, **policies.LOOKUP)
         # Under the same bounded budget: the channel is still waiting for the answer.
         outcome = NladOutcome(check, answer.result)
-        await workflow.execute_activity_method(NladActivities.record_check, outcome, **policies.LOOKUP)
+        await workflow.execute_activity_method(EligibilityActivities.record_check, outcome, **policies.LOOKUP)
         return answer

@@ -1,29 +1,45 @@
-"""Persistence activities: idempotent writes keyed by enrollment id, so a retried activity or a
-repeated request finds the row it already wrote."""
+"""Activities of the enrollment domain: a line's store writes (idempotent, keyed by enrollment id, so a
+retried activity or a repeated request finds the row it already wrote), its carrier activation, and the carrier
+lookups of the domain (line inquiry, the carrier list). Each reads what it needs of a line from the database by
+enrollment id, so no PII passes through workflow history, and calls the carrier with the step's idempotency key."""
 
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from temporalio import activity
 
+from activities.errors import outside_call
+from adapters.carrier import CarrierClient
 from models.clock import utcnow
-from models.messages.enrollment import ActivationRecord, EnrollmentOrder, LinePlan, LineState, PortRecord, SimChange
+from models.crypto import FieldCipher
+from models.messages.enrollment import (
+    ActivationRecord,
+    CarrierCall,
+    CarrierEntry,
+    CarrierList,
+    EnrollmentOrder,
+    InquiryRequest,
+    LineActivated,
+    LinePlan,
+    LineState,
+    SimChange,
+)
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from persistence.engine import Database
 from persistence.enrollment import get_line, plan_of
 from persistence.errors import RecordNotFound
-from persistence.porting import get_port
 
 CUSTOMER_ID_ATTEMPTS = 5
 
 
-class StoreActivities:
-    def __init__(self, db: Database) -> None:
-        self._db = db
+class EnrollmentActivities:
+    def __init__(self, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
+        self._carrier, self._db, self._cipher = carrier, db, cipher
 
     @activity.defn
     async def create_customers(self, order: EnrollmentOrder) -> list[LinePlan]:
@@ -95,10 +111,46 @@ class StoreActivities:
             return line.shipment_reference
 
     @activity.defn
-    async def record_port_submitted(self, record: PortRecord) -> None:
+    async def activate_line(self, call: CarrierCall) -> LineActivated:
         async with self._db.transaction() as session:
-            port = await get_port(session, record.enrollment_id)
-            if port.carrier_port_id is None:
-                port.carrier_port_id, port.status = record.port_id, record.status
-                port.requested_at = utcnow()
-                session.add(port)
+            line = await get_line(session, call.enrollment_id)
+        pii = self._cipher.open(line.pii)
+        body = {
+            "vendor_id": call.vendor_code, "enrollment_id": line.enrollment_id, "zip": pii["service_zip"],
+            "state": pii["service_state"], "plan_id": str(line.plan_id), "iccid": line.iccid, "esn": line.esn,
+            "esim": line.is_esim,
+        }  # fmt: skip
+        async with outside_call():
+            answer = await self._carrier.activate(body, key=call.idempotency_key)
+        if line.is_esim:
+            await self._keep_esim_profile(line.enrollment_id, answer)
+        return LineActivated(mdn=answer["MDN"], msid=answer["MSID"], msl=answer["MSL"], iccid=answer.get("ICCID"))
+
+    async def _keep_esim_profile(self, enrollment_id: str, answer: dict[str, Any]) -> None:
+        """The activation code downloads the profile to a phone: it is sealed in the line, never returned to
+        the workflow (whose history would keep it). A retried activation writes the same profile again."""
+        profile = {"iccid": str(answer["ICCID"]), "activation_code": str(answer["ACTIVATION_CODE"])}
+        async with self._db.transaction() as session:
+            line = await get_line(session, enrollment_id)
+            line.esim_profile = self._cipher.seal(profile)
+            session.add(line)
+
+    @activity.defn
+    async def line_inquiry(self, request: InquiryRequest) -> dict[str, Any]:
+        async with self._db.transaction() as session:
+            line = await get_line(session, request.enrollment_id)
+        body = {
+            "vendor_id": request.vendor_code, "mdn": line.mdn or "", "line_inquiry": request.line_inquiry,
+            "balance_inquiry": request.balance_inquiry, "query_sim_info": request.query_sim_info,
+            "subscriber_status": request.subscriber_status,
+        }  # fmt: skip
+        async with outside_call():
+            return await self._carrier.line_inquiry(body)
+
+    @activity.defn
+    async def carriers(self, vendor_code: str) -> CarrierList:
+        async with outside_call():
+            answer = await self._carrier.carriers(vendor_code)
+        return CarrierList(
+            [CarrierEntry(str(c["CARRIER_ID"]), str(c["CARRIER"]), str(c["CARRIER_NAME"])) for c in answer["CARRIERS"]]
+        )

@@ -1,5 +1,5 @@
-"""The sweep's activities: find the rows whose workflow never started (customer intake's RECEIVED lines, the
-mail outbox's QUEUED messages) and purge the tokens nobody can use any more."""
+"""Activities of the support domain's sweep: find the rows whose workflow never started (customer intake's
+RECEIVED lines, the mail outbox's QUEUED messages) and purge the tokens nobody can use any more."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from persistence.enrollment import orders_of
 MOST_AT_ONCE = 100  # orders or messages in one sweep; the next sweep takes the rest
 
 
-class SweepActivities:
+class SupportActivities:
     def __init__(self, db: Database) -> None:
         self._db = db
 

@@ -11,7 +11,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.porting import PortActivities
+    from activities.porting import PortingActivities
     from models.messages.porting import PortCorrection, PortPoll, PortResubmit, PortView, PortWatch
     from models.statuses import TERMINAL_PORT_STATES, PortStatus
     from workflows import policies
@@ -66,7 +66,7 @@ class PortStatusWorkflow:
     async def _poll(self) -> None:
         poll = PortPoll(self._watch.enrollment_id, self._watch.vendor_code, self._watch.port_id)
         try:
-            view = await workflow.execute_activity_method(PortActivities.port_status, poll, **policies.PORT_POLL)
+            view = await workflow.execute_activity_method(PortingActivities.port_status, poll, **policies.PORT_POLL)
         except ActivityError as failure:  # the carrier did not answer: the next poll asks again
             cause = str(failure.cause or failure)
             workflow.logger.warning("port %s status poll failed: %s", self._watch.enrollment_id, cause)
@@ -76,7 +76,7 @@ class PortStatusWorkflow:
 
     async def _record(self, view: PortView) -> None:
         await workflow.execute_local_activity_method(
-            PortActivities.record_port_status, args=[self._watch.enrollment_id, view], **policies.STORE
+            PortingActivities.record_port_status, args=[self._watch.enrollment_id, view], **policies.STORE
         )
         self._view = view
 
@@ -87,7 +87,7 @@ class PortStatusWorkflow:
         try:
             key = f"{workflow.info().workflow_id}:resubmit:{self._corrections}"
             resubmit = PortResubmit(self._watch.enrollment_id, self._watch.vendor_code, self._watch.port_id, key)
-            view = await workflow.execute_activity_method(PortActivities.resubmit_port, resubmit, **policies.LOOKUP)
+            view = await workflow.execute_activity_method(PortingActivities.resubmit_port, resubmit, **policies.LOOKUP)
             self._corrections += 1
             await self._record(view)
             return view

@@ -12,7 +12,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes, Workfl
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.store import StoreActivities
+    from activities.enrollment import EnrollmentActivities
     from models.messages.enrollment import (
         LINE_PROGRESS_SIGNAL,
         EnrollmentOrder,
@@ -24,8 +24,8 @@ with workflow.unsafe.imports_passed_through():
     )  # fmt: skip
     from models.statuses import IN_FLIGHT
     from workflows import policies
+    from workflows.enrollment.line import LineWorkflow
     from workflows.ids import line_workflow_id
-    from workflows.line import LineWorkflow
     from workflows.search_attributes import (
         ACTIVATION_TYPE,
         AGENT_ID,
@@ -57,7 +57,9 @@ class EnrollmentWorkflow:
 
     @workflow.run
     async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
-        plans = await workflow.execute_local_activity_method(StoreActivities.create_customers, order, **policies.STORE)
+        plans = await workflow.execute_local_activity_method(
+            EnrollmentActivities.create_customers, order, **policies.STORE
+        )
         self._plans = {plan.enrollment_id: plan for plan in plans}
         for plan in plans:
             self._progress.setdefault(

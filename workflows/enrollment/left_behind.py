@@ -12,7 +12,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from models.messages.enrollment import EnrollmentOrder
 from workflows import policies
-from workflows.enrollment import EnrollmentWorkflow, enrollment_search_attributes
+from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 
 
 def start_options(order: EnrollmentOrder) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""NLAD activities: the ETC check itself, and the record of its answer that tpiv_listing lists. The
-subject arrives sealed and is opened only here, next to the call that needs it."""
+"""Activities of the eligibility domain (NLAD): the ETC check itself, and the record of its answer that
+tpiv_listing lists. The subject arrives sealed and is opened only here, next to the call that needs it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _initial(name: str | None) -> str:
     return next((char.upper() for char in name or "" if char.isalpha()), "")
 
 
-class NladActivities:
+class EligibilityActivities:
     def __init__(self, nlad: NladClient, db: Database, cipher: FieldCipher) -> None:
         self._nlad, self._db, self._cipher = nlad, db, cipher
 

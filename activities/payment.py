@@ -1,0 +1,134 @@
+"""Activities of the payment domain. The payment guard's: settle a payment the API charged but did not
+record (it crashed, or its write failed), by asking the gateway what became of the charge, and give the charge
+back when it cannot be recorded; neither sees card data (the gateway knows the charge by its idempotency key).
+The carrier's tax API: register an order's tax (make_payment), estimate it (payment_details), collect it
+(update_tax_calculation_status_plum), and the calculation's row."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.errors import outside_call
+from adapters.carrier import CarrierClient
+from adapters.payments import Charge, PaymentGateway
+from models.clock import utcnow
+from models.crypto import FieldCipher
+from models.messages.payment import (
+    PaymentGuard,
+    TaxCollect,
+    TaxEstimate,
+    TaxEstimateQuery,
+    TaxItem,
+    TaxQuote,
+    TaxQuoted,
+    TaxReceipt,
+    charge_key,
+)
+from models.statuses import PaymentStatus, TaxStatus
+from models.tables.payment import Payment, TaxCalculation
+from persistence.engine import Database
+from persistence.errors import RecordNotFound
+from persistence.idempotency import row_for_key
+from persistence.payment import settle_failed, settle_paid
+
+CARRIER_STATUS = {"temporary": TaxStatus.COLLECTED_TEMPORARY, "final": TaxStatus.COLLECTED_FINAL}
+
+
+class PaymentActivities:
+    def __init__(self, gateway: PaymentGateway, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
+        self._gateway, self._carrier, self._db, self._cipher = gateway, carrier, db, cipher
+
+    @activity.defn
+    async def settle_payment(self, guard: PaymentGuard) -> str:
+        """The attempt's status once settled; an attempt the API already settled is left as it is."""
+        payment = await self._pending(guard)
+        if payment is None:
+            return "SETTLED"
+        async with outside_call():
+            charge = await self._gateway.lookup(charge_key(guard.idempotency_key, guard.attempt))
+        return await self._record(payment, charge)
+
+    @activity.defn
+    async def void_payment(self, guard: PaymentGuard) -> str:
+        """The charge could not be recorded: it is given back, and the payment says so."""
+        async with outside_call():
+            charge = await self._gateway.void(charge_key(guard.idempotency_key, guard.attempt))
+        payment = await self._pending(guard)
+        if payment is not None:
+            status = PaymentStatus.ABANDONED if charge is None else PaymentStatus.VOIDED
+            async with self._db.transaction() as session:
+                await settle_failed(session, payment, status)
+        activity.logger.warning("payment %s attempt %s given back", guard.idempotency_key, guard.attempt)
+        return "VOIDED"
+
+    async def _pending(self, guard: PaymentGuard) -> Payment | None:
+        async with self._db.transaction() as session:
+            payment: Payment | None = await row_for_key(session, Payment, guard.idempotency_key)
+        async with outside_call():
+            if payment is None:
+                raise RecordNotFound(f"payment {guard.idempotency_key} not found")
+        pending = payment.status == PaymentStatus.PENDING and payment.attempt == guard.attempt
+        return payment if pending else None
+
+    async def _record(self, payment: Payment, charge: Charge | None) -> str:
+        async with self._db.transaction() as session:
+            if charge is None:  # the gateway never saw it: no money moved
+                await settle_failed(session, payment, PaymentStatus.ABANDONED)
+                return PaymentStatus.ABANDONED
+            if not charge.approved:
+                await settle_failed(session, payment, PaymentStatus.DECLINED)
+                return PaymentStatus.DECLINED
+            card = {"token": charge.payment_token or "", "brand": charge.brand or "", "last4": charge.last4 or ""}
+            await settle_paid(
+                session, payment, self._cipher, status=PaymentStatus.APPROVED,
+                transaction_id=charge.transaction_id or "", card=card,
+            )  # fmt: skip
+        return PaymentStatus.APPROVED
+
+    @activity.defn
+    async def register_tax(self, quote: TaxQuote) -> TaxQuoted:
+        async with outside_call():
+            answer = await self._carrier.register_tax(
+                quote.vendor_code, quote.state, quote.amount_cents, key=quote.idempotency_key
+            )
+        return TaxQuoted(calc_id=answer["CALCID"], tax_cents=int(answer["TAX_AMOUNT_CENTS"]))
+
+    @activity.defn
+    async def tax_estimate(self, query: TaxEstimateQuery) -> TaxEstimate:
+        async with outside_call():
+            answer = await self._carrier.tax_quote(query.vendor_code, query.state, query.amount_cents)
+        items = [
+            TaxItem(str(item["TAX_NAME"]), int(item["TAX_AMOUNT_CENTS"])) for item in answer.get("TAX_BREAKUP", [])
+        ]
+        return TaxEstimate(int(answer["TAX_AMOUNT_CENTS"]), items)
+
+    @activity.defn
+    async def load_tax(self, calc_id: str) -> TaxReceipt:
+        async with self._db.transaction() as session:
+            calc = await session.get(TaxCalculation, calc_id)
+        if calc is None:
+            raise RecordNotFound(f"tax calculation {calc_id} not found")
+        return TaxReceipt(calc_id, TaxStatus(calc.status), calc.reference_number)
+
+    @activity.defn
+    async def collect_tax(self, collect: TaxCollect) -> TaxReceipt:
+        async with outside_call():
+            answer = await self._carrier.collect_tax(
+                collect.vendor_code, collect.calc_id, collect.iccid, collect.status, key=collect.key or None
+            )
+        return TaxReceipt(
+            collect.calc_id,
+            CARRIER_STATUS[collect.status],
+            str(answer["REFERENCENUMBER"]),
+            str(answer.get("DESCRIPTION", "")),
+        )
+
+    @activity.defn
+    async def record_tax(self, receipt: TaxReceipt, iccid: str) -> None:
+        async with self._db.transaction() as session:
+            calc = await session.get(TaxCalculation, receipt.calc_id)
+            if calc is None:
+                raise RecordNotFound(f"tax calculation {receipt.calc_id} not found")
+            calc.status, calc.reference_number, calc.iccid = receipt.status, receipt.reference_number, iccid
+            calc.updated_at = utcnow()
+            session.add(calc)
