@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
 from activities.errors import outside_call
 from adapters.carrier import CarrierClient
-from adapters.http import Rejected
-from models.failures import CARRIER_REJECTED
-from models.messages.devices import DeviceQuery
+from models.messages.devices import DeviceQuery, DeviceReply
 
 
 class DeviceActivities:
@@ -19,10 +14,8 @@ class DeviceActivities:
         self._carrier = carrier
 
     @activity.defn
-    async def device_compatibility(self, query: DeviceQuery) -> dict[str, Any]:
+    async def device_compatibility(self, query: DeviceQuery) -> DeviceReply:
+        """The carrier's verdict; a refused device (blacklisted) comes back as it is, with its data, for the
+        channel to read why."""
         async with outside_call():
-            try:
-                return await self._carrier.device_compatibility(query.imei, query.carrier)
-            except Rejected as exc:
-                # The channel shows the carrier's own words ("Device is blacklisted"), without its code.
-                raise ApplicationError(exc.description, exc.code, type=CARRIER_REJECTED, non_retryable=True) from None
+            return await self._carrier.device_compatibility(query.imei, query.carrier)

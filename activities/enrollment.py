@@ -6,24 +6,24 @@ enrollment id, so no PII passes through workflow history, and calls the carrier 
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from temporalio import activity
 
 from activities.errors import outside_call
-from adapters.carrier import CarrierClient
+from adapters.carrier import Activation, CarrierClient, LineOrder
+from adapters.http import Unavailable
 from models.clock import utcnow
 from models.crypto import FieldCipher
 from models.messages.enrollment import (
     ActivationRecord,
     CarrierCall,
-    CarrierEntry,
     CarrierList,
     EnrollmentOrder,
     InquiryRequest,
     LineActivated,
+    LineInquiryAnswer,
     LinePlan,
     LineState,
     SimChange,
@@ -115,42 +115,47 @@ class EnrollmentActivities:
         async with self._db.transaction() as session:
             line = await get_line(session, call.enrollment_id)
         pii = self._cipher.open(line.pii)
-        body = {
-            "vendor_id": call.vendor_code, "enrollment_id": line.enrollment_id, "zip": pii["service_zip"],
-            "state": pii["service_state"], "plan_id": str(line.plan_id), "iccid": line.iccid, "esn": line.esn,
-            "esim": line.is_esim,
-        }  # fmt: skip
+        order = LineOrder(
+            vendor_id=call.vendor_code,
+            enrollment_id=line.enrollment_id,
+            zip=pii["service_zip"],
+            state=pii["service_state"],
+            plan_id=str(line.plan_id),
+            iccid=line.iccid,
+            esn=line.esn,
+            esim=line.is_esim,
+        )
         async with outside_call():
-            answer = await self._carrier.activate(body, key=call.idempotency_key)
+            done = await self._carrier.activate(order, key=call.idempotency_key)
         if line.is_esim:
-            await self._keep_esim_profile(line.enrollment_id, answer)
-        return LineActivated(mdn=answer["MDN"], msid=answer["MSID"], msl=answer["MSL"], iccid=answer.get("ICCID"))
+            await self._keep_esim_profile(line.enrollment_id, done)
+        return LineActivated(mdn=done.mdn, msid=done.msid, msl=done.msl, iccid=done.iccid)
 
-    async def _keep_esim_profile(self, enrollment_id: str, answer: dict[str, Any]) -> None:
+    async def _keep_esim_profile(self, enrollment_id: str, done: Activation) -> None:
         """The activation code downloads the profile to a phone: it is sealed in the line, never returned to
         the workflow (whose history would keep it). A retried activation writes the same profile again."""
-        profile = {"iccid": str(answer["ICCID"]), "activation_code": str(answer["ACTIVATION_CODE"])}
+        if done.iccid is None or done.activation_code is None:
+            raise Unavailable(self._carrier.system, "an eSIM activation without its profile")
+        profile = {"iccid": done.iccid, "activation_code": done.activation_code}
         async with self._db.transaction() as session:
             line = await get_line(session, enrollment_id)
             line.esim_profile = self._cipher.seal(profile)
             session.add(line)
 
     @activity.defn
-    async def line_inquiry(self, request: InquiryRequest) -> dict[str, Any]:
+    async def line_inquiry(self, request: InquiryRequest) -> LineInquiryAnswer:
         async with self._db.transaction() as session:
             line = await get_line(session, request.enrollment_id)
-        body = {
-            "vendor_id": request.vendor_code, "mdn": line.mdn or "", "line_inquiry": request.line_inquiry,
-            "balance_inquiry": request.balance_inquiry, "query_sim_info": request.query_sim_info,
+        flags = {
+            "line_inquiry": request.line_inquiry,
+            "balance_inquiry": request.balance_inquiry,
+            "query_sim_info": request.query_sim_info,
             "subscriber_status": request.subscriber_status,
-        }  # fmt: skip
+        }
         async with outside_call():
-            return await self._carrier.line_inquiry(body)
+            return await self._carrier.line_inquiry(vendor_id=request.vendor_code, mdn=line.mdn or "", flags=flags)
 
     @activity.defn
     async def carriers(self, vendor_code: str) -> CarrierList:
         async with outside_call():
-            answer = await self._carrier.carriers(vendor_code)
-        return CarrierList(
-            [CarrierEntry(str(c["CARRIER_ID"]), str(c["CARRIER"]), str(c["CARRIER_NAME"])) for c in answer["CARRIERS"]]
-        )
+            return await self._carrier.carriers(vendor_code)

@@ -18,7 +18,6 @@ from models.messages.payment import (
     TaxCollect,
     TaxEstimate,
     TaxEstimateQuery,
-    TaxItem,
     TaxQuote,
     TaxQuoted,
     TaxReceipt,
@@ -88,19 +87,14 @@ class PaymentActivities:
     @activity.defn
     async def register_tax(self, quote: TaxQuote) -> TaxQuoted:
         async with outside_call():
-            answer = await self._carrier.register_tax(
+            return await self._carrier.register_tax(
                 quote.vendor_code, quote.state, quote.amount_cents, key=quote.idempotency_key
             )
-        return TaxQuoted(calc_id=answer["CALCID"], tax_cents=int(answer["TAX_AMOUNT_CENTS"]))
 
     @activity.defn
     async def tax_estimate(self, query: TaxEstimateQuery) -> TaxEstimate:
         async with outside_call():
-            answer = await self._carrier.tax_quote(query.vendor_code, query.state, query.amount_cents)
-        items = [
-            TaxItem(str(item["TAX_NAME"]), int(item["TAX_AMOUNT_CENTS"])) for item in answer.get("TAX_BREAKUP", [])
-        ]
-        return TaxEstimate(int(answer["TAX_AMOUNT_CENTS"]), items)
+            return await self._carrier.tax_quote(query.vendor_code, query.state, query.amount_cents)
 
     @activity.defn
     async def load_tax(self, calc_id: str) -> TaxReceipt:
@@ -113,15 +107,10 @@ class PaymentActivities:
     @activity.defn
     async def collect_tax(self, collect: TaxCollect) -> TaxReceipt:
         async with outside_call():
-            answer = await self._carrier.collect_tax(
+            reference, words = await self._carrier.collect_tax(
                 collect.vendor_code, collect.calc_id, collect.iccid, collect.status, key=collect.key or None
             )
-        return TaxReceipt(
-            collect.calc_id,
-            CARRIER_STATUS[collect.status],
-            str(answer["REFERENCENUMBER"]),
-            str(answer.get("DESCRIPTION", "")),
-        )
+        return TaxReceipt(collect.calc_id, CARRIER_STATUS[collect.status], reference, words)
 
     @activity.defn
     async def record_tax(self, receipt: TaxReceipt, iccid: str) -> None:

@@ -1,16 +1,28 @@
-"""What every outside HTTP system shares: timeouts, the down/rejected split, idempotency headers."""
+"""What every outside HTTP system shares: timeouts, the down/rejected split, idempotency headers, and typed
+bodies both ways (the wire's own names stay here; callers get the models of models.messages)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 import httpx
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 TIMEOUT = httpx.Timeout(10.0, connect=3.0)
 
 
+class Wire(BaseModel):
+    """A body as the outside system spells it; what it adds that Lineup does not read is ignored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+W = TypeVar("W", bound=Wire)
+
+
 class Unavailable(Exception):
-    """The system did not answer usefully (connection error, timeout, 5xx): worth retrying."""
+    """The system did not answer usefully (connection error, timeout, 5xx, an answer it should not give):
+    worth retrying."""
 
     def __init__(self, system: str, reason: str) -> None:
         super().__init__(f"{system} is unavailable: {reason}")
@@ -26,7 +38,7 @@ class Rejected(Exception):
 
 
 class JsonService:
-    """POSTs JSON to one base URL and maps transport failures to Unavailable."""
+    """POSTs JSON to one base URL and reads the answer as a typed body; transport failures are Unavailable."""
 
     system = "service"
 
@@ -34,10 +46,24 @@ class JsonService:
         self._base = base_url.rstrip("/")
         self._client = client or httpx.AsyncClient(timeout=TIMEOUT)
 
-    async def post(self, path: str, body: dict[str, Any], *, key: str | None = None) -> dict[str, Any]:
+    async def post(self, path: str, body: Wire, reply: type[W], *, key: str | None = None) -> W:
+        return self.read(path, await self.send(path, body, key=key), reply)
+
+    def read(self, path: str, content: bytes, reply: type[W]) -> W:
+        """An answer as `reply`; one without what it must carry is as useless as no answer: retried like an
+        outage."""
+        try:
+            return reply.model_validate_json(content)
+        except ValidationError:
+            raise Unavailable(self.system, f"answer of {path} not understood") from None
+
+    async def send(self, path: str, body: Wire, *, key: str | None = None) -> bytes:
+        """The answer's body, once the system answered (Unavailable when it did not, Rejected for a 4xx)."""
         headers = {"Idempotency-Key": key} if key else {}
         try:
-            response = await self._client.post(f"{self._base}{path}", json=body, headers=headers)
+            response = await self._client.post(
+                f"{self._base}{path}", content=body.model_dump_json(), headers=headers | JSON
+            )
         except httpx.HTTPError as exc:
             raise Unavailable(self.system, type(exc).__name__) from None
         if response.status_code >= 500:
@@ -45,8 +71,10 @@ class JsonService:
         if response.status_code >= 400:
             # Our request was wrong: a bug, not an outage; retrying cannot help.
             raise Rejected(str(response.status_code), f"{self.system} refused the request")
-        answer: dict[str, Any] = response.json()
-        return answer
+        return response.content
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+JSON = {"Content-Type": "application/json"}

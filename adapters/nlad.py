@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from adapters.http import JsonService, Wire
 
-from adapters.http import JsonService, Unavailable
+
+class _Subject(Wire):
+    first_name: str
+    middle_name: str | None = None
+    last_name: str
+    dob: str
+    address_one: str
+    address_two: str | None = None
+    city: str
+    state: str
+    zip_code: str
+    ssn4: str
+
+
+class _Result(Wire):
+    result: str
 
 
 class NladClient(JsonService):
     system = "NLAD"
 
-    async def etc_check(self, subject: dict[str, Any]) -> str:
-        """NLAD's answer for the subscriber (SUBSCRIBER_NOT_FOUND, TPIV_FAIL_DOB, …), passed on as it is."""
-        answer = await self.post("/etc-check", subject)
-        result = answer.get("result")
-        if not isinstance(result, str) or not result:
-            # An answer without a result is as useless as no answer: retried like an outage.
-            raise Unavailable(self.system, "answer without a result")
-        return result
+    async def etc_check(self, subject: dict[str, str]) -> str:
+        """NLAD's answer for the subscriber (SUBSCRIBER_NOT_FOUND, TPIV_FAIL_DOB, …), passed on as it is; an
+        answer without a result is as useless as no answer, and retried like an outage."""
+        answer = await self.post("/etc-check", _Subject.model_validate(subject), _Result)
+        return answer.result

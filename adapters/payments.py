@@ -5,9 +5,8 @@ it need no card data: the payment guard's activity does those."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from adapters.http import JsonService
+from adapters.http import JsonService, Wire
 
 
 @dataclass(frozen=True)
@@ -33,31 +32,64 @@ class Card:
         return f"Card(****{self.number[-4:]})"
 
 
+class _Charge(Wire):
+    status: str
+    reason: str | None = None
+    transaction_id: str | None = None
+    payment_token: str | None = None
+    brand: str | None = None
+    last4: str | None = None
+
+    def charge(self) -> Charge:
+        if self.status != "approved":
+            return Charge(approved=False, reason=self.reason or self.status or "declined")
+        return Charge(
+            approved=True,
+            transaction_id=self.transaction_id,
+            payment_token=self.payment_token,
+            brand=self.brand,
+            last4=self.last4,
+        )
+
+
+class _CardCharge(Wire):
+    card_number: str
+    exp_month: str
+    exp_year: str
+    cvv: str
+    name_on_card: str
+    amount_cents: int
+    zip: str
+
+    def __repr__(self) -> str:
+        return "_CardCharge(…)"
+
+
+class _ChargeKey(Wire):
+    key: str
+
+
 class PaymentGateway(JsonService):
     system = "The payment gateway"
 
     async def charge(self, card: Card, amount_cents: int, *, key: str) -> Charge:
-        body = {
-            "card_number": card.number, "exp_month": card.exp_month, "exp_year": card.exp_year, "cvv": card.cvv,
-            "name_on_card": card.name, "amount_cents": amount_cents, "zip": card.zip,
-        }  # fmt: skip
-        return _charge_of(await self.post("/charges", body, key=key))
+        body = _CardCharge(
+            card_number=card.number,
+            exp_month=card.exp_month,
+            exp_year=card.exp_year,
+            cvv=card.cvv,
+            name_on_card=card.name,
+            amount_cents=amount_cents,
+            zip=card.zip,
+        )
+        return (await self.post("/charges", body, _Charge, key=key)).charge()
 
     async def lookup(self, key: str) -> Charge | None:
         """What became of the charge made with `key`; None when the gateway never saw it."""
-        answer = await self.post("/charges/lookup", {"key": key})
-        return None if answer.get("status") == "unknown" else _charge_of(answer)
+        answer = await self.post("/charges/lookup", _ChargeKey(key=key), _Charge)
+        return None if answer.status == "unknown" else answer.charge()
 
     async def void(self, key: str) -> Charge | None:
         """Gives an approved charge back (a repeat changes nothing); None when the gateway never saw it."""
-        answer = await self.post("/charges/void", {"key": key})
-        return None if answer.get("status") == "unknown" else _charge_of(answer)
-
-
-def _charge_of(answer: dict[str, Any]) -> Charge:
-    if answer.get("status") != "approved":
-        return Charge(approved=False, reason=str(answer.get("reason") or answer.get("status", "declined")))
-    return Charge(
-        approved=True, transaction_id=answer["transaction_id"], payment_token=answer["payment_token"],
-        brand=answer["brand"], last4=answer["last4"],
-    )  # fmt: skip
+        answer = await self.post("/charges/void", _ChargeKey(key=key), _Charge)
+        return None if answer.status == "unknown" else answer.charge()

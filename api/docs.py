@@ -6,20 +6,33 @@ from __future__ import annotations
 from pathlib import Path
 
 import fastapi_offline
+import pydantic_core
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import JsonValue
 
 ASSETS = Path(fastapi_offline.__file__).parent / "static"
 # Swagger UI's validator badge would fetch an image from validator.swagger.io: off, like any other remote call.
 SWAGGER_PARAMETERS = {"validatorUrl": None}
 
 
-def install(app: FastAPI, *, base_path: str) -> None:
+def install(app: FastAPI, *, base_path: str, document: dict[str, JsonValue]) -> None:
+    """`/openapi.json` (the document api.openapi built), `/docs` and `/redoc`."""
     assets = f"{base_path}/docs-assets"
     openapi_url = f"{base_path}/openapi.json"
     app.mount(assets, StaticFiles(directory=ASSETS), name="docs-assets")
+    body = pydantic_core.to_json(document)
+
+    def described() -> dict[str, JsonValue]:
+        return document
+
+    app.openapi = described  # type: ignore[method-assign]  # app.openapi() answers the document too
+
+    @app.get(openapi_url, include_in_schema=False)
+    async def openapi_json() -> Response:
+        return Response(body, media_type="application/json")
 
     @app.get(f"{base_path}/docs", include_in_schema=False)
     async def swagger_ui() -> HTMLResponse:

@@ -1,16 +1,19 @@
-"""Turns an Envelope into the HTTP response, in the legacy (always 200) or rest status mode."""
+"""Turns an Envelope into the HTTP response, in the legacy (always 200) or rest status mode: the only way an
+answer leaves the API."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
-from fastapi import Request
-from fastapi.responses import JSONResponse
+import pydantic_core
+from starlette.responses import Response
 
+from api.facts import Facts
 from models.envelope import Envelope, MsgCode
-from models.settings import Settings
+from models.errors import LineupError
+from models.settings import ApiSettings
 
-UNSET: Any = object()
+JSON = "application/json"
 
 # Status per code in `rest` mode; an error may name its own (405, 409, 413, 502, …).
 REST_STATUS: dict[MsgCode, int] = {
@@ -30,32 +33,29 @@ REST_STATUS: dict[MsgCode, int] = {
 }
 
 
-def render(
-    settings: Settings, state: dict[str, Any], envelope: Envelope, *, rest_status: int | None = None
-) -> JSONResponse:
-    """The only way a response leaves the API: adds the fresh token and the echoed transaction id.
-
-    `state` is the request's scope state, so middleware and route handlers render alike."""
-    if envelope.token is None:
-        # A RESTAPI001 answer carries "" (decisions.md); otherwise the token minted at the token check.
-        envelope.token = "" if envelope.msg_code is MsgCode.TOKEN else state.get("fresh_token")
-    envelope.external_transaction_id = state.get("external_transaction_id")
-    state["msg_code"] = envelope.msg_code.value
-    status = rest_status or REST_STATUS[envelope.msg_code]
-    if settings.api.http_status == "legacy" and status != 500:
-        status = 200
-    return JSONResponse(envelope.body(), status_code=status)
+def status_of(settings: ApiSettings, code: MsgCode, rest_status: int | None = None) -> int:
+    status = rest_status or REST_STATUS[code]
+    return 200 if settings.http_status == "legacy" and status != 500 else status
 
 
-def respond(request: Request, envelope: Envelope, *, rest_status: int | None = None) -> JSONResponse:
-    return render(request.app.state.settings, request.scope.setdefault("state", {}), envelope, rest_status=rest_status)
+def render(settings: ApiSettings, facts: Facts, envelope: Envelope, *, rest_status: int | None = None) -> Response:
+    """Adds the token the answer carries (a RESTAPI001 answer carries "", decisions.md) and the echoed
+    transaction id, records the outcome in the request's facts, and serializes once."""
+    token = envelope.token
+    if token is None:
+        token = "" if envelope.msg_code is MsgCode.TOKEN else facts.fresh_token
+    envelope = replace(envelope, token=token, external_transaction_id=facts.external_transaction_id)
+    facts.msg_code = envelope.msg_code.value
+    facts.status = status_of(settings, envelope.msg_code, rest_status)
+    return Response(pydantic_core.to_json(envelope.body()), status_code=facts.status, media_type=JSON)
 
 
-def success(request: Request, data: Any = UNSET, *, msg: str = "Success") -> JSONResponse:
-    envelope = Envelope(msg_code=MsgCode.SUCCESS, msg=msg)
-    if data is not UNSET:
-        envelope.data = data
-    return respond(request, envelope)
+def refusal(error: LineupError) -> Envelope:
+    """A LineupError as the envelope says it (with the data it shows beside it, when it has any)."""
+    envelope = Envelope(msg_code=error.code, msg=error.msg, errors=error.errors)
+    if error.data is not None:
+        envelope = replace(envelope, data=pydantic_core.to_jsonable_python(error.data))
+    return envelope
 
 
 def failure(msg: str, *errors: str) -> Envelope:

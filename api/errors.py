@@ -1,93 +1,95 @@
-"""The handlers that turn every failure (LineupError, validation, Starlette's own, a database outage) into the
-envelope."""
+"""The handlers that turn every failure outside the dispatcher (Starlette's 404 and 405, a body refused, a form
+that does not validate, a LineupError of /authenticate, a database outage) into the envelope, or into the
+console's own page on the console's paths."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
 from sqlalchemy import exc as sql
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
 
 from api.console.pages import problem
 from api.console.session import console_path
-from api.envelope import respond
-from api.messages import describe
-from api.middleware import BodyTooLarge
-from models.envelope import Envelope, MsgCode
+from api.edge import BodyRefused
+from api.envelope import refusal, render
+from api.facts import facts_of
+from api.problems import describe
+from models.envelope import MsgCode
 from models.errors import LineupError, refuse
 from persistence.errors import database_unavailable
-from services.authenticate import INVALID
 
 log = logging.getLogger("lineup.access")
 DATABASE_DOWN = "The database is unavailable, please try again later"
+Handler = Callable[[Request, Exception], Awaitable[Response]]
 
 
-async def on_lineup_error(request: Request, exc: Exception) -> JSONResponse:
+def answer(request: Request, error: LineupError) -> Response:
+    settings = request.app.state.resources.settings.api
+    return render(settings, facts_of(request), refusal(error), rest_status=error.rest_status)
+
+
+async def on_lineup_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, LineupError)
-    envelope = Envelope(msg_code=exc.code, msg=exc.msg, errors=exc.errors)
-    return respond(request, envelope, rest_status=exc.rest_status)
+    return answer(request, exc)
 
 
-MOST_ERRORS = 50  # one answer names at most this many problems: a body of 100,000 bad items is one answer
-
-
-async def on_invalid_request(request: Request, exc: Exception) -> JSONResponse:
+async def on_invalid_request(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    messages = capped(list(dict.fromkeys(message for problem in exc.errors() for message in describe(problem))))
-    if getattr(request.scope.get("route"), "name", None) == "authenticate":
-        # A credential that cannot be right (too long, not text) is answered as a wrong one.
-        return await on_lineup_error(request, LineupError(MsgCode.TOKEN, INVALID, messages, rest_status=401))
-    return await on_lineup_error(request, refuse(*messages))
+    found = dict.fromkeys(message for issue in exc.errors() for message in describe(dict(issue)))
+    return answer(request, refuse(*found))
 
 
-def capped(messages: list[str]) -> list[str]:
-    if len(messages) <= MOST_ERRORS:
-        return messages
-    return [*messages[:MOST_ERRORS], f"… and {len(messages) - MOST_ERRORS:,} more problems"]
+async def on_body_refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BodyRefused)
+    if request.url.path.startswith(console_path(request)):
+        return problem(request, exc.status, "The request was refused", str(exc))
+    return answer(request, refuse(str(exc), rest_status=exc.status))
 
 
-async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+async def on_http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own 404/405 become module and method errors, in the order decisions.md gives."""
     assert isinstance(exc, StarletteHTTPException)
     if request.method != "POST" or exc.status_code == 405:
         error = LineupError(MsgCode.TOKEN, "Invalid Access!!", rest_status=405)
     elif exc.status_code == 404:
-        root = request.url.path.rstrip("/") == request.app.state.settings.api.base_path.rstrip("/")
+        root = request.url.path.rstrip("/") == request.app.state.resources.settings.api.base_path.rstrip("/")
         error = (
             LineupError(MsgCode.MODULE_REQUIRED, "Module required")
             if root
             else LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
         )
-    elif isinstance(exc.__cause__, BodyTooLarge):
-        error = refuse(str(exc.__cause__), rest_status=413)
     else:
         error = refuse(str(exc.detail), rest_status=exc.status_code)
-    return await on_lineup_error(request, error)
+    return answer(request, error)
 
 
 async def on_database_error(request: Request, exc: Exception) -> Response:
     """A database that cannot be reached is an outage, answered as Temporal's and the carrier's are (503 in
     `rest` mode; the support console's pages say it in a page of their own); any other database error is a
-    bug, left to the last-resort 500 (api.middleware)."""
+    bug, left to the last-resort 500 (api.edge)."""
     if not database_unavailable(exc):
         raise exc
-    log.warning("database unavailable: %s", exc, extra={"request_id": request.state.request_id})
-    request.state.database_down = True  # no audit row: writing one would wait on the same outage
+    facts = facts_of(request)
+    log.warning("database unavailable: %s", exc, extra={"request_id": facts.request_id})
+    facts.database_down = True  # no audit row: writing one would wait on the same outage
+    facts.fresh_token = None  # the claim and the next token were not stored
     if request.url.path.startswith(console_path(request)):
         return problem(request, 503, "The console is unavailable", DATABASE_DOWN)
-    return await on_lineup_error(request, refuse(DATABASE_DOWN, rest_status=503))
+    return answer(request, refuse(DATABASE_DOWN, rest_status=503))
 
 
 def install(app: FastAPI) -> None:
-    handlers: dict[Any, Any] = {
+    handlers: dict[type[Exception], Handler] = {
         LineupError: on_lineup_error,
         RequestValidationError: on_invalid_request,
         StarletteHTTPException: on_http_error,
+        BodyRefused: on_body_refused,
         # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
         sql.DBAPIError: on_database_error,
         sql.TimeoutError: on_database_error,

@@ -1,4 +1,6 @@
-"""create_app(): lifespan (engine, Temporal client), routers, envelope handlers, body limit."""
+"""create_app(): the lifespan (database, Temporal client, cipher, payment gateway), one route per action group
+served by the dispatcher, /authenticate, the probes, the support console, the docs, the envelope's error
+handlers and the edge middleware."""
 
 from __future__ import annotations
 
@@ -6,45 +8,29 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from opentelemetry.sdk.trace import TracerProvider
+from starlette.routing import Route
 from temporalio.client import Client
 
 from adapters.payments import PaymentGateway
-from api import docs, errors, openapi
+from api import docs, errors, openapi, probes
+from api.authenticate import authenticate
 from api.console import routes as console
-from api.middleware import BodyDeadline, BodyLimit, RequestContext
-from api.routes import (
-    agent,
-    auth,
-    authenticate,
-    cards,
-    customer,
-    enrollment,
-    health,
-    inventory,
-    mail,
-    metrics,
-    nlad,
-    notes,
-    ops,
-    payment,
-    plan,
-    port,
-)  # fmt: skip
+from api.dispatch import endpoint
+from api.edge import Edge
 from models.crypto import cipher_for
 from models.geography import city_of_zip
 from models.settings import Settings, get_settings
 from observability.logs import configure_logging
 from observability.tracing import instrument_app, tracer_provider
 from persistence.engine import Database
+from services.catalog import CATALOG
 from services.context import Resources
 from services.temporal import TemporalLink
 
-OPERATION_ROUTERS = (
-    authenticate.router, customer.router, agent.router, payment.router, port.router, enrollment.router, plan.router,
-    ops.router, nlad.router, mail.router, inventory.router, notes.router, cards.router, auth.router,
-)  # fmt: skip
+TITLE, VERSION = "Lineup", "0.1.0"
+SUMMARY = "Prepaid wireless enrollment and account care for carrier sales channels"
 
 
 def create_app(
@@ -52,44 +38,45 @@ def create_app(
 ) -> FastAPI:
     """`temporal` and `tracing` stand in for what the settings would give (tests hand in their own)."""
     settings = settings or get_settings()
+    base = settings.api.base_path
+    db = Database.open(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         resources = Resources(
-            settings=settings, db=Database.open(settings), cipher=cipher_for(settings),
-            temporal=TemporalLink(settings, temporal), payments=PaymentGateway(settings.systems.payments_url),
-        )  # fmt: skip
+            settings=settings,
+            db=db,
+            cipher=cipher_for(settings),
+            temporal=TemporalLink(settings, temporal),
+            payments=PaymentGateway(settings.systems.payments_url),
+        )
         app.state.resources = resources
         resources.temporal.start()
         await asyncio.to_thread(city_of_zip, "")  # loads the ZIP table before the first availability call
         yield
         await resources.temporal.close()
         await resources.payments.close()
-        await resources.db.dispose()
+        await db.dispose()
 
     app = FastAPI(
-        title="Lineup",
-        version="0.1.0",
-        summary="Prepaid wireless enrollment and account care for carrier sales channels",
+        title=TITLE,
+        version=VERSION,
+        summary=SUMMARY,
         lifespan=lifespan,
-        openapi_url=f"{settings.api.base_path}/openapi.json",
+        openapi_url=None,  # api.openapi builds the document from the action declarations
         docs_url=None,  # FastAPI's pages load their assets from a CDN; api.docs serves them from here
         redoc_url=None,
-        swagger_ui_oauth2_redirect_url=None,
-        redirect_slashes=False,  # a redirect is not the envelope; RequestContext already drops a trailing slash
+        redirect_slashes=False,  # a redirect is not the envelope; the edge already drops a trailing slash
     )
     app.state.settings = settings
-    operations = APIRouter(prefix=settings.api.base_path)
-    for router in (*OPERATION_ROUTERS, health.router, metrics.router, console.router):
-        operations.include_router(router)
-    app.include_router(operations)
+    routes = [Route(f"{base}/{group}", endpoint(group), methods=["POST"]) for group in CATALOG.groups]
+    routes += [Route(f"{base}/authenticate", authenticate, methods=["POST"]), *probes.routes(base)]
+    app.router.routes.extend(routes)
+    app.include_router(console.router, prefix=base)
+    description = openapi.document(title=TITLE, version=VERSION, summary=SUMMARY, base_path=base)
+    docs.install(app, base_path=base, document=description)
     errors.install(app)
-    openapi.install(app, base_path=settings.api.base_path)
-    docs.install(app, base_path=settings.api.base_path)
-    # Added last is outermost: the request id exists before the body limit can refuse anything.
-    app.add_middleware(BodyLimit, settings=settings)
-    app.add_middleware(BodyDeadline, settings=settings)  # inside RequestContext: its answer is an envelope
-    app.add_middleware(RequestContext, settings=settings)
+    app.add_middleware(Edge, settings=settings)
     if provider := tracing or tracer_provider(
         settings.observability.otlp_endpoint, settings.observability.otlp_service_name
     ):

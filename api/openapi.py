@@ -1,88 +1,150 @@
-"""The OpenAPI document as channels see it, so a channel team can generate a client: every answer is the
-envelope (FastAPI's 422 shape goes), each action's successful answer has its `data` schema and an example,
-the `token` header is required on operations, and /authenticate's four fields are required."""
+"""The OpenAPI document as channels see it, built from the action declarations (services.catalog), so a channel
+team can generate a client: each group's path takes the request of any of its actions (told apart by
+`action`), each answer is the envelope with its action's `data` schema and an example, the `token` header is
+required on operations, and /authenticate's four fields are required."""
 
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Literal
+from typing import Literal, cast
 
-from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, JsonValue, create_model
 from pydantic.json_schema import models_json_schema
 
-from models.answers.base import Answer
-from models.answers.registry import ANSWERS
-from models.requests.catalog import ACTION_GROUP
+from models.requests.auth import AuthenticateRequest
+from models.requests.base import ActionRequest
+from services.actions import PORTAL_SOURCE, Action
+from services.catalog import CATALOG
 
-FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 REF = "#/components/schemas/{model}"
-AUTHENTICATE_FIELDS = ["vendor_id", "username", "password", "pin"]
+JsonObject = dict[str, JsonValue]
+Mode = Literal["validation", "serialization"]
+AUTHENTICATE_FIELDS: list[JsonValue] = ["vendor_id", "username", "password", "pin"]
+TOKEN_HEADER: JsonObject = {
+    "name": "token",
+    "in": "header",
+    "required": True,
+    "schema": {"type": "string"},
+    "description": "The single-use token from /authenticate, or from the previous answer",
+}
 
 
-def install(app: FastAPI, *, base_path: str = "") -> None:
-    def schema() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            document = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
-            components = document.setdefault("components", {}).setdefault("schemas", {})
-            for name in FASTAPI_VALIDATION_SCHEMAS:
-                components.pop(name, None)
-            answers = _answer_schemas()
-            if clashes := set(answers) & set(components):  # one name, two schemas: a client would get one wrong
-                raise RuntimeError(f"answer schemas named like request schemas: {sorted(clashes)}")
-            components.update(answers)
-            if "AuthenticateRequest" in components:
-                # A missing one is answered like a wrong one at run time, but a client must send all four.
-                components["AuthenticateRequest"]["required"] = AUTHENTICATE_FIELDS
-            for path, item in document["paths"].items():
-                group = path.removeprefix(base_path).strip("/")
-                for operation in item.values():
-                    _document(operation, group)
-            app.openapi_schema = document
-        return app.openapi_schema
+class Answered(BaseModel):
+    """The envelope of a successful answer; an action whose answer has `data` adds it with its model."""
 
-    app.openapi = schema  # type: ignore[method-assign]
+    msg_code: str
+    msg: str
+    token: str | None = None
+    external_transaction_id: str | None = None
 
 
-def _document(operation: dict[str, Any], group: str) -> None:
-    operation.get("responses", {}).pop("422", None)
-    for parameter in operation.get("parameters", []):
-        if parameter.get("in") == "header" and parameter.get("name") == "token":
-            # Checked first, and answered with the envelope when missing; a client must always send it.
-            parameter["required"], parameter["schema"] = True, {"type": "string"}
-    actions = [action for action, home in ACTION_GROUP.items() if home == group] or (
-        [group] if group in ANSWERS else []
-    )
-    if not actions:
-        return
-    content = operation.setdefault("responses", {}).setdefault("200", {}).setdefault("content", {})
-    content["application/json"] = {
-        "schema": {"oneOf": [{"$ref": REF.format(model=_answer_model(action).__name__)} for action in actions]},
-        "examples": {action: {"summary": action, "value": _example(action)} for action in actions},
-    }
+def answer_name(action: Action) -> str:
+    return "".join(word.capitalize() for word in action.name.split("_")) + "Answer"
 
 
 @cache
-def _answer_model(action: str) -> type[BaseModel]:
+def answer_model(action: Action) -> type[BaseModel]:
     """The envelope of `action`'s successful answer, its `data` typed."""
-    documented = ANSWERS[action]
-    name = "".join(word.capitalize() for word in action.split("_")) + "Answer"
-    if documented.shape is None:
-        return create_model(name, __base__=Answer)
-    return create_model(name, __base__=Answer, data=(documented.shape, ...))
+    if action.answer is None:
+        return create_model(answer_name(action), __base__=Answered)
+    return create_model(answer_name(action), __base__=Answered, data=(cast(type[object], action.answer), ...))
 
 
-def _answer_schemas() -> dict[str, Any]:
-    models: list[tuple[type[BaseModel], Literal["validation"]]] = [(_answer_model(a), "validation") for a in ANSWERS]
-    _, definitions = models_json_schema(models, ref_template=REF)
-    found: dict[str, Any] = definitions.get("$defs", {})
+def example(action: Action) -> JsonObject:
+    found: JsonObject = {"msg_code": "RESTAPI000", "msg": action.msg, "token": "…the next single-use token…"}
+    if action.answer is not None:
+        found["data"] = action.dump(action.example)
     return found
 
 
-def _example(action: str) -> dict[str, Any]:
-    documented = ANSWERS[action]
-    example: dict[str, Any] = {"msg_code": "RESTAPI000", "msg": documented.msg, "token": "…the next single-use token…"}
-    if documented.shape is not None:
-        example["data"] = documented.example
-    return example
+def document(*, title: str, version: str, summary: str, base_path: str) -> JsonObject:
+    models: list[tuple[type[BaseModel], Mode]] = [(found.request, "validation") for found in CATALOG.actions]
+    models += [(answer_model(found), "serialization") for found in CATALOG.actions]
+    models.append((AuthenticateRequest, "validation"))
+    _, definitions = models_json_schema(models, ref_template=REF)
+    schemas = definitions.get("$defs", {})
+    assert isinstance(schemas, dict)
+    for found in CATALOG.actions:
+        _declare_request(schemas, found)
+    authenticate = schemas[AuthenticateRequest.__name__]
+    assert isinstance(authenticate, dict)
+    authenticate["required"] = AUTHENTICATE_FIELDS  # a missing one is answered as a wrong one, but send all four
+    paths: JsonObject = {f"{base_path}/{group}": _group_path(group) for group in CATALOG.groups}
+    paths[f"{base_path}/authenticate"] = _authenticate_path()
+    paths[f"{base_path}/healthz"] = _probe("The process is up")
+    paths[f"{base_path}/readyz"] = _probe("Ready when the database answers, Temporal answers and a worker polls")
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": title, "version": version, "summary": summary},
+        "paths": paths,
+        "components": {"schemas": schemas},
+    }
+
+
+def _declare_request(schemas: JsonObject, action: Action) -> None:
+    """The request's `action` (its names) and `source` (the values its declaration accepts, checked
+    case-insensitively; LINEUP_EXTRA_SOURCES adds more at run time), so generated clients send ones that pass."""
+    schema = schemas[action.request.__name__]
+    assert isinstance(schema, dict)
+    properties = schema.setdefault("properties", {})
+    assert isinstance(properties, dict)
+    declared: list[JsonValue] = list(action.names)
+    properties["action"] = {"type": "string", "enum": declared, "title": "Action"}
+    sources: list[JsonValue] = [*sorted(action.sources | {PORTAL_SOURCE})]
+    properties["source"] = {"type": "string", "enum": sources, "title": "Source"}
+    required = [str(name) for name in cast(list[JsonValue], schema.get("required", []))]
+    names: list[JsonValue] = [*sorted({*required, "action", *(["source"] if action.source_required else [])})]
+    schema["required"] = names
+
+
+def _group_path(group: str) -> JsonObject:
+    actions = CATALOG.in_group(group)
+    requests: list[type[ActionRequest]] = list(dict.fromkeys(found.request for found in actions))
+    mapping: JsonObject = {name: REF.format(model=found.request.__name__) for found in actions for name in found.names}
+    answers: list[JsonValue] = [{"$ref": REF.format(model=answer_name(found))} for found in actions]
+    examples: JsonObject = {found.name: {"summary": found.name, "value": example(found)} for found in actions}
+    return {
+        "post": {
+            "tags": [group],
+            "operationId": group,
+            "summary": ", ".join(found.name for found in actions),
+            "description": "\n\n".join(f"**{found.name}**: {found.summary}" for found in actions),
+            "parameters": [TOKEN_HEADER],
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "oneOf": [{"$ref": REF.format(model=model.__name__)} for model in requests],
+                            "discriminator": {"propertyName": "action", "mapping": mapping},
+                        }
+                    }
+                },
+            },
+            "responses": {
+                "200": {
+                    "description": "The envelope; a refusal is the same envelope with its msg_code and errors",
+                    "content": {"application/json": {"schema": {"oneOf": answers}, "examples": examples}},
+                }
+            },
+        }
+    }
+
+
+def _authenticate_path() -> JsonObject:
+    return {
+        "post": {
+            "tags": ["authentication"],
+            "operationId": "authenticate",
+            "summary": "Checks vendor, username, password and PIN; answers a token and the session's login-log OTP",
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"$ref": REF.format(model="AuthenticateRequest")}}},
+            },
+            "responses": {"200": {"description": "The envelope with the session's first token"}},
+        }
+    }
+
+
+def _probe(summary: str) -> JsonObject:
+    return {"get": {"tags": ["health"], "summary": summary, "responses": {"200": {"description": "The envelope"}}}}

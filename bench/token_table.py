@@ -22,7 +22,7 @@ from bench.throughput import fresh_tokens
 from models.clock import utcnow
 from models.messages.support import SweepReport
 from models.tables.auth import ApiToken
-from persistence.tokens import digest
+from persistence.auth.tokens import digest
 from workflows.support import sweep_schedule_id
 
 TOKEN_ROWS = 100_000

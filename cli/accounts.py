@@ -11,9 +11,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from models.passwords import hash_secret_async
 from models.tables.agents import ROLES, Agent
 from models.tables.auth import ApiUser, Vendor
-from persistence import tokens
+from persistence.auth import tokens
+from persistence.auth.logins import close_login_entries
 from persistence.engine import Database
-from persistence.logins import close_login_entries
 
 
 class AdminError(Exception):

@@ -12,7 +12,7 @@ from models.messages.enrollment import Pacing
 from models.settings import get_settings
 from persistence.engine import Database
 from persistence.support import shown_error, waiting_lines
-from services.ops import MOST_RETRIED, ToResume, all_waiting, one_waiting, resume, waiting
+from services.support.retries import MOST_RETRIED, ToResume, all_waiting, one_waiting, resume, waiting
 from workflows.client import connect
 from workflows.search_attributes import ALL, register
 
@@ -70,7 +70,10 @@ def retry(
         if not found.lines:
             return [], 0
         client = await connect(settings)
-        return await resume(found, client=client, task_queue=settings.temporal.task_queue), found.remaining
+        resumed = await resume(
+            found, client=client, task_queue=settings.temporal.task_queue, rpc_seconds=settings.temporal.rpc_seconds
+        )
+        return resumed, found.remaining
 
     try:
         retried, remaining = asyncio.run(main())

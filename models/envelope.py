@@ -1,11 +1,11 @@
-"""The one response shape: {msg_code, msg, errors?, token?, data?}."""
+"""The one response shape: {msg_code, msg, errors?, token?, external_transaction_id?, data?}."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Any
+from dataclasses import dataclass
+from enum import Enum, StrEnum
 
-from pydantic import BaseModel
+from pydantic import JsonValue
 
 
 class MsgCode(StrEnum):
@@ -24,21 +24,33 @@ class MsgCode(StrEnum):
     ERROR = "RESTAPI110"
 
 
-class Envelope(BaseModel):
+class Omitted(Enum):
+    """The answer carries no `data` member at all (None would be sent as null)."""
+
+    DATA = "no data"
+
+
+NO_DATA = Omitted.DATA
+
+
+@dataclass(frozen=True)
+class Envelope:
     msg_code: MsgCode
     msg: str
     errors: list[str] | None = None
     token: str | None = None
-    data: Any = None
     external_transaction_id: str | None = None
+    data: JsonValue | Omitted = NO_DATA
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> dict[str, JsonValue]:
         """The JSON object sent on the wire: absent members are left out, not sent as null."""
-        out: dict[str, Any] = {"msg_code": self.msg_code.value, "msg": self.msg}
-        for key in ("errors", "token", "external_transaction_id"):
-            value = getattr(self, key)
-            if value is not None:
-                out[key] = value
-        if "data" in self.model_fields_set:
+        out: dict[str, JsonValue] = {"msg_code": self.msg_code.value, "msg": self.msg}
+        if self.errors is not None:
+            out["errors"] = list(self.errors)
+        if self.token is not None:
+            out["token"] = self.token
+        if self.external_transaction_id is not None:
+            out["external_transaction_id"] = self.external_transaction_id
+        if not isinstance(self.data, Omitted):
             out["data"] = self.data
         return out

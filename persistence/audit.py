@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import insert
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.tables.audit import AuditEntry
@@ -27,9 +28,14 @@ class AuditFacts:
 _INSERT = insert(AuditEntry)
 
 
+async def write(session: AsyncSession, facts: AuditFacts) -> None:
+    """The row, in the transaction that commits the call's work (or its own, for a call refused early)."""
+    row = asdict(facts) | {"path": facts.path[:100], "action": (facts.action or "")[:64] or None, "at": utcnow()}
+    # A Core INSERT: every call writes one, and an ORM entity would cost more than the statement.
+    await session.execute(_INSERT, row)
+
+
 async def record(uow: UnitOfWork, facts: AuditFacts) -> None:
-    """Written in the request's own session, after its answer has gone out."""
-    row = asdict(facts) | {"path": facts.path[:100], "action": facts.action or None, "at": utcnow()}
+    """Written in a transaction of its own (a call answered before the dispatcher could write it)."""
     async with uow.transaction() as session:
-        # A Core INSERT: every call writes one, and an ORM entity would cost more than the statement.
-        await session.execute(_INSERT, row)
+        await write(session, facts)

@@ -3,43 +3,62 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Protocol, TypeVar
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlalchemy.orm import Mapped
+from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from persistence.uow import UnitOfWork
 
 
-async def id_for_key(session: AsyncSession, table: Any, key: str) -> int | None:
-    """The id of the row an earlier request with this key created in `table` (a table with `id` and
-    `idempotency_key` columns), or None."""
-    found: int | None = (await session.exec(select(table.id).where(table.idempotency_key == key))).first()
+class Keyed(Protocol):
+    """A table whose rows carry the request key they were made under."""
+
+    id: int | None
+    idempotency_key: str | None
+
+
+K = TypeVar("K", bound=SQLModel)
+
+
+def _key_column(table: type[SQLModel]) -> Mapped[str | None]:
+    column: Mapped[str | None] = col(getattr(table, "idempotency_key"))  # noqa: B009 — each keyed table has it
+    return column
+
+
+async def id_for_key(session: AsyncSession, table: type[SQLModel], key: str) -> int | None:
+    """The id of the row an earlier request with this key created in `table`, or None."""
+    found: int | None = (
+        await session.exec(select(col(getattr(table, "id"))).where(_key_column(table) == key))  # noqa: B009
+    ).first()
     return found
 
 
-async def row_for_key(session: AsyncSession, table: Any, key: str) -> Any:
+async def row_for_key(session: AsyncSession, table: type[K], key: str) -> K | None:
     """The whole row an earlier request with this key created in `table`, or None."""
-    return (await session.exec(select(table).where(table.idempotency_key == key))).first()
+    return (await session.exec(select(table).where(_key_column(table) == key))).first()
 
 
 async def insert_once(
-    uow: UnitOfWork, table: Any, key: str | None, build: Callable[[AsyncSession], Awaitable[Any]]
+    uow: UnitOfWork, table: type[SQLModel], key: str | None, build: Callable[[AsyncSession], Awaitable[Keyed]]
 ) -> int | None:
     """Inserts the row `build` makes (it may refuse first), once per request key: a repeated request, or one
     racing it, answers the id of the row the first one inserted. Without a key every call inserts."""
-    try:
-        async with uow.transaction() as session:
-            if key and (done := await id_for_key(session, table, key)):
-                return done
-            row = await build(session)
+    async with uow.transaction() as session:
+        if key and (done := await id_for_key(session, table, key)):
+            return done
+        row = await build(session)
+        if key is None:
             session.add(row)
             await session.flush()
-            inserted: int | None = row.id
-            return inserted
-    except IntegrityError:
-        if key is None:  # no key to have collided on: not a repeated request
-            raise
-    async with uow.transaction() as session:  # the same request twice at once: the one that won answers
-        return await id_for_key(session, table, key)
+            return row.id
+        try:
+            # A savepoint: the same request racing in another process rolls back this insert, not the request.
+            async with session.begin_nested():
+                session.add(row)
+                await session.flush()
+            return row.id
+        except IntegrityError:
+            return await id_for_key(session, table, key)

@@ -21,7 +21,7 @@ from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from models.tables.support import ConsoleSession
 from persistence.agents import AgentRef
-from persistence.tokens import digest
+from persistence.auth.tokens import digest
 
 
 async def lines_in_status(session: AsyncSession, status: LineStatus, *, vendor_id: int, limit: int) -> list[Line]:

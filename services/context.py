@@ -1,10 +1,14 @@
-"""What every operation receives: who is calling, the request's unit of work, and the process's
-resources (settings, Temporal, the field cipher, the payment gateway). Nothing from Starlette."""
+"""What every operation receives: who is calling, the request's unit of work, and the process's resources
+(settings, Temporal, the field cipher, the payment gateway). Nothing from Starlette."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
+
+from temporalio.client import Client
 
 from adapters.payments import PaymentGateway
 from models.crypto import FieldCipher
@@ -12,7 +16,7 @@ from models.settings import Settings
 from persistence.agents import AgentRef
 from persistence.engine import Database
 from persistence.uow import UnitOfWork
-from services.temporal import TemporalLink
+from services.temporal import TemporalLink, outside_system
 
 
 @dataclass(frozen=True)
@@ -48,32 +52,71 @@ class Resources:
     payments: PaymentGateway
 
 
+@dataclass
+class TokenChain:
+    """The request's place in its session's token chain: the token its answer carries, stored when the request
+    commits, unless the request ended the session (logout)."""
+
+    fresh: str
+    ended: bool = False
+
+    def end(self) -> None:
+        """The answer's token is not stored: the session ends with this request."""
+        self.ended = True
+
+
 @dataclass(frozen=True)
 class Context:
-    """One operation call."""
+    """One operation call. Anything that waits on another system goes through `outside` or `temporal_client`,
+    which end the request's open transaction first: no connection and no lock is held while it waits."""
 
     caller: Caller
     uow: UnitOfWork
-    settings: Settings
-    cipher: FieldCipher
-    temporal: TemporalLink
-    payments: PaymentGateway
+    resources: Resources
     request_id: str
-    fresh_token: str | None = None  # the token this call's answer carries
+    chain: TokenChain | None = None  # None outside the API's token chain (the console acts as an agent)
 
-    @classmethod
-    def of(
-        cls, resources: Resources, *, caller: Caller, uow: UnitOfWork, request_id: str, fresh_token: str | None
-    ) -> Context:
-        return cls(
-            caller=caller, uow=uow, settings=resources.settings, cipher=resources.cipher,
-            temporal=resources.temporal, payments=resources.payments, request_id=request_id, fresh_token=fresh_token,
-        )  # fmt: skip
+    @property
+    def settings(self) -> Settings:
+        return self.resources.settings
+
+    @property
+    def cipher(self) -> FieldCipher:
+        return self.resources.cipher
+
+    @property
+    def fresh_token(self) -> str | None:
+        """The token this call's answer carries."""
+        return self.chain.fresh if self.chain else None
+
+    @property
+    def task_queue(self) -> str:
+        return self.settings.temporal.task_queue
+
+    async def temporal_client(self) -> Client:
+        """The Temporal client, the request's transaction released (unavailable: the upstream-down refusal)."""
+        await self.uow.release()
+        return self.resources.temporal.client()
+
+    @asynccontextmanager
+    async def outside(self, system: str, *, within: float | None = None) -> AsyncIterator[None]:
+        """A call to `system` answered within `within` seconds (default: the Temporal RPC deadline), its
+        refusal or outage turned into the envelope decisions.md gives; the request's transaction released."""
+        await self.uow.release()
+        async with outside_system(system, within=within or self.settings.temporal.rpc_seconds):
+            yield
+
+    def lookup_seconds(self) -> float:
+        """How long the API waits for a lookup: its budget, and a Temporal round trip to start and answer it."""
+        return self.settings.systems.lookup_budget_seconds + self.settings.temporal.rpc_seconds
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Reply:
+class Reply(Generic[T]):
     """An operation's answer when its message is its own, not "Success"."""
 
     msg: str
-    data: Any = None
+    data: T

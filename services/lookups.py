@@ -1,30 +1,36 @@
-"""One carrier lookup through LookupWorkflow: the activity named by its method, the answer decoded into its
-type, the carrier's refusal or outage turned into the envelope decisions.md gives."""
+"""Running a lookup a channel waits on: its typed workflow, started and answered within the lookup budget (and
+a Temporal round trip), the carrier's refusal or outage turned into the envelope decisions.md gives."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from datetime import timedelta
 
-from models.messages.lookup import Lookup
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.types import MethodAsyncSingleParam, ParamType, ReturnType, SelfType
+
 from services.context import Context
-from services.temporal import LOOKUP_SECONDS, outside_system
-from workflows.lookup import LookupWorkflow
-from workflows.policies import WORKFLOW_TASK_TIMEOUT
-
-A = TypeVar("A")
-R = TypeVar("R")
 
 
-async def carrier_lookup(
-    ctx: Context, method: Callable[[Any, A], Awaitable[R]], argument: A, *, workflow_id: str, answer: type[R]
-) -> R:
-    """Runs the LookupActivities `method` on `argument` as workflow `workflow_id` and waits for its answer."""
-    name = method.__name__  # activities keep their method's name (@activity.defn without `name`)
-    async with outside_system("The carrier", within=LOOKUP_SECONDS):
-        # By the workflow's name: the typed form would decode the answer as LookupWorkflow's `Any`.
-        found: R = await ctx.temporal.client().execute_workflow(
-            LookupWorkflow.__name__, Lookup(name, argument), id=workflow_id, task_queue=ctx.temporal.task_queue,
-            result_type=answer, task_timeout=WORKFLOW_TASK_TIMEOUT,
-        )  # fmt: skip
-    return found
+async def run_lookup(
+    ctx: Context,
+    run: MethodAsyncSingleParam[SelfType, ParamType, ReturnType],
+    argument: ParamType,
+    *,
+    workflow_id: str,
+    system: str = "The carrier",
+    shared: bool = False,
+) -> ReturnType:
+    """`shared`: the id names work a repeated request asks for again (a payment's tax registration); a run still
+    going is waited for, not refused as already started."""
+    client = await ctx.temporal_client()
+    task_timeout = timedelta(seconds=ctx.settings.temporal.workflow_task_timeout_seconds)
+    conflict = WorkflowIDConflictPolicy.USE_EXISTING if shared else WorkflowIDConflictPolicy.FAIL
+    async with ctx.outside(system, within=ctx.lookup_seconds()):
+        return await client.execute_workflow(
+            run,
+            argument,
+            id=workflow_id,
+            task_queue=ctx.task_queue,
+            task_timeout=task_timeout,
+            id_conflict_policy=conflict,
+        )

@@ -1,5 +1,5 @@
-"""`/mail`: send. The message is written to the outbox first, then a workflow delivers it through SMTP; the
-channel hears "sent" once the relay accepted it, or "queued" when the relay is down and retries go on.
+"""The mail domain: send. The message is written to the outbox first, then a workflow delivers it through SMTP;
+the channel hears "sent" once the relay accepted it, or "queued" when the relay is down and retries go on.
 agent_change_password's e-mail takes the same path (outbox_row, deliver)."""
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from temporalio.client import WorkflowFailureError, WorkflowHandle
+from temporalio.client import WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
@@ -27,8 +26,8 @@ from models.settings import Settings
 from models.statuses import MailStatus
 from models.tables.mail import MailOutbox
 from persistence.idempotency import row_for_key
-from services.context import Context
-from services.temporal import RPC_SECONDS, TemporalLink, outside_system
+from services.actions import action
+from services.context import Context, Reply
 from workflows.ids import mail_workflow_id
 from workflows.mail import MailDeliveryWorkflow
 
@@ -46,16 +45,13 @@ class Message:
     recipients: list[tuple[str, str]]  # (name, address)
 
 
-async def send(*, body: Send, ctx: Context) -> str:
-    """Queues the message once per idempotency key and waits up to LINEUP_MAIL_WAIT_SECONDS for delivery.
-    A repeated request finds the same outbox row and workflow, so it never sends a second e-mail."""
-    message = Message(
-        body.sender_name,
-        body.sender_email,
-        body.subject,
-        body.body,
-        list(zip(body.receiver_name, body.receiver_email, strict=True)),
-    )
+@action("mail", msg=SENT_MSG)
+async def send(*, body: Send, ctx: Context) -> Reply[None]:
+    """Sends an HTML e-mail to 1 to 50 recipients, once per idempotency key, waiting up to
+    LINEUP_MAIL_WAIT_SECONDS for the relay: a repeated request finds the same outbox row and workflow, so it never
+    sends a second e-mail."""
+    recipients = list(zip(body.receiver_name, body.receiver_email, strict=True))
+    message = Message(body.sender_name, body.sender_email, body.subject, body.body, recipients)
     key = mail_key(ctx.caller.vendor_code, body)
     row = outbox_row(
         key,
@@ -69,7 +65,7 @@ async def send(*, body: Send, ctx: Context) -> str:
     status = await deliver(outbox, ctx)
     if status == MailStatus.REJECTED:
         raise refuse(f"The mail relay refused the message: {outbox.last_error}")
-    return SENT_MSG if status == MailStatus.SENT else QUEUED_MSG
+    return Reply(SENT_MSG if status == MailStatus.SENT else QUEUED_MSG, None)
 
 
 def mail_key(vendor_code: str, body: Send) -> str:
@@ -92,49 +88,44 @@ def outbox_row(
     key: str, message: Message, *, vendor_id: int, agent_username: str | None, settings: Settings, cipher: FieldCipher
 ) -> MailOutbox:
     """The outbox row of a message; its content is encrypted, so no workflow history ever holds it."""
-    content: dict[str, Any] = {
-        "sender_name": message.sender_name, "sender_email": message.sender_email, "subject": message.subject,
-        "body": message.html, "recipients": [list(pair) for pair in message.recipients],
-    }  # fmt: skip
+    content: dict[str, object] = {
+        "sender_name": message.sender_name,
+        "sender_email": message.sender_email,
+        "subject": message.subject,
+        "body": message.html,
+        "recipients": [list(pair) for pair in message.recipients],
+    }
     return MailOutbox(
-        idempotency_key=key, vendor_id=vendor_id, agent_username=agent_username, message_id=message_id(key, settings),
-        content=cipher.seal(content), recipient_count=len(message.recipients),
-    )  # fmt: skip
+        idempotency_key=key,
+        vendor_id=vendor_id,
+        agent_username=agent_username,
+        message_id=message_id(key, settings),
+        content=cipher.seal(content),
+        recipient_count=len(message.recipients),
+    )
 
 
 async def _enqueue(ctx: Context, row: MailOutbox) -> MailOutbox:
     """Inserts the outbox row, or finds the one an earlier request with the same key wrote."""
-    try:
-        async with ctx.uow.transaction() as session:
-            session.add(row)
-        return row
-    except IntegrityError:
-        pass  # the same request again (or two at once): the row that won is the message
     async with ctx.uow.transaction() as session:
-        found: MailOutbox = await row_for_key(session, MailOutbox, row.idempotency_key)
-        return found
-
-
-async def start_delivery(outbox: MailOutbox, temporal: TemporalLink) -> WorkflowHandle[Any, Any] | None:
-    """Starts the message's delivery workflow; None when it already ran (the outbox row says how it ended)."""
-    assert outbox.id is not None
-    try:
-        async with outside_system("The workflow engine", within=RPC_SECONDS):
-            return await temporal.client().start_workflow(
-                MailDeliveryWorkflow.run, MailDelivery(outbox.id, outbox.idempotency_key),
-                id=mail_workflow_id(outbox.idempotency_key), task_queue=temporal.task_queue,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                # A delivery that finished is never run again: the outbox row says how it ended.
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            )  # fmt: skip
-    except WorkflowAlreadyStartedError:
-        return None
+        if (found := await row_for_key(session, MailOutbox, row.idempotency_key)) is not None:
+            return found
+        try:
+            # A savepoint: the same request racing in another process rolls back this insert, not the request.
+            async with session.begin_nested():
+                session.add(row)
+                await session.flush()
+            return row
+        except IntegrityError:
+            won = await row_for_key(session, MailOutbox, row.idempotency_key)
+            assert won is not None  # the row whose insert made ours collide
+            return won
 
 
 async def deliver(outbox: MailOutbox, ctx: Context) -> MailStatus:
     """Starts (or finds) the message's delivery and waits up to LINEUP_MAIL_WAIT_SECONDS: SENT once the relay
     accepted it, QUEUED while the relay is down (retries go on), REJECTED when it refused for good. The row is
-    refreshed, so its last_error says why."""
+    read again, so its last_error says why."""
     if outbox.status not in (MailStatus.SENT, MailStatus.REJECTED):
         await _deliver(outbox, ctx)
         async with ctx.uow.transaction() as session:
@@ -143,9 +134,21 @@ async def deliver(outbox: MailOutbox, ctx: Context) -> MailStatus:
 
 
 async def _deliver(outbox: MailOutbox, ctx: Context) -> None:
-    """Starts (or finds) the message's delivery workflow and waits for it a little."""
-    handle = await start_delivery(outbox, ctx.temporal)
-    if handle is None:
+    """Starts (or finds) the message's delivery workflow and waits for it a little; a delivery that already
+    ended is never run again (the outbox row says how it ended)."""
+    assert outbox.id is not None
+    client = await ctx.temporal_client()
+    try:
+        async with ctx.outside("The workflow engine"):
+            handle = await client.start_workflow(
+                MailDeliveryWorkflow.run,
+                MailDelivery(outbox.id, outbox.idempotency_key),
+                id=mail_workflow_id(outbox.idempotency_key),
+                task_queue=ctx.task_queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )
+    except WorkflowAlreadyStartedError:
         return
     # Still retrying (the relay is down), refused, or Temporal went away after the start: the row says which.
     with contextlib.suppress(TimeoutError, WorkflowFailureError, RPCError):

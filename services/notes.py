@@ -1,22 +1,25 @@
-"""`/notes`: add_notes."""
+"""The notes domain: add_notes."""
 
 from __future__ import annotations
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from models.answers.notes import NOTE_ADDED, NoteAdded
 from models.errors import refuse
 from models.requests.notes import AddNotes
 from models.tables.notes import Note
 from persistence.enrollment import vendor_line
 from persistence.idempotency import insert_once
+from services.actions import action
 from services.context import Context
 
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
 
 
-async def add_notes(*, body: AddNotes, ctx: Context) -> dict[str, str]:
-    """Adds the note to the customer that customer_id and enrollment_id both name; the author is the agent
-    when one was named, else the token's API user. A repeated request answers the first note's id."""
+@action("notes", agent_required=False, example=NOTE_ADDED)
+async def add_notes(*, body: AddNotes, ctx: Context) -> NoteAdded:
+    """Adds a note to the customer that customer_id and enrollment_id both name; the author is the agent when
+    one was named, else the token's API user. A repeated request answers the first note's id."""
     caller = ctx.caller
     key = caller.request_key(body.external_transaction_id)
 
@@ -26,11 +29,17 @@ async def add_notes(*, body: AddNotes, ctx: Context) -> dict[str, str]:
         if line is None or line.customer_id is None or line.customer_id != body.customer_id:
             raise refuse(NO_SUCH_CUSTOMER, rest_status=404)
         return Note(
-            idempotency_key=key, vendor_id=caller.vendor_id, enrollment_id=line.enrollment_id,
-            customer_id=line.customer_id, text=ctx.cipher.encrypt(body.customer_notes),
-            latitude=body.coordinate.latitude, longitude=body.coordinate.longitude,
-            is_activity=body.is_activity == "1", activity_type=body.activity_type,
-            agent_id=caller.agent.id if caller.agent else None, api_user_id=caller.api_user_id,
-        )  # fmt: skip
+            idempotency_key=key,
+            vendor_id=caller.vendor_id,
+            enrollment_id=line.enrollment_id,
+            customer_id=line.customer_id,
+            text=ctx.cipher.encrypt(body.customer_notes),
+            latitude=body.coordinate.latitude,
+            longitude=body.coordinate.longitude,
+            is_activity=body.is_activity == "1",
+            activity_type=body.activity_type,
+            agent_id=caller.agent.id if caller.agent else None,
+            api_user_id=caller.api_user_id,
+        )
 
-    return {"notes_id": str(await insert_once(ctx.uow, Note, key, build))}
+    return NoteAdded(notes_id=str(await insert_once(ctx.uow, Note, key, build)))

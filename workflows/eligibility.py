@@ -24,11 +24,15 @@ class NladCheckWorkflow:
     async def run(self, check: NladCheck) -> NladAnswer:
         if workflow.patched(ONE_ACTIVITY):
             return await workflow.execute_activity_method(
-                EligibilityActivities.check_and_record, check, **policies.LOOKUP
+                EligibilityActivities.check_and_record, check, **policies.lookup(check.budget_seconds)
             )
         # Before ONE_ACTIVITY (2026-11-23): replayed for checks started by an older worker.
-        answer = await workflow.execute_activity_method(EligibilityActivities.etc_check, check, **policies.LOOKUP)
+        answer = await workflow.execute_activity_method(
+            EligibilityActivities.etc_check, check, **policies.lookup(check.budget_seconds)
+        )
         # Under the same bounded budget: the channel is still waiting for the answer.
         outcome = NladOutcome(check, answer.result)
-        await workflow.execute_activity_method(EligibilityActivities.record_check, outcome, **policies.LOOKUP)
+        await workflow.execute_activity_method(
+            EligibilityActivities.record_check, outcome, **policies.lookup(check.budget_seconds)
+        )
         return answer

@@ -32,6 +32,8 @@ with workflow.unsafe.imports_passed_through():
         MarkCollected,
         PaymentGuard,
         TaxCollect,
+        TaxEstimate,
+        TaxEstimateQuery,
         TaxQuote,
         TaxQuoted,
         TaxReceipt,
@@ -93,7 +95,9 @@ class TaxCollectionWorkflow:
             # The key names this run's n-th collection: an activity retry repeats it, a new collection does not.
             key = f"tax-{self._collect.calc_id}-{workflow.info().run_id}-{self._updates}-{mark.status}"
             collect = TaxCollect(self._collect.calc_id, self._collect.vendor_code, mark.iccid, mark.status, key)
-            receipt = await workflow.execute_activity_method(PaymentActivities.collect_tax, collect, **policies.LOOKUP)
+            receipt = await workflow.execute_activity_method(
+                PaymentActivities.collect_tax, collect, **policies.lookup(mark.budget_seconds)
+            )
             await workflow.execute_local_activity_method(
                 PaymentActivities.record_tax, args=[receipt, mark.iccid], **policies.STORE
             )
@@ -114,7 +118,9 @@ class TaxCollectionWorkflow:
 class TaxQuoteWorkflow:
     @workflow.run
     async def run(self, quote: TaxQuote) -> TaxQuoted:
-        return await workflow.execute_activity_method(PaymentActivities.register_tax, quote, **policies.LOOKUP)
+        return await workflow.execute_activity_method(
+            PaymentActivities.register_tax, quote, **policies.lookup(quote.budget_seconds)
+        )
 
 
 @workflow.defn
@@ -138,3 +144,14 @@ class PaymentGuardWorkflow:
     def release(self) -> None:
         """The API recorded the gateway's answer: nothing is left to guard."""
         self._released = True
+
+
+@workflow.defn
+class TaxEstimateWorkflow:
+    """payment_details (`taxestimate-<request id>`): the tax make_payment would register, registering nothing."""
+
+    @workflow.run
+    async def run(self, query: TaxEstimateQuery) -> TaxEstimate:
+        return await workflow.execute_activity_method(
+            PaymentActivities.tax_estimate, query, **policies.lookup(query.budget_seconds)
+        )

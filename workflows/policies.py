@@ -27,17 +27,23 @@ def carrier(max_attempts: int) -> workflow.ActivityConfig:
     }
 
 
-# A lookup a channel is waiting on: about 10 s in all, then the API says the system is unavailable.
-LOOKUP: workflow.ActivityConfig = {
-    "schedule_to_close_timeout": timedelta(seconds=10),
-    "start_to_close_timeout": timedelta(seconds=4),
-    "retry_policy": RetryPolicy(
-        initial_interval=timedelta(milliseconds=300),
-        backoff_coefficient=2.0,
-        maximum_interval=timedelta(seconds=2),
-        non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
-    ),
-}
+def lookup(budget_seconds: float) -> workflow.ActivityConfig:
+    """A lookup a channel is waiting on: retried within its budget (LINEUP_LOOKUP_BUDGET_SECONDS), then the API
+    says the system is unavailable."""
+    return {
+        "schedule_to_close_timeout": timedelta(seconds=budget_seconds),
+        "start_to_close_timeout": timedelta(seconds=min(4.0, budget_seconds)),
+        "retry_policy": RetryPolicy(
+            initial_interval=timedelta(milliseconds=300),
+            backoff_coefficient=2.0,
+            maximum_interval=timedelta(seconds=2),
+            non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
+        ),
+    }
+
+
+# The default budget, for the workflows that run a lookup's policy without a budget of their own.
+LOOKUP = lookup(10.0)
 
 # Our own database, as local activities: a write costs no task round trip through the server. Retried
 # until it answers (a database outage must delay work, not lose it).

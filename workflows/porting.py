@@ -12,7 +12,15 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.porting import PortingActivities
-    from models.messages.porting import PortCorrection, PortPoll, PortResubmit, PortView, PortWatch
+    from models.messages.porting import (
+        PortCheck,
+        PortCorrection,
+        PortEligibility,
+        PortPoll,
+        PortResubmit,
+        PortView,
+        PortWatch,
+    )
     from models.statuses import TERMINAL_PORT_STATES, PortStatus
     from workflows import policies
 
@@ -87,7 +95,9 @@ class PortStatusWorkflow:
         try:
             key = f"{workflow.info().workflow_id}:resubmit:{self._corrections}"
             resubmit = PortResubmit(self._watch.enrollment_id, self._watch.vendor_code, self._watch.port_id, key)
-            view = await workflow.execute_activity_method(PortingActivities.resubmit_port, resubmit, **policies.LOOKUP)
+            view = await workflow.execute_activity_method(
+                PortingActivities.resubmit_port, resubmit, **policies.lookup(correction.budget_seconds)
+            )
             self._corrections += 1
             await self._record(view)
             return view
@@ -104,3 +114,14 @@ class PortStatusWorkflow:
     @workflow.query
     def status(self) -> PortView:
         return self._view
+
+
+@workflow.defn
+class PortValidationWorkflow:
+    """validate_portin (`portcheck-<request id>`): whether a number can come in, and from which carrier."""
+
+    @workflow.run
+    async def run(self, check: PortCheck) -> PortEligibility:
+        return await workflow.execute_activity_method(
+            PortingActivities.validate_port, check, **policies.lookup(check.budget_seconds)
+        )

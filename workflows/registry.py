@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+from workflows.devices import DeviceCheckWorkflow
 from workflows.eligibility import NladCheckWorkflow
 from workflows.enrollment.line import LineWorkflow
+from workflows.enrollment.lookups import CarrierListWorkflow, LineInquiryWorkflow
 from workflows.enrollment.order import EnrollmentWorkflow
 from workflows.lookup import LookupWorkflow
 from workflows.mail import MailDeliveryWorkflow
-from workflows.payment import PaymentGuardWorkflow, TaxCollectionWorkflow, TaxQuoteWorkflow
-from workflows.porting import PortStatusWorkflow
+from workflows.payment import PaymentGuardWorkflow, TaxCollectionWorkflow, TaxEstimateWorkflow, TaxQuoteWorkflow
+from workflows.porting import PortStatusWorkflow, PortValidationWorkflow
 from workflows.support import SweepWorkflow
 
 WORKFLOWS: list[type] = [
-    EnrollmentWorkflow, LineWorkflow, LookupWorkflow, TaxQuoteWorkflow, PortStatusWorkflow, TaxCollectionWorkflow,
-    NladCheckWorkflow, MailDeliveryWorkflow, PaymentGuardWorkflow, SweepWorkflow,
-]  # fmt: skip
+    EnrollmentWorkflow,
+    LineWorkflow,
+    LineInquiryWorkflow,
+    CarrierListWorkflow,
+    PortStatusWorkflow,
+    PortValidationWorkflow,
+    TaxQuoteWorkflow,
+    TaxEstimateWorkflow,
+    TaxCollectionWorkflow,
+    PaymentGuardWorkflow,
+    NladCheckWorkflow,
+    DeviceCheckWorkflow,
+    MailDeliveryWorkflow,
+    SweepWorkflow,
+    # Until no LookupWorkflow started by a release before the typed lookups can still run (each lives at most
+    # its lookup budget, ~10 s): docs/reliability.md, "Changing a workflow safely".
+    LookupWorkflow,
+]

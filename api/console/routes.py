@@ -15,13 +15,13 @@ from starlette.datastructures import FormData
 
 from api.console import session as cookies
 from api.console.pages import html, problem, redirect, stylesheet
-from api.context import operation_context
+from api.facts import facts_of
 from models.envelope import MsgCode
 from models.errors import LineupError
 from models.requests.support import LineAction, Search, SignIn
-from services import console
-from services.console_login import ConsoleAgent, sign_in, sign_out, signed_in
 from services.context import Context
+from services.support import console
+from services.support.sign_in import ConsoleAgent, sign_in, sign_out, signed_in
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
@@ -54,7 +54,7 @@ class SignedIn:
 
 async def current(request: Request) -> SignedIn:
     token = request.cookies.get(cookies.SESSION_COOKIE)
-    who = await signed_in(token=token, uow=request.state.uow, settings=cookies.settings_of(request))
+    who = await signed_in(token=token, uow=facts_of(request).uow, settings=cookies.settings_of(request))
     return SignedIn(who, token)
 
 
@@ -69,15 +69,17 @@ def to_sign_in(request: Request, signed: SignedIn) -> Response:
 
 
 def context_of(request: Request, who: ConsoleAgent, action: str) -> Context:
-    return operation_context(request, console.console_caller(who, action))
+    """The Context the console's actions run in: the signed-in agent, acting outside any API token chain."""
+    facts = facts_of(request)
+    return Context(console.console_caller(who, action), facts.uow, request.app.state.resources, facts.request_id)
 
 
 def audit(request: Request, who: ConsoleAgent | None, action: str, code: MsgCode) -> None:
-    """What RequestContext writes to the audit log (and counts) for this POST, as it does for `/ops`."""
-    state = request.state
-    state.action, state.msg_code = action, code.value
+    """What the edge writes to the audit log (and counts) for this POST, as it does for `/ops`."""
+    facts = facts_of(request)
+    facts.action, facts.msg_code = action, code.value
     if who is not None:
-        state.vendor_id, state.agent = who.agent.vendor_id, who.agent.username
+        facts.vendor_id, facts.agent = who.agent.vendor_id, who.agent.username
 
 
 async def text_fields(request: Request) -> dict[str, str]:
@@ -145,7 +147,7 @@ async def login(request: Request) -> Response:
         return login_form(request, status=400, error=first_problem(invalid))
     ip = request.client.host if request.client else None
     try:
-        session = await sign_in(form=form, ip=ip, uow=request.state.uow, settings=cookies.settings_of(request))
+        session = await sign_in(form=form, ip=ip, uow=facts_of(request).uow, settings=cookies.settings_of(request))
     except LineupError as refused:
         audit(request, None, "console_sign_in", refused.code)
         return login_form(request, status=refused.rest_status or 401, error=refusal(refused))
@@ -162,7 +164,7 @@ async def logout(request: Request, signed: CurrentAgent) -> Response:
         return to_sign_in(request, signed)
     if await forged(request, signed.token):
         return forbidden(request)
-    await sign_out(token=signed.token, uow=request.state.uow)
+    await sign_out(token=signed.token, uow=facts_of(request).uow)
     response = redirect(request, "/login")
     cookies.drop_cookie(request, response, cookies.SESSION_COOKIE)
     return response

@@ -7,3 +7,6 @@ from models.answers.base import Shape
 
 class SignatureSaved(Shape):
     signature_id: str
+
+
+SIGNATURE_SAVED = SignatureSaved(signature_id="12")

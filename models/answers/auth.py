@@ -7,3 +7,6 @@ from models.answers.base import Shape
 
 class Session(Shape):
     login_log_otp: str
+
+
+SESSION = Session(login_log_otp="482913")

@@ -1,10 +1,14 @@
-"""The `data` of each action's successful answer, as a schema channels can generate clients from. The
-operations build plain dicts; these models document them, and the tests validate every answer they see
-against them (tests/support/app.py), so the document cannot drift from what the API sends."""
+"""The `data` of each action's successful answer, as typed models: handlers return them, the dispatcher
+serializes them, the OpenAPI document shows their schemas, and the tests validate every answer they see
+against the action's declared model, so the document cannot drift from what the API sends."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+T = TypeVar("T")
 
 
 class Shape(BaseModel):
@@ -13,12 +17,7 @@ class Shape(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Answer(BaseModel):
-    """The envelope of a successful answer; an action whose answer has `data` adds it with its shape."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    msg_code: str
-    msg: str
-    token: str | None = None
-    external_transaction_id: str | None = None
+def omitted_when_none(default: T | None = None) -> T | None:
+    """A member the answer leaves out, rather than sending as null, when it has no value."""
+    found: T | None = Field(default=default, exclude_if=lambda value: value is None)
+    return found

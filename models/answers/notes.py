@@ -7,3 +7,6 @@ from models.answers.base import Shape
 
 class NoteAdded(Shape):
     notes_id: str
+
+
+NOTE_ADDED = NoteAdded(notes_id="31")

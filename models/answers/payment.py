@@ -1,8 +1,8 @@
-"""`data` of /payment: make_payment, payment_details, update_tax_calculation_status_plum."""
+"""`data` of the payment domain: make_payment, payment_details, update_tax_calculation_status_plum."""
 
 from __future__ import annotations
 
-from models.answers.base import Shape
+from models.answers.base import Shape, omitted_when_none
 
 
 class Payment(Shape):
@@ -17,8 +17,8 @@ class Payment(Shape):
     total_amount: str
     plan_tax: str
     transaction_no: str
-    coupon_transaction_id: str | None = None
-    card_id: str | None = None
+    coupon_transaction_id: str | None = omitted_when_none()
+    card_id: str | None = omitted_when_none()
 
 
 class TaxItem(Shape):
@@ -48,3 +48,20 @@ class TaxStatus(Shape):
     DESCRIPTION: str
     CALCID: str
     REFERENCENUMBER: str
+
+
+PAYMENT = Payment(
+    invoice_number="INV4829135671", transaction_id="ch_7Hq2Lm9Xa", calc_id="TX0482913567", amount="25.00",
+    tax_amount="1.00", order_id="1042", payment_method="CREDIT_CARD", payment_status="APPROVED",
+    total_amount="26.00", plan_tax="1.00", transaction_no="ch_7Hq2Lm9Xa", card_id="7",
+)  # fmt: skip
+DETAILS = PaymentDetailsData(
+    state="GA", total_actual_amount="25.00", total_tax="1.00", total_amount="26.00",
+    plan=DetailedPlan(
+        plan_id="102", plan_name="Everyday 5GB", plan_price="25.00",
+        tax_breakup=[TaxItem(tax_name="State sales tax", tax_amount="1.00")],
+    ),
+)  # fmt: skip
+TAX_STATUS = TaxStatus(
+    STATUSCODE="00", DESCRIPTION="Tax collected", CALCID="TX0482913567", REFERENCENUMBER="830571926403"
+)

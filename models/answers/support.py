@@ -25,3 +25,12 @@ class RetriedAll(Shape):
 
     retried: list[str]
     remaining: int
+
+
+STUCK = [
+    StuckLine(
+        enrollment_id="EA7KQ2M4XZP9R3TBWVC", parent_enrollment_id="EA7KQ2M4XZP9R3TBWVC", status="STUCK",
+        last_error="The carrier is unavailable", since="2026-11-22T10:15:02+00:00",
+    )
+]  # fmt: skip
+RETRIED = Retried(enrollment_id="EA7KQ2M4XZP9R3TBWVC", status="RETRYING")

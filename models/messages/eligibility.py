@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.messages.lookups import Budget
+
 
 @dataclass(frozen=True)
-class NladCheck:
+class NladCheck(Budget):
     """Input of NladCheckWorkflow. The subject (names, SSN4, birth date, address) travels sealed with the
     field cipher, so history shows ciphertext only and no SSN or birth date is written to our database."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from models.messages.lookups import Budget
 from models.settings import Settings
 from models.statuses import LineStatus
 
@@ -162,13 +163,36 @@ LINE_PROGRESS_SIGNAL = "line_progress"
 
 
 @dataclass(frozen=True)
-class InquiryRequest:
+class InquiryRequest(Budget):
     enrollment_id: str
     vendor_code: str
     line_inquiry: bool = True
     balance_inquiry: bool = True
     query_sim_info: bool = False
     subscriber_status: bool = False
+
+
+@dataclass(frozen=True)
+class LineInquiryAnswer:
+    """The carrier's answer about a line, whatever its status code (a 909 passes through to the channel)."""
+
+    status_code: str
+    description: str
+    mdn: str = ""
+    esn: str | None = None
+    sim_number: str | None = None
+    ban: str = ""
+    esn_status: str = ""
+    account_status: str = ""
+    talk_balance: float = 0
+    sms_balance: float = 0
+    data_balance: float = 0
+    reference_number: str = ""
+
+
+@dataclass(frozen=True)
+class CarrierListQuery(Budget):
+    vendor_code: str
 
 
 @dataclass(frozen=True)

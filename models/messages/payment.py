@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from models.messages.lookups import Budget
 from models.statuses import TaxStatus
 
 
@@ -25,7 +26,7 @@ def charge_key(idempotency_key: str, attempt: int) -> str:
 
 
 @dataclass(frozen=True)
-class TaxQuote:
+class TaxQuote(Budget):
     """Registers an order's tax calculation with the carrier (pending collection)."""
 
     idempotency_key: str
@@ -50,7 +51,7 @@ class CollectTax:
 
 
 @dataclass(frozen=True)
-class MarkCollected:
+class MarkCollected(Budget):
     iccid: str
     status: str  # temporary | final
 
@@ -79,7 +80,7 @@ class TaxItem:
 
 
 @dataclass(frozen=True)
-class TaxEstimateQuery:
+class TaxEstimateQuery(Budget):
     vendor_code: str
     state: str
     amount_cents: int

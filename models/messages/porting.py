@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.messages.lookups import Budget
+
 
 @dataclass(frozen=True)
 class PortWatch:
@@ -44,7 +46,7 @@ class PortPoll:
 
 
 @dataclass(frozen=True)
-class PortCorrection:
+class PortCorrection(Budget):
     """update_portin's corrections are already stored (encrypted) with the port; this says resubmit."""
 
     enrollment_id: str
@@ -60,7 +62,7 @@ class PortResubmit:
 
 
 @dataclass(frozen=True)
-class PortCheck:
+class PortCheck(Budget):
     vendor_code: str
     port_number: str
     zip_code: str | None = None

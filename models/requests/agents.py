@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from models.images import SignatureImage
@@ -14,7 +12,6 @@ from models.types import Alnum, IpAddress, Latitude, Longitude, Numeric, Otp, Te
 class UpdateLocationCoordinate(ActionRequest):
     """Records where an agent is, optionally against the login-log entry of this session."""
 
-    action: Literal["update_location_coordinate"]
     username: Text100 = Field(examples=["demo.agent"])
     latitude: Latitude = Field(examples=["33.7490"])
     longitude: Longitude = Field(examples=["-84.3880"])
@@ -25,7 +22,6 @@ class UpdateLocationCoordinate(ActionRequest):
 class SaveSignature(ActionRequest):
     """Stores the acting agent's signature image, optionally for one enrollment; answers its id."""
 
-    action: Literal["save_signature"]
     signature: SignatureImage
     enroll_id: Alnum | None = None
 
@@ -36,10 +32,6 @@ class SaveSignature(ActionRequest):
 class CheckSignature(ActionRequest):
     """Confirms a signature is on file, under one of the vendor's open login-log entries."""
 
-    action: Literal["check_signature"]
     enroll_id: Alnum | None = None
     signature_id: Numeric | None = Field(default=None, examples=["12"])
     login_log_otp: Otp = Field(examples=["123456"])
-
-
-AgentAction = UpdateLocationCoordinate | CheckSignature | SaveSignature

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.images import ProofImage
-from models.requests.base import ALL_SOURCES, VOICE_SOURCES, ActionRequest
+from models.requests.base import ActionRequest
 from models.requests.location import Coordinate
 from models.requests.wellformed import WellFormedText
 from models.types import Latitude, Longitude, Raw32, Raw100, Raw128
@@ -17,9 +15,6 @@ from models.types import Latitude, Longitude, Raw32, Raw100, Raw128
 class AgentChangePassword(ActionRequest):
     """Three proof images and where the agent is; a new password is generated and e-mailed to the agent."""
 
-    SOURCES = VOICE_SOURCES
-
-    action: Literal["agent_change_password"]
     worksite_proof: ProofImage
     table_proof: ProofImage
     agent_change_password: ProofImage
@@ -49,15 +44,6 @@ class AgentChangePassword(ActionRequest):
 class Logout(ActionRequest):
     """Ends the session the token belongs to (extension): its login-log OTP closes and its tokens, the one of
     this answer included, stop working. Needs nothing but the token."""
-
-    SOURCES = ALL_SOURCES
-    SOURCE_REQUIRED = False
-    AGENT_REQUIRED = False
-
-    action: Literal["logout"]
-
-
-AuthAction = AgentChangePassword | Logout
 
 
 class AuthenticateRequest(WellFormedText):

@@ -1,41 +1,18 @@
-"""What every action request carries, and the per-action rules the dispatcher enforces."""
+"""What every action request carries (section 2.1 and the envelope extensions). The action's own rules
+(sources, role, whether an agent must be named) are its declaration's (services.actions)."""
 
 from __future__ import annotations
-
-from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field
 
 from models.requests.optional import BlankIsAbsent
 from models.types import NumOrStr, Raw128, Text32, Text64, TransactionId
 
-CORE_SOURCES = frozenset({"API", "TABLET", "WEBSITE"})
-WEB_SOURCES = frozenset({"API", "WEBSITE"})
-VOICE_SOURCES = CORE_SOURCES | {"IVR"}
-ALL_SOURCES = VOICE_SOURCES | {"CSR"}
-PORTAL_SOURCE = "ENROLLMENT_PORTAL"  # Lineup's own portal, accepted on every operation
-
-
-def _document_sources(schema: dict[str, Any], model: type[Any]) -> None:
-    """The schema names the action's sources, so generated clients (and fuzzers) send one that passes.
-    Checked case-insensitively, and LINEUP_EXTRA_SOURCES adds more at run time."""
-    sources: frozenset[str] = getattr(model, "SOURCES", frozenset())
-    if "source" in schema.get("properties", {}) and sources:
-        enum = sorted(sources | {PORTAL_SOURCE})
-        schema["properties"]["source"] = {"type": "string", "enum": enum, "title": "Source"}
-        if getattr(model, "SOURCE_REQUIRED", False):
-            schema["required"] = sorted({*schema.get("required", []), "source"})
-
 
 class ActionRequest(BlankIsAbsent):
-    """Fields of section 2.1 plus the envelope extensions; unknown fields are ignored, as the original does."""
+    """Unknown fields are ignored, as the original does; `action` itself was resolved before the model is."""
 
-    model_config = ConfigDict(extra="ignore", json_schema_extra=_document_sources)
-
-    SOURCES: ClassVar[frozenset[str]] = CORE_SOURCES
-    SOURCE_REQUIRED: ClassVar[bool] = True
-    AGENT_REQUIRED: ClassVar[bool] = True
-    ROLE: ClassVar[str | None] = None
+    model_config = ConfigDict(extra="ignore")
 
     source: Text32 | None = Field(default=None, examples=["API"])
     agent_id: NumOrStr | None = Field(default=None, examples=["demo.agent"])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from models.requests.base import ActionRequest
@@ -13,9 +11,6 @@ from models.types import Alnum, Numeric, Secret, Text32, Text254
 class SavedCardList(ActionRequest):
     """A customer's saved cards, masked; the customer logs in with the line's e-mail and password."""
 
-    AGENT_REQUIRED = False
-
-    action: Literal["saved_card_list"]
     vendor_id: Text32 | None = Field(default=None, examples=["DEMO"])
     enrollment_id: Alnum
     username: Text254 = Field(examples=["pat@example.com"])
@@ -24,6 +19,3 @@ class SavedCardList(ActionRequest):
 
     def __repr__(self) -> str:  # never the password
         return f"SavedCardList(enrollment_id={self.enrollment_id!r}, card_id={self.card_id!r})"
-
-
-CardsAction = SavedCardList

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from models.requests.base import ALL_SOURCES, ActionRequest
+from models.requests.base import ActionRequest
 from models.types import AddressLine, Alnum, City, PastDate, PersonName, Ssn4, State, YesNo, Zip5, Zip5to8
 
 
 class NladEtcCheck(ActionRequest):
     """Asks the national eligibility database about a subscriber; its answer is returned as it is."""
 
-    action: Literal["nlad_etc_check"]
     ssn: Ssn4
     first_name: PersonName
     middle_name: PersonName | None = None
@@ -32,11 +29,4 @@ class NladEtcCheck(ActionRequest):
 class TpivListing(ActionRequest):
     """The identity-verification failures recorded for a ZIP (5 to 8 digits, decisions.md)."""
 
-    SOURCES = ALL_SOURCES
-    SOURCE_REQUIRED = False
-
-    action: Literal["tpiv_listing"]
     zip_code: Zip5to8
-
-
-NladAction = NladEtcCheck | TpivListing

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from models.requests.base import WEB_SOURCES, ActionRequest
+from models.requests.base import ActionRequest
 from models.requests.conditional import ConditionalFields, sent
 from models.requests.optional import BlankIsAbsent
 from models.types import (
@@ -41,7 +41,6 @@ from models.types import (
 class CheckServiceAvailability(ActionRequest):
     """Issues a new, unused enrollment id for a ZIP the service covers."""
 
-    action: Literal["check_service_availability"]
     zip_code: Zip5
     enrollment_type: Literal["NON_LIFELINE"] = "NON_LIFELINE"
     is_enrollment: Literal["Y"] | None = None
@@ -50,19 +49,12 @@ class CheckServiceAvailability(ActionRequest):
 class PlanList(ActionRequest):
     """The plans a channel can sell, optionally one plan or the plans sold in a ZIP's state."""
 
-    action: Literal["plan_list"]
     zip_code: Zip5 | None = None
     plan_id: Numeric | None = None
 
 
 class CompanyCarrierList(ActionRequest):
     """The carriers the company sells on, with the carrier's numeric ids (query_portin takes either)."""
-
-    action: Literal["company_carrier_list"]
-
-
-EnrollmentAction = CheckServiceAvailability | CompanyCarrierList
-PlanAction = PlanList
 
 
 MOST_LINES = 100
@@ -160,11 +152,6 @@ class LineRequest(BlankIsAbsent, ConditionalFields):
 class CreateMultiline(ActionRequest):
     """Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines)."""
 
-    SOURCES = WEB_SOURCES
-
-    action: Literal[
-        "create_customer_prepaid_multiline", "add_line_nonlifeline_customer", "create_prepaid_postpaid_customer_v2"
-    ]
     # Bounded before a single line is validated (a 100,000-line body is one cheap refusal); the deployment's
     # own LINEUP_MAX_LINES, at most this, is checked by the operation.
     lines: list[LineRequest] = Field(min_length=1, max_length=MOST_LINES)
@@ -209,9 +196,6 @@ def _holder(lines: list[Any]) -> str | None:
 class LineInquiry(ActionRequest):
     """Asks the carrier about a line; each flag selects part of the answer."""
 
-    SOURCES = WEB_SOURCES
-
-    action: Literal["line_inquiry"]
     enrollment_id: Alnum
     line_inquiry: YesNo | None = None
     balance_inquiry: YesNo | None = None
@@ -226,9 +210,6 @@ class LineInquiry(ActionRequest):
 class ActivateLine(ActionRequest):
     """Activates a line created with activation_later=Y; a new SIM (esn or uiccid) may replace the attached one."""
 
-    SOURCES = WEB_SOURCES
-
-    action: Literal["activate_line"]
     enrollment_id: Alnum
     esn: Esn | None = None
     uiccid: Iccid | None = None
@@ -243,9 +224,6 @@ class ActivateLine(ActionRequest):
 class CustomerInfo(ActionRequest):
     """A customer of the calling vendor and the lines of its account, by enrollment id or customer id."""
 
-    SOURCES = WEB_SOURCES
-
-    action: Literal["customer_info"]
     enrollment_id: Alnum | None = None
     customer_id: Numeric | None = None
 
@@ -254,6 +232,3 @@ class CustomerInfo(ActionRequest):
         if self.enrollment_id is None and self.customer_id is None:
             raise PydanticCustomError("rule", "Please enter either Customer ID or Enrollment ID")
         return self
-
-
-CustomerAction = CreateMultiline | LineInquiry | ActivateLine | CustomerInfo

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import ValidationInfo, field_validator
 
 from models.requests.base import ActionRequest
@@ -14,7 +12,6 @@ from models.types import Email, Emails, HeaderName, HeaderNames, HtmlBody, Subje
 class Send(ActionRequest):
     """An HTML e-mail to 1 to 50 recipients; names and subject are single lines (no header injection)."""
 
-    action: Literal["send"]
     sender_name: HeaderName
     sender_email: Email
     subject: Subject
@@ -32,6 +29,3 @@ class Send(ActionRequest):
 
     def __repr__(self) -> str:  # addresses and content stay out of logs
         return f"Send(recipients={len(self.receiver_email)})"
-
-
-MailAction = Send

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from models.requests.base import ActionRequest
@@ -14,9 +12,6 @@ from models.types import ActivityType, Alnum, NoteText, Numeric, ZeroOne
 class AddNotes(ActionRequest):
     """A note on a customer's account; without agent_id the token's API user is its author."""
 
-    AGENT_REQUIRED = False
-
-    action: Literal["add_notes"]
     customer_id: Numeric = Field(examples=["482913567"])
     enrollment_id: Alnum
     customer_notes: NoteText
@@ -26,6 +21,3 @@ class AddNotes(ActionRequest):
 
     def __repr__(self) -> str:  # the note may hold PII
         return f"AddNotes(enrollment_id={self.enrollment_id!r})"
-
-
-NotesAction = AddNotes

@@ -47,7 +47,6 @@ class MakePayment(ActionRequest, ConditionalFields):
     """Pays the plan's price plus tax: by card (the CVV goes to the gateway and nowhere else), or recorded as
     paid elsewhere (OTHER_PAYMENT_OPTION with its reference, or CASH) without reaching the gateway."""
 
-    action: Literal["make_payment"]
     enrollment_id: Alnum
     plan_id: Numeric
     payment_method: Literal["CREDIT_CARD", "OTHER_PAYMENT_OPTION", "CASH"] = "CREDIT_CARD"
@@ -101,7 +100,6 @@ class MakePayment(ActionRequest, ConditionalFields):
 class PaymentDetails(ActionRequest):
     """What make_payment would charge for a plan: price, tax by name, total (for a ZIP or an enrollment id)."""
 
-    action: Literal["payment_details"]
     plan_id: Numeric
     zip_code: Zip5 | None = None
     enrollment_id: Alnum | None = None
@@ -117,10 +115,6 @@ class PaymentDetails(ActionRequest):
 class UpdateTaxCalculationStatus(ActionRequest):
     """Marks a tax calculation collected: `temporary` (provisional) or `final` (closes it)."""
 
-    action: Literal["update_tax_calculation_status_plum"]
     calc_id: Text32
     iccid: Iccid18to22
     status: Literal["temporary", "final"]
-
-
-PaymentAction = MakePayment | PaymentDetails | UpdateTaxCalculationStatus

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import model_validator
 from pydantic_core import PydanticCustomError
 
@@ -32,9 +30,6 @@ CORRECTIONS = (
 class QueryPortin(ActionRequest):
     """The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together."""
 
-    AGENT_REQUIRED = False
-
-    action: Literal["query_portin"]
     enroll_id: Alnum
     esn: Esn
     mdn: Mdn
@@ -44,7 +39,6 @@ class QueryPortin(ActionRequest):
 class UpdatePortin(ActionRequest):
     """Corrected old-account data for a port the carrier marked RESOLUTION_REQUIRED; any subset."""
 
-    action: Literal["update_portin"]
     enroll_id: Alnum
     port_account_number: AccountNumber | None = None
     port_account_password: AccountPin | None = None
@@ -70,9 +64,5 @@ class UpdatePortin(ActionRequest):
 class ValidatePortin(ActionRequest):
     """Whether a number can be ported in, and the carrier it is with now (the carrier answers)."""
 
-    action: Literal["validate_portin"]
     port_number: Mdn
     zip_code: Zip5 | None = None
-
-
-PortAction = QueryPortin | UpdatePortin | ValidatePortin

@@ -4,12 +4,12 @@ before them."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
-from models.requests.base import ALL_SOURCES, ActionRequest
+from models.requests.base import ActionRequest
 from models.requests.conditional import ConditionalFields, sent
 from models.types import Alnum, Text100, YesNo
 
@@ -19,10 +19,6 @@ A_YEAR_OF_MINUTES = 525_600
 class ListStuckEnrollments(ActionRequest):
     """Lines waiting for support (STUCK, or RECEIVED and never started), longest waiting first."""
 
-    SOURCES = ALL_SOURCES
-    ROLE = "support"
-
-    action: Literal["list_stuck_enrollments"]
     limit: int = Field(default=100, ge=1, le=500)
 
 
@@ -31,10 +27,6 @@ class RetryEnrollment(ActionRequest, ConditionalFields):
     narrowed by `error_contains` and `stuck_minutes`: a stuck line's workflow tries its failed step again, a
     line that never started has its order's workflow started."""
 
-    SOURCES = ALL_SOURCES
-    ROLE = "support"
-
-    action: Literal["retry_enrollment"]
     enrollment_id: Alnum | None = None
     all_stuck: YesNo | None = None
     error_contains: Text100 | None = Field(default=None, description="Part of the last error (any case); all_stuck Y")
@@ -60,9 +52,6 @@ class RetryEnrollment(ActionRequest, ConditionalFields):
     @property
     def bulk(self) -> bool:
         return self.all_stuck == "Y"
-
-
-OpsAction = ListStuckEnrollments | RetryEnrollment
 
 
 # What a login form may carry: a longer name names no agent, and argon2 has nothing to gain from a longer secret.

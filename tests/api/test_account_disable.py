@@ -15,7 +15,7 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 import models.passwords
-import services.authenticate
+import services.auth.authenticate
 from cli.accounts import AgentSpec, create_agent, create_api_user, set_api_user_active
 from cli.main import app as cli
 from models.tables.auth import LoginLog
@@ -112,7 +112,7 @@ async def test_a_login_in_flight_when_the_user_is_disabled_gets_no_token(api_on,
             await set_api_user_active(api_on.db, "DEMO", username, False)
         return await verify(stored, offered)
 
-    monkeypatch.setattr(services.authenticate, "verify_secret_async", disabled_meanwhile)
+    monkeypatch.setattr(services.auth.authenticate, "verify_secret_async", disabled_meanwhile)
     assert await login(api_on, username) == REFUSED_LOGIN
 
 

@@ -11,7 +11,7 @@ from sqlmodel import col, select
 from models.clock import utcnow
 from models.tables.audit import AuditEntry
 from models.tables.auth import ApiToken, LoginLog
-from persistence.tokens import digest
+from persistence.auth.tokens import digest
 from tests.builders import body
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from unittest import mock
 
 from models import passwords
-from services import intake
+from services.enrollment import intake
 
 
 async def test_each_distinct_password_is_hashed_once_and_every_line_gets_its_own_passwords_hash():

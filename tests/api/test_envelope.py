@@ -121,12 +121,12 @@ async def test_invalid_external_transaction_id_is_a_field_error(api):
 
 
 async def test_unexpected_exception_is_a_500_envelope_with_a_reference(api, monkeypatch):
-    from services import agent
+    from services import agents
 
     async def explode(*_args, **_kwargs):
         raise RuntimeError("SELECT secret FROM internals")
 
-    monkeypatch.setattr(agent, "update_location_coordinate", explode)
+    monkeypatch.setattr(agents, "_subject", explode)  # deep inside the operation
     response = await api.post("/agent", body("update_location_coordinate"), token=await api.token())
     envelope = response.json()
     assert response.status_code == 500

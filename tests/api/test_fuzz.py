@@ -21,7 +21,7 @@ from sqlmodel import select
 from api.main import create_app
 from models.settings import Settings
 from models.tables.auth import ApiUser, Vendor
-from persistence import tokens
+from persistence.auth import tokens
 from persistence.engine import Database
 from tests.support.app import make_settings
 from tests.support.databases import sqlite_template

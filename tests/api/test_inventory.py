@@ -90,14 +90,22 @@ async def test_each_scenario_answers_section_2_7s_shape_and_the_native_block(sta
         assert data["NAME"] and data["REFERENCENUMBER"] and data["DESCRIPTION"]
         block = native(data)
         assert (block["attCompatibility"], block["blacklistedIndicator"]) == (colour, "N"), digit
-        assert block["volteCapableIndicator"] == ("Y" if volte == "YES" else "N")
+        # The text a channel of the original compares with (decisions.md, "Device answer").
+        assert block["volteCapableIndicator"] == ("true" if volte == "YES" else "false")
+        assert block["umtsCapableIndicator"] == ("true" if compatibility == "COMPATIBLE" else "false")
         assert block["manufacturer"]["make"] and block["manufacturer"]["model"] and block["deviceCategory"]
 
 
-async def test_check_device_compatibility_blacklisted_is_the_carriers_description(stack):
-    envelope = await stack.call("/inventory", device(imei=imei("8")))
+async def test_check_device_compatibility_blacklisted_is_the_carriers_description_with_the_devices_data(stack):
+    number = imei("8")
+    envelope = await stack.call("/inventory", device(imei=number))
     assert refusal(envelope) == ("RESTAPI110", "Error occurred", ["Device is blacklisted"])
     assert envelope["token"]
+    # A checker reading the answer sees why (decisions.md, "Device answer").
+    data = envelope["data"]
+    assert (data["STATUSCODE"], data["IMEI"], data["COMPATIBILITY"]) == ("902", number, "NOT COMPATIBLE")
+    block = native(data)
+    assert (block["attCompatibility"], block["blacklistedIndicator"], block["imei"]) == ("RED", "Y", number)
 
 
 async def test_check_device_compatibility_carrier_down_is_a_clean_error_within_the_budget(stack):

@@ -16,7 +16,7 @@ from sqlmodel import col
 
 from models.clock import utcnow
 from models.tables.auth import ApiToken
-from persistence import tokens
+from persistence.auth import tokens
 from tests.builders import body, create, line
 
 ROOT = Path(__file__).resolve().parents[2]

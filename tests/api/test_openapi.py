@@ -1,13 +1,12 @@
-"""The OpenAPI document a channel team generates a client from: the token header required on operations,
-/authenticate's four fields required, and every action's answer documented with a schema and an example."""
+"""The OpenAPI document a channel team generates a client from, built from the action declarations: the token
+header required on operations, /authenticate's four fields required, every action's request told apart by
+`action` and naming the sources it accepts, and every action's answer documented with a schema and an example."""
 
 from __future__ import annotations
 
-from pydantic import TypeAdapter
-
-from models.answers.registry import ANSWERS
-from models.requests.base import ALL_SOURCES
-from models.requests.catalog import ACTION_GROUP, ACTION_MODELS
+from api.openapi import answer_name
+from services.actions import ALL_SOURCES
+from services.catalog import CATALOG
 
 
 async def document(api):
@@ -30,17 +29,27 @@ async def test_authenticate_requires_its_four_fields(api):
 
 async def test_every_action_has_its_answer_schema_and_an_example(api):
     found = await document(api)
-    assert set(ACTION_MODELS) | {"authenticate"} == set(ANSWERS)
-    for action, group in ACTION_GROUP.items():
-        content = found["paths"][f"/{group}"]["post"]["responses"]["200"]["content"]["application/json"]
-        example = content["examples"][action]["value"]
-        name = "".join(word.capitalize() for word in action.split("_")) + "Answer"
-        assert {"$ref": f"#/components/schemas/{name}"} in content["schema"]["oneOf"]
-        schema = found["components"]["schemas"][name]
-        documented = ANSWERS[action]
-        assert ("data" in schema["properties"]) == (documented.shape is not None), action
-        if documented.shape is not None:
-            TypeAdapter(documented.shape).validate_python(example["data"])
+    for action in CATALOG.actions:
+        for group in action.groups:
+            content = found["paths"][f"/{group}"]["post"]["responses"]["200"]["content"]["application/json"]
+            example = content["examples"][action.name]["value"]
+            assert {"$ref": f"#/components/schemas/{answer_name(action)}"} in content["schema"]["oneOf"]
+            schema = found["components"]["schemas"][answer_name(action)]
+            assert ("data" in schema["properties"]) == (action.answer is not None), action.name
+            if action.answer is not None:
+                action.adapter.validate_python(example["data"])
+
+
+async def test_every_action_name_leads_to_its_request_schema(api):
+    found = await document(api)
+    for action in CATALOG.actions:
+        for group in action.groups:
+            body = found["paths"][f"/{group}"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+            for name in action.names:
+                assert body["discriminator"]["mapping"][name] == f"#/components/schemas/{action.request.__name__}"
+        schema = found["components"]["schemas"][action.request.__name__]
+        assert schema["properties"]["action"]["enum"] == list(action.names)
+        assert "action" in schema["required"]
 
 
 async def test_no_fastapi_validation_shape_is_left(api):
@@ -55,6 +64,5 @@ async def test_every_action_names_the_sources_it_accepts(api):
     assert "source" in schemas["CreateMultiline"]["required"]
     assert schemas["TpivListing"]["properties"]["source"]["enum"] == sorted(ALL_SOURCES | {"ENROLLMENT_PORTAL"})
     assert "source" not in schemas["TpivListing"].get("required", [])  # its source may be blank
-    for name, schema in schemas.items():
-        if "source" in schema.get("properties", {}) and not name.endswith("Answer"):
-            assert "enum" in schema["properties"]["source"], name
+    for action in CATALOG.actions:
+        assert "enum" in schemas[action.request.__name__]["properties"]["source"], action.name

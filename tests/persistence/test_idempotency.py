@@ -3,11 +3,13 @@ row's id, a request that loses the race to the same key answers the winner's, an
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 from sqlmodel import func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -15,11 +17,12 @@ from models.tables.agents import Agent, Signature
 from persistence.engine import Database
 from persistence.idempotency import insert_once
 from persistence.uow import UnitOfWork
+from tests.support.app import make_settings
 
 
 @asynccontextmanager
 async def unit(db: Database) -> AsyncIterator[UnitOfWork]:
-    uow = db.unit_of_work()
+    uow = UnitOfWork(db)
     try:
         yield uow
     finally:
@@ -28,12 +31,11 @@ async def unit(db: Database) -> AsyncIterator[UnitOfWork]:
 
 async def insert(db: Database, key: str | None, build: Any = None) -> int | None:
     async with unit(db) as uow:
-        return await insert_once(uow, Signature, key, build or (lambda _: signature(db, key)))
+        return await insert_once(uow, Signature, key, build or (lambda session: signature(session, key)))
 
 
-async def signature(db: Database, key: str | None) -> Signature:
-    async with unit(db) as uow, uow.transaction() as session:
-        agent = (await session.exec(select(Agent).where(Agent.username == "demo.agent"))).one()
+async def signature(session: AsyncSession, key: str | None) -> Signature:
+    agent = (await session.exec(select(Agent).where(Agent.username == "demo.agent"))).one()
     assert agent.id is not None
     return Signature(idempotency_key=key, vendor_id=agent.vendor_id, agent_id=agent.id, media_type="image/png",
                      sha256="0" * 64, image=b"png")  # fmt: skip
@@ -51,17 +53,34 @@ async def test_a_repeated_key_answers_the_first_rows_id(db):
     assert first is not None and again == first and await count(db, key) == 1
 
 
-async def test_a_request_that_loses_the_race_answers_the_winners_id(db):
-    key = secrets.token_hex(8)
-    winner: list[int | None] = []
+async def test_a_request_that_loses_the_race_answers_the_winners_id(postgres_url, data_dir):
+    """On PostgreSQL another request can insert between this one's key check and its insert (SQLite takes one
+    write transaction at a time, across processes too, so there no request can come between)."""
+    db = Database.open(make_settings(data_dir, postgres_url))
+    try:
+        key = secrets.token_hex(8)
+        winner: list[int | None] = []
 
-    async def build(_: AsyncSession) -> Signature:
-        # The other request inserts between this one's key check and its insert.
-        winner.append(await insert(db, key))
-        return await signature(db, key)
+        async def build(session: AsyncSession) -> Signature:
+            winner.append(await asyncio.create_task(insert(db, key)))  # a request of its own, as another would be
+            return await signature(session, key)
 
-    assert await insert(db, key, build) == winner[0] is not None
-    assert await count(db, key) == 1
+        assert await insert(db, key, build) == winner[0] is not None
+        assert await count(db, key) == 1
+    finally:
+        await db.dispose()
+
+
+async def test_a_transaction_inside_another_of_the_same_task_is_refused_not_waited_for(sqlite_url, data_dir):
+    """On SQLite a task that opened a second transaction inside its first would wait for itself forever."""
+    db = Database.open(make_settings(data_dir, sqlite_url))
+    try:
+        async with db.transaction():
+            with pytest.raises(RuntimeError, match="inside another one of the same task"):
+                async with db.transaction():
+                    pass
+    finally:
+        await db.dispose()
 
 
 async def test_without_a_key_every_call_inserts(db):

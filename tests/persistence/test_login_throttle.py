@@ -17,8 +17,9 @@ from sqlmodel import col, select
 from cli.accounts import create_api_user
 from models.clock import utcnow
 from models.tables.auth import ApiUser
+from persistence.auth.logins import Throttle, claim_login, settle_login
 from persistence.engine import Database
-from persistence.logins import Throttle, claim_login, settle_login
+from persistence.uow import UnitOfWork
 
 THROTTLE = Throttle(max_failures=3, lockout_seconds=900, wait_seconds=0.3)
 
@@ -33,7 +34,7 @@ async def user(db: Database) -> Any:
 
 async def claim(db: Database, row: Any) -> bool:
     """A claim on a unit of work of its own, as each request has."""
-    uow = db.unit_of_work()
+    uow = UnitOfWork(db)
     try:
         return await claim_login(uow, ApiUser, row, THROTTLE)
     finally:
@@ -41,7 +42,7 @@ async def claim(db: Database, row: Any) -> bool:
 
 
 async def settle(db: Database, row: Any, *, ok: bool) -> None:
-    uow = db.unit_of_work()
+    uow = UnitOfWork(db)
     try:
         await settle_login(uow, ApiUser, row, THROTTLE, ok=ok)
     finally:

@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from models.errors import LineupError
 from models.tables.auth import ApiUser
-from persistence import tokens
+from persistence.auth import tokens
 
 CONCURRENT_USES = 20
 
@@ -23,7 +23,8 @@ async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
     async def use() -> str:
         try:
             async with db.transaction() as session:
-                await tokens.consume(session, token)
+                presented = await tokens.present(session, token, username=None)
+                await tokens.claim(session, presented.hashed)
             return "accepted"
         except LineupError as refusal:
             return refusal.msg

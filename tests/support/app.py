@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from pydantic import TypeAdapter
 from sqlmodel import select
 
 from api.main import create_app
-from models.answers.registry import ANSWERS
 from models.settings import Settings
 from models.tables.auth import ApiUser, Vendor
-from persistence import tokens
+from persistence.auth import tokens
 from persistence.engine import Database
+from services.catalog import CATALOG
 
 
 def make_settings(data_dir: Path, database_url: str, **overrides: Any) -> Settings:
@@ -85,8 +84,8 @@ class ApiClient:
         OpenAPI document gives for its action (models/answers), so the document cannot drift."""
         response = await self.post(path, body, token=await self.token(vendor))
         payload: dict[str, Any] = response.json()
-        if payload.get("msg_code") == "RESTAPI000" and (documented := ANSWERS.get(str(body.get("action")))):
-            assert ("data" in payload) == (documented.shape is not None), payload
-            if documented.shape is not None:
-                TypeAdapter(documented.shape).validate_python(payload["data"])
+        if payload.get("msg_code") == "RESTAPI000" and (declared := CATALOG.by_name.get(str(body.get("action")))):
+            assert ("data" in payload) == (declared.answer is not None), payload
+            if declared.answer is not None:
+                declared.adapter.validate_python(payload["data"])
         return payload

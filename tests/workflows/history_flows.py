@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from unittest import mock
 
 from models.rules import luhn_ok
-from services import charges
+from services.payment import charges
 from tests.builders import body, create, imei, line, new_iccid
 from tests.workflows.test_activate_line import waiting_line
 from tests.workflows.test_enrollment_reliability import SUPPORT, wait_for
@@ -109,8 +109,8 @@ async def new_activation(rec: Recorder) -> None:
     await rec.keep("line_new_activation", f"line-{enrollment_id}", closed=True)
     await rec.keep("tax_quote", await rec.find("TaxQuoteWorkflow"), closed=True)
     await rec.keep("payment_guard_released", await rec.find("PaymentGuardWorkflow"), closed=True)
-    await rec.keep("lookup_line_inquiry", await rec.find("LookupWorkflow", "inquiry-"), closed=True)
-    await rec.keep("lookup_device", await rec.find("LookupWorkflow", "device-"), closed=True)
+    await rec.keep("line_inquiry", await rec.find("LineInquiryWorkflow", "inquiry-"), closed=True)
+    await rec.keep("device_check", await rec.find("DeviceCheckWorkflow", "device-"), closed=True)
 
 
 async def stuck_line_retried_by_support(rec: Recorder) -> None:
@@ -218,6 +218,18 @@ async def nlad_check(rec: Recorder) -> None:
     await rec.keep("nlad_check", await rec.find("NladCheckWorkflow"), closed=True)
 
 
+async def lookups(rec: Recorder) -> None:
+    """The catalog's lookups a channel waits on: the carrier list, a port validation, a tax estimate."""
+    stack = rec.stack
+    carriers = await stack.call("/enrollment", body("company_carrier_list"))
+    portable = await stack.call("/port", body("validate_portin", port_number="4045551234"))
+    details = await stack.call("/payment", body("payment_details", plan_id="102", zip_code="30301"))
+    assert carriers["msg_code"] == portable["msg_code"] == details["msg_code"] == "RESTAPI000"
+    await rec.keep("carrier_list", await rec.find("CarrierListWorkflow", "carriers-"), closed=True)
+    await rec.keep("port_validation", await rec.find("PortValidationWorkflow", "portcheck-"), closed=True)
+    await rec.keep("tax_estimate", await rec.find("TaxEstimateWorkflow", "taxestimate-"), closed=True)
+
+
 async def mail_after_outage(rec: Recorder) -> None:
     """The relay is down when the mail is sent: queued, then delivered once it is back."""
     stack, to = rec.stack, f"zebulon.{secrets.token_hex(4)}@example.com"
@@ -270,6 +282,7 @@ FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     "tax_collection": (tax_collection, {}),
     "tax_collection_idle": (tax_collection_idle, {"tax_idle_days": 2 / 86400}),
     "nlad_check": (nlad_check, {}),
+    "lookups": (lookups, {}),
     "mail_after_outage": (mail_after_outage, {"mail_wait_seconds": 0.5}),
     "payment_guard_settles": (payment_guard_settles, {"payment_guard_seconds": 1.0}),
     "sweep": (sweep, {}),

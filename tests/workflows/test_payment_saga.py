@@ -17,7 +17,7 @@ from temporalio.worker import Worker
 
 from models.messages.payment import PaymentGuard, charge_key
 from models.tables.payment import Payment, SavedCard
-from services import charges
+from services.payment import charges
 from tests.builders import body
 from workflows.payment import PaymentGuardWorkflow
 
@@ -138,3 +138,19 @@ async def test_a_released_guard_ends_without_asking_the_gateway(time_skipping):
         await handle.signal(PaymentGuardWorkflow.release)
         assert await handle.result() == "RECORDED_BY_API"
     assert asked == []
+
+
+async def test_the_same_payment_sent_twice_at_once_is_charged_once_and_answered_by_both(stack):
+    """The second request finds the first's tax registration still running: it waits for it (never a 500) and
+    then either finds the payment made or hears it is still being completed; the card is charged once."""
+    enrollment_id = await stack.new_enrollment_id()
+    request = body("make_payment", enrollment_id=enrollment_id, external_transaction_id="TWICE" + secrets.token_hex(4))
+    answers = await asyncio.gather(stack.call("/payment", request), stack.call("/payment", request))
+    assert {answer["msg_code"] for answer in answers} <= {"RESTAPI000", "RESTAPI110"}, answers
+    assert any(answer["msg_code"] == "RESTAPI000" for answer in answers), answers
+    for answer in answers:
+        if answer["msg_code"] == "RESTAPI110":
+            assert answer["errors"] == [charges.IN_PROGRESS], answer
+    payment = await payment_of(stack, enrollment_id)
+    charged = await gateway(stack, "lookup", charge_key(payment.idempotency_key, payment.attempt))
+    assert (payment.status, charged["status"]) == ("APPROVED", "approved")

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from cli.main import app as cli
 from models.settings import get_settings
 from persistence.support import NEVER_STARTED
-from services import ops
+from services.support import retries as ops
 from tests.builders import body, create, line, new_iccid
 from tests.support.app import reconfigure
 from tests.workflows.test_enrollment_reliability import lines_by_status, wait_for

@@ -47,11 +47,11 @@ async def test_one_trace_spans_the_api_request_the_workflow_and_the_activity(
                                  None) for span in spans}  # fmt: skip
     assert parent_of == {
         "POST /inventory": None,
-        "StartWorkflow:LookupWorkflow": "POST /inventory",
-        "RunWorkflow:LookupWorkflow": "StartWorkflow:LookupWorkflow",
-        "StartActivity:device_compatibility": "StartWorkflow:LookupWorkflow",
+        "StartWorkflow:DeviceCheckWorkflow": "POST /inventory",
+        "RunWorkflow:DeviceCheckWorkflow": "StartWorkflow:DeviceCheckWorkflow",
+        "StartActivity:device_compatibility": "StartWorkflow:DeviceCheckWorkflow",
         "RunActivity:device_compatibility": "StartActivity:device_compatibility",
-        "CompleteWorkflow:LookupWorkflow": "StartWorkflow:LookupWorkflow",
+        "CompleteWorkflow:DeviceCheckWorkflow": "StartWorkflow:DeviceCheckWorkflow",
     }
 
 
@@ -64,7 +64,7 @@ async def test_tracing_is_off_without_an_endpoint(data_dir, sqlite_url, temporal
     client = await connect(settings)
     assert client.config()["interceptors"] == []
     async with ApiClient.running(settings) as api:
-        assert [m.cls.__name__ for m in api.app.user_middleware] == ["RequestContext", "BodyDeadline", "BodyLimit"]
+        assert [m.cls.__name__ for m in api.app.user_middleware] == ["Edge"]
 
 
 class Collector(BaseHTTPRequestHandler):

@@ -1,0 +1,82 @@
+"""The enrollment domain's creation: create_customer_prepaid_multiline (and the original's names for it). The
+lines are accepted all or nothing (services.enrollment.intake), then one workflow per request creates the
+customers and runs a workflow per line; the answer waits for the carrier's MDNs within LINEUP_SYNC_WAIT_SECONDS."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import timedelta
+
+from temporalio.client import WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from models.answers.enrollment import CREATED, EsimProfile, LineEntry
+from models.errors import refuse
+from models.messages.enrollment import EnrollmentOrder, EnrollmentResult, Pacing, SyncWait
+from models.requests.enrollment import ALIASES, CreateMultiline
+from observability.metrics import enrollment_started
+from persistence.enrollment import esim_profiles, lines_of_order, plan_of
+from services.actions import WEB_SOURCES, action
+from services.context import Context
+from services.enrollment.intake import accept
+from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
+from workflows.ids import enrollment_workflow_id
+
+
+@action("customer", aliases=ALIASES, sources=WEB_SOURCES, example=CREATED)
+async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Context) -> list[LineEntry]:
+    """Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines): accepted
+    all or nothing, then the enrollment's workflow is started (or found, for a repeated request) and waited for."""
+    settings = ctx.settings
+    if len(body.lines) > settings.enrollment.max_lines:
+        raise refuse(f"Lines must hold at most {settings.enrollment.max_lines} lines")
+    ids = [line.enrollment_id for line in body.lines]
+    order_id = enrollment_workflow_id(body.parent_enrollment_id, ids)
+    if await accept(ctx, body, order_id=order_id):
+        enrollment_started()
+    order = EnrollmentOrder(
+        order_id, body.parent_enrollment_id, ids, ctx.caller.vendor_code, ctx.caller.agent_username, Pacing.of(settings)
+    )
+    result = await _run(ctx, order)
+    esims = await esim_entries(ctx, ids) if any(line.esim for line in body.lines) else {}
+    return [LineEntry.of(plan, body.invoice_number, esims.get(plan.enrollment_id)) for plan in result.lines]
+
+
+async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
+    """Starts or finds the enrollment's workflow and waits for its customer records (and, a little, MDNs)."""
+    settings = ctx.settings
+    start = WithStartWorkflowOperation(
+        EnrollmentWorkflow.run,
+        order,
+        id=order.order_id,
+        task_queue=ctx.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        task_timeout=timedelta(seconds=settings.temporal.workflow_task_timeout_seconds),
+        search_attributes=enrollment_search_attributes(order),
+    )
+    wait = settings.enrollment.sync_wait_seconds
+    client = await ctx.temporal_client()
+    try:
+        async with ctx.outside("The workflow engine", within=wait + ctx.lookup_seconds()):
+            return await client.execute_update_with_start_workflow(
+                EnrollmentWorkflow.customers, SyncWait(wait), start_workflow_operation=start
+            )
+    except WorkflowAlreadyStartedError:
+        # The start operation holds the same error in a future of its own; read it, or asyncio logs "Future
+        # exception was never retrieved" for every repeated request.
+        with contextlib.suppress(WorkflowAlreadyStartedError):
+            await start.workflow_handle()
+    # The enrollment finished long ago: its lines' records are the answer to the repeated request.
+    async with ctx.uow.transaction() as session:
+        return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order.order_id)])
+
+
+async def esim_entries(ctx: Context, enrollment_ids: list[str]) -> dict[str, EsimProfile]:
+    """The eSIM profiles the carrier assigned to these lines, read from the lines (they never pass through
+    workflow history)."""
+    async with ctx.uow.transaction() as session:
+        profiles = await esim_profiles(session, enrollment_ids)
+    opened = {enrollment_id: ctx.cipher.open(sealed) for enrollment_id, sealed in profiles.items()}
+    return {eid: EsimProfile.of(profile["iccid"], profile["activation_code"]) for eid, profile in opened.items()}

@@ -1,0 +1,142 @@
+"""Accepting a create_customer_prepaid_multiline request: every enrollment-id and parent rule is checked
+for every line before anything is written (all or nothing); then the ids are claimed atomically and each
+line's data is stored, PII encrypted, for the workflow to work from by id."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sqlalchemy import or_, update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from models.clock import utcnow
+from models.crypto import FieldCipher
+from models.errors import refuse
+from models.passwords import hash_secret
+from models.requests.enrollment import CreateMultiline, LineRequest
+from models.settings import Settings
+from models.tables.enrollment import Enrollment, Line, Plan
+from models.tables.porting import PortIn
+from persistence.enrollment import email_hash
+from services.carriers import carrier_problem, resolve_carrier
+from services.context import Context
+
+PII_FIELDS = (
+    "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
+    "service_address_two", "service_city", "service_state", "service_zip", "billing_address_one",
+    "billing_address_two", "billing_city", "billing_state", "billing_zip",
+)  # fmt: skip
+PORT_SECRETS = {
+    "port_account_number": "account_number", "port_account_password": "account_password", "port_ssn": "ssn",
+    "port_first_name": "first_name", "port_last_name": "last_name", "port_address_one": "address_one",
+    "port_address_two": "address_two", "port_city": "city", "port_state": "state", "port_zip_code": "zip",
+}  # fmt: skip
+
+
+def invalid_id(enrollment_id: str) -> str:
+    return f"Invalid enrollment id {enrollment_id}. Please provide a valid enrollment ID."
+
+
+async def problems(
+    session: AsyncSession, body: CreateMultiline, settings: Settings, *, vendor_id: int, order_id: str
+) -> list[str]:
+    """Every reason to refuse the request, for all lines at once."""
+    ids = [line.enrollment_id for line in body.lines]
+    found: list[str] = [f"Enrollment id {eid} appears more than once" for eid in sorted(set(ids)) if ids.count(eid) > 1]
+    found += [
+        problem
+        for number, line in enumerate(body.lines, start=1)
+        if line.carrier is not None
+        and (problem := carrier_problem(line.carrier, settings, label=f"Line {number}: Carrier"))
+    ]
+    issued = {
+        e.enrollment_id: e
+        for e in (await session.exec(select(Enrollment).where(col(Enrollment.enrollment_id).in_(ids)))).all()
+    }
+    for eid in dict.fromkeys(ids):
+        slot = issued.get(eid)
+        if slot is None or slot.vendor_id != vendor_id:
+            found.append(invalid_id(eid))
+        elif slot.claimed_by not in (None, order_id):
+            found.append(f"Enrollment id {eid} is already used by another request")
+    if body.parent_enrollment_id not in ids:
+        holder = await session.get(Line, body.parent_enrollment_id)
+        if holder is None or holder.vendor_id != vendor_id or holder.customer_id is None:
+            parent = body.parent_enrollment_id
+            found.append(f"Parent enrollment id {parent} is neither an existing account nor a line of this request")
+    plan_ids = {int(line.plan_id) for line in body.lines}
+    known = set(
+        (await session.exec(select(Plan.plan_id).where(col(Plan.plan_id).in_(plan_ids), col(Plan.active)))).all()
+    )
+    found += [f"Plan id {plan_id} is not a plan of the plan list" for plan_id in sorted(plan_ids - known)]
+    return found
+
+
+async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
+    """Checks, claims and stores the request's lines; a repeated request changes nothing. True when this
+    call stored them (the enrollment is new)."""
+    vendor_id, agent = ctx.caller.vendor_id, ctx.caller.agent_username
+    await ctx.uow.release()  # argon2 holds neither a connection nor a lock
+    passwords = await hash_passwords([line.password for line in body.lines])
+    async with ctx.uow.transaction() as session:
+        if found := await problems(session, body, ctx.settings, vendor_id=vendor_id, order_id=order_id):
+            raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
+        ids = [line.enrollment_id for line in body.lines]
+        claimed = await session.execute(
+            update(Enrollment)
+            .where(col(Enrollment.enrollment_id).in_(ids))
+            .where(or_(col(Enrollment.claimed_by).is_(None), col(Enrollment.claimed_by) == order_id))
+            .values(claimed_by=order_id, claimed_at=utcnow())
+        )
+        if claimed.rowcount != len(ids):  # type: ignore[attr-defined]  # another request won the race
+            raise refuse("An enrollment id of this request is already used by another request", rest_status=409)
+        # One read for every line of the request: a repeated request finds the lines the first one stored.
+        already = set((await session.exec(select(Line.enrollment_id).where(col(Line.enrollment_id).in_(ids)))).all())
+        stored = False
+        for line, password in zip(body.lines, passwords, strict=True):
+            if line.enrollment_id not in already:
+                stored = True
+                carrier = resolve_carrier(line.carrier, ctx.settings) if line.carrier else None
+                _store(session, ctx.cipher, body, line, password, carrier,
+                       vendor_id=vendor_id, agent=agent, order_id=order_id)  # fmt: skip
+    return stored
+
+
+async def hash_passwords(passwords: list[str | None]) -> list[str | None]:
+    """argon2 costs ~50 ms of CPU a hash: each distinct password of the request is hashed once (lines of one
+    family often share one), all at once in threads, before the transaction so no lock waits on them."""
+    distinct = [password for password in dict.fromkeys(passwords) if password]
+    hashes = await asyncio.gather(*(asyncio.to_thread(hash_secret, password) for password in distinct))
+    hashed = dict(zip(distinct, hashes, strict=True))
+    return [hashed[password] if password else None for password in passwords]
+
+
+def _store(
+    session: AsyncSession, cipher: FieldCipher, body: CreateMultiline, line: LineRequest,
+    password_hash: str | None, carrier: str | None, *, vendor_id: int, agent: str | None, order_id: str,
+) -> None:  # fmt: skip
+    values: dict[str, Any] = line.model_dump()
+    session.add(
+        Line(
+            enrollment_id=line.enrollment_id, parent_enrollment_id=body.parent_enrollment_id, order_id=order_id,
+            vendor_id=vendor_id, agent_username=agent, plan_id=int(line.plan_id),
+            activation_type=line.activation_type, enrollment_type=line.enrollment_type,
+            activation_later=line.later, phone_type=line.phone_type, device_type=line.device_type,
+            brand_code=line.brand_code, sku_type=line.sku_type, model_id=line.model_id, device_id=line.device_id,
+            iccid=None if line.esim else line.uiccid, esn=None if line.esim else line.esn, is_esim=line.esim,
+            carrier=carrier, invoice_number=body.invoice_number,
+            coupon_code=line.coupon_code, email_hash=email_hash(line.email), password_hash=password_hash,
+            pii=cipher.seal({name: values[name] for name in PII_FIELDS if values[name] is not None}),
+        )
+    )  # fmt: skip
+    if line.activation_type == "PORTIN":
+        assert line.port_number is not None and line.port_current_carrier is not None
+        secrets = {target: values[source] for source, target in PORT_SECRETS.items() if values[source] is not None}
+        session.add(
+            PortIn(
+                enrollment_id=line.enrollment_id, port_number=line.port_number,
+                current_carrier=line.port_current_carrier, secrets=cipher.seal(secrets),
+            )
+        )  # fmt: skip

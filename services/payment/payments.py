@@ -1,0 +1,143 @@
+"""The payment domain's money in: make_payment (registers the order's tax, then charges the card as a saga, or
+records a payment made elsewhere) and payment_details (what make_payment would charge)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from models.answers.payment import DETAILS, PAYMENT, DetailedPlan, Payment, PaymentDetailsData, TaxItem
+from models.errors import refuse
+from models.geography import state_of_zip
+from models.messages.payment import TaxEstimateQuery, TaxQuote, TaxQuoted
+from models.requests.payment import MakePayment, PaymentDetails
+from models.statuses import SETTLED_PAYMENTS, PaymentStatus
+from models.tables.enrollment import Enrollment, Plan
+from models.tables.payment import Payment as PaymentRow
+from persistence.idempotency import row_for_key
+from services.actions import action
+from services.context import Context
+from services.enrollment.catalog import NOT_SERVED
+from services.lookups import run_lookup
+from services.payment.charges import IN_PROGRESS, pay_by_card, record_elsewhere
+from workflows.ids import lookup_workflow_id, tax_quote_workflow_id
+from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
+
+
+@action("payment", example=PAYMENT)
+async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
+    """Pays a plan's price plus tax: by card (the CVV goes to the gateway and nowhere else), or recorded as paid
+    elsewhere (OTHER_PAYMENT_OPTION with its reference, or CASH). A repeated request returns the first result; a
+    declined card may be tried again."""
+    caller = ctx.caller
+    key = _payment_key(caller.vendor_id, body.external_transaction_id or f"{body.enrollment_id}-{body.plan_id}")
+    async with ctx.uow.transaction() as session:
+        done = await row_for_key(session, PaymentRow, key)
+        slot = await session.get(Enrollment, body.enrollment_id)
+        plan = await session.get(Plan, int(body.plan_id))
+    if done is not None and done.status in SETTLED_PAYMENTS:
+        return answer(done)
+    if done is not None and done.status == PaymentStatus.PENDING:
+        raise refuse(IN_PROGRESS, rest_status=409)
+    if slot is None or slot.vendor_id != caller.vendor_id:
+        raise refuse(f"Invalid enrollment id {body.enrollment_id}. Please provide a valid enrollment ID.")
+    if plan is None or not plan.active:
+        raise refuse("Plans not found", rest_status=404)
+    budget = ctx.settings.systems.lookup_budget_seconds
+    quote = TaxQuote(key, caller.vendor_code, slot.state, plan.price_cents, budget_seconds=budget)
+    # A repeated payment waits for the registration its first request started (the carrier's key makes a new
+    # run register the same calculation once the first one has ended).
+    taxed = await run_lookup(ctx, TaxQuoteWorkflow.run, quote, workflow_id=tax_quote_workflow_id(key), shared=True)
+    payment = done or _intent(body, ctx, key=key, plan=plan, taxed=taxed)
+    if body.by_card:
+        await pay_by_card(ctx, body, payment, retry=done is not None)
+    else:
+        await record_elsewhere(ctx, body, payment, retry=done is not None)
+    # Its TaxCollectionWorkflow starts with the first update_tax_calculation_status_plum.
+    return answer(payment)
+
+
+def _intent(body: MakePayment, ctx: Context, *, key: str, plan: Plan, taxed: TaxQuoted) -> PaymentRow:
+    return PaymentRow(
+        idempotency_key=key,
+        vendor_id=ctx.caller.vendor_id,
+        enrollment_id=body.enrollment_id,
+        plan_id=plan.plan_id,
+        invoice_number=f"INV{secrets.randbelow(9 * 10**9) + 10**9}",
+        transaction_id="",
+        status=PaymentStatus.PENDING,
+        payment_method=body.payment_method,
+        payment_method_option=body.payment_method_option,
+        amount_cents=plan.price_cents,
+        tax_cents=taxed.tax_cents,
+        calc_id=taxed.calc_id,
+        coupon_code=body.coupon_code,
+        coupon_transaction_id=f"CPN{secrets.randbelow(10**9):09d}" if body.coupon_code else None,
+    )
+
+
+@action("payment", example=DETAILS)
+async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetailsData:
+    """What make_payment would charge for a plan where the customer lives (a ZIP, or an enrollment id's): price,
+    the same carrier tax by name, total. Coupons are recorded by make_payment but discount nothing, so a coupon
+    code changes no figure here."""
+    async with ctx.uow.transaction() as session:
+        plan = await session.get(Plan, int(body.plan_id))
+        slot = await session.get(Enrollment, body.enrollment_id) if body.zip_code is None else None
+    if plan is None or not plan.active:
+        raise refuse("Plans not found", rest_status=404)
+    state = _state_of(body, slot, ctx)
+    query = TaxEstimateQuery(
+        ctx.caller.vendor_code, state, plan.price_cents, budget_seconds=ctx.settings.systems.lookup_budget_seconds
+    )
+    workflow_id = lookup_workflow_id("taxestimate", ctx.request_id)
+    estimate = await run_lookup(ctx, TaxEstimateWorkflow.run, query, workflow_id=workflow_id)
+    breakup = [TaxItem(tax_name=item.name, tax_amount=money(item.cents)) for item in estimate.items]
+    return PaymentDetailsData(
+        state=state,
+        total_actual_amount=money(plan.price_cents),
+        total_tax=money(estimate.tax_cents),
+        total_amount=money(plan.price_cents + estimate.tax_cents),
+        plan=DetailedPlan(
+            plan_id=str(plan.plan_id), plan_name=plan.name, plan_price=money(plan.price_cents), tax_breakup=breakup
+        ),
+    )
+
+
+def _state_of(body: PaymentDetails, slot: Enrollment | None, ctx: Context) -> str:
+    """The state taxes are due in: the ZIP's, or the enrollment id's (the vendor's own only)."""
+    if body.zip_code is not None:
+        if (state := state_of_zip(body.zip_code)) is None:
+            raise refuse(NOT_SERVED)
+        return state
+    if slot is None or slot.vendor_id != ctx.caller.vendor_id:
+        raise refuse(f"Invalid enrollment id {body.enrollment_id}. Please provide a valid enrollment ID.")
+    return slot.state
+
+
+def money(cents: int) -> str:
+    return f"{cents / 100:.2f}"
+
+
+def _payment_key(vendor_id: int, reference: str) -> str:
+    return hashlib.sha256(f"{vendor_id}:{reference}".encode()).hexdigest()[:32]
+
+
+def answer(payment: PaymentRow) -> Payment:
+    """Lineup's fields and the original's (order_id, payment_status, total_amount, plan_tax, transaction_no)."""
+    tax, total = money(payment.tax_cents), money(payment.amount_cents + payment.tax_cents)
+    return Payment(
+        invoice_number=payment.invoice_number,
+        transaction_id=payment.transaction_id,
+        calc_id=payment.calc_id,
+        amount=money(payment.amount_cents),
+        tax_amount=tax,
+        order_id=str(payment.id),
+        payment_method=payment.payment_method,
+        payment_status=payment.status,
+        total_amount=total,
+        plan_tax=tax,
+        transaction_no=payment.transaction_id,
+        coupon_transaction_id=payment.coupon_transaction_id,
+        card_id=str(payment.card_id) if payment.card_id is not None else None,
+    )

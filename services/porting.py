@@ -1,0 +1,116 @@
+"""The porting domain: query_portin (asks the port's workflow), update_portin (corrections for a port the
+carrier marked RESOLUTION_REQUIRED) and validate_portin (asks the carrier whether a number can come in)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from models.answers.porting import (
+    PORT_ELIGIBILITY,
+    PORT_QUERY,
+    PORT_UPDATE,
+    PortEligibility,
+    PortQuery,
+    PortRecord,
+    PortUpdate,
+)
+from models.errors import refuse
+from models.messages.porting import PortCheck, PortCorrection, PortView
+from models.requests.porting import QueryPortin, UpdatePortin, ValidatePortin
+from models.statuses import PortStatus
+from models.tables.enrollment import Line
+from models.tables.porting import PortIn
+from services.actions import action
+from services.context import Context, Reply
+from services.lookups import run_lookup
+from workflows.ids import lookup_workflow_id, port_workflow_id
+from workflows.porting import PortStatusWorkflow, PortValidationWorkflow
+
+log = logging.getLogger("lineup.port")
+NO_ORDER = "No port-in order matches this enrollment id, ESN and MDN"
+
+
+@action("port", agent_required=False, msg="Port-in status: CONFIRMED", example=PORT_QUERY)
+async def query_portin(*, body: QueryPortin, ctx: Context) -> Reply[PortQuery]:
+    """The status of a pending port-in order, named by its enrollment id, ESN or SIM and number together: from
+    the port's workflow (no carrier call), or from the database once it is gone."""
+    async with ctx.uow.transaction() as session:
+        found = await _order(session, body.enroll_id, ctx.caller.vendor_id)
+    if found is None or found[1].port_number != body.mdn or body.esn not in (found[0].iccid, found[0].esn):
+        raise refuse(NO_ORDER, rest_status=404)
+    view = await _view(ctx, found[1])
+    return Reply(f"Port-in status: {view.status}", PortQuery(records=[PortRecord.of(view)]))
+
+
+@action("port", example=PORT_UPDATE)
+async def update_portin(*, body: UpdatePortin, ctx: Context) -> PortUpdate:
+    """Corrected old-account data (any subset) for a port the carrier marked RESOLUTION_REQUIRED: stored
+    encrypted, and resubmitted by the port's workflow."""
+    async with ctx.uow.transaction() as session:
+        found = await _order(session, body.enroll_id, ctx.caller.vendor_id)
+        if found is None:
+            raise refuse("No port-in order found for this enrollment id", rest_status=404)
+        order = found[1]
+        if order.status != PortStatus.RESOLUTION_REQUIRED:
+            raise refuse(_not_awaiting(order.status), rest_status=409)
+        order.secrets = ctx.cipher.seal({**ctx.cipher.open(order.secrets), **body.corrections()})
+        session.add(order)
+    client = await ctx.temporal_client()
+    handle = client.get_workflow_handle(port_workflow_id(body.enroll_id), result_type=PortView)
+    correction = PortCorrection(
+        body.enroll_id, ctx.request_id, budget_seconds=ctx.settings.systems.lookup_budget_seconds
+    )
+    try:
+        async with ctx.outside("The carrier", within=ctx.lookup_seconds()):
+            view = await handle.execute_update(PortStatusWorkflow.correct, correction)
+    except WorkflowUpdateFailedError as failure:
+        raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+    return PortUpdate(enroll_id=body.enroll_id, portin_status=view.status)
+
+
+async def _order(session: AsyncSession, enroll_id: str, vendor_id: int) -> tuple[Line, PortIn] | None:
+    line, order = await session.get(Line, enroll_id), await session.get(PortIn, enroll_id)
+    if line is None or order is None or line.vendor_id != vendor_id:
+        return None
+    return line, order
+
+
+async def _view(ctx: Context, order: PortIn) -> PortView:
+    client = await ctx.temporal_client()
+    handle = client.get_workflow_handle(port_workflow_id(order.enrollment_id), result_type=PortView)
+    try:
+        async with asyncio.timeout(ctx.settings.temporal.rpc_seconds):
+            return await handle.query(PortStatusWorkflow.status)
+    except (RPCError, TimeoutError) as problem:
+        if not (isinstance(problem, RPCError) and problem.status == RPCStatusCode.NOT_FOUND):
+            log.warning("port %s answered from the database: %s", order.enrollment_id, type(problem).__name__)
+    # Not submitted yet, refused at submission, or Temporal not answering: the port's workflow records every
+    # change it sees, so the stored state is the answer.
+    return PortView(
+        order.status,
+        order.resolution_code,
+        order.resolution_description,
+        order.carrier_response,
+        order.requested_at.isoformat() if order.requested_at else None,
+        order.responded_at.isoformat() if order.responded_at else None,
+    )
+
+
+@action("port", example=PORT_ELIGIBILITY)
+async def validate_portin(*, body: ValidatePortin, ctx: Context) -> PortEligibility:
+    """Whether a number can be ported in, and the carrier it is with now: the carrier's answer."""
+    check = PortCheck(
+        ctx.caller.vendor_code, body.port_number, body.zip_code,
+        budget_seconds=ctx.settings.systems.lookup_budget_seconds,
+    )  # fmt: skip
+    workflow_id = lookup_workflow_id("portcheck", ctx.request_id)
+    return PortEligibility.of(await run_lookup(ctx, PortValidationWorkflow.run, check, workflow_id=workflow_id))
+
+
+def _not_awaiting(status: str) -> str:
+    return f"The port-in is {status}; corrections are accepted only when it is {PortStatus.RESOLUTION_REQUIRED}"

@@ -1,0 +1,155 @@
+"""The support domain's `/ops`: support staff list the lines waiting for them (STUCK, or RECEIVED and never
+started because the workflow engine was away when intake stored them) and retry them, one or in bulk (role
+`support`, the calling vendor's lines only). `lineup ops` uses the same functions for every vendor."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
+
+from models.answers.support import RETRIED, STUCK, Retried, RetriedAll, StuckLine
+from models.clock import utcnow
+from models.errors import refuse
+from models.messages.enrollment import EnrollmentOrder, Pacing
+from models.requests.support import ListStuckEnrollments, RetryEnrollment
+from models.settings import Settings
+from models.statuses import LineStatus
+from models.tables.enrollment import Line
+from persistence.enrollment import orders_of, vendor_line
+from persistence.support import Waiting, count_waiting, shown_error, waiting_lines
+from services.actions import ALL_SOURCES, action
+from services.context import Context
+from services.enrollment.lines import NO_CUSTOMER
+from services.temporal import outside_system
+from workflows.enrollment.left_behind import start_order
+from workflows.support import retry_line
+
+log = logging.getLogger("lineup.ops")
+SUPPORT = "support"  # the role support operations need
+
+MOST_RETRIED = 500  # lines one bulk retry resumes; the answer says how many remain for the next call
+AT_ONCE = 20  # calls to Temporal in flight at once during a bulk retry
+WAITING = frozenset({LineStatus.STUCK, LineStatus.RECEIVED})
+
+
+@dataclass(frozen=True)
+class ToResume:
+    """Lines to retry, with the orders of those never started rebuilt from their lines."""
+
+    lines: list[Line]
+    orders: list[EnrollmentOrder] = field(default_factory=list)
+    remaining: int = 0  # matching lines left for the next bulk retry
+
+
+def waiting(settings: Settings, *, error_contains: str | None = None, stuck_minutes: int | None = None) -> Waiting:
+    """Which lines wait for support now; a RECEIVED line within the sweep's grace may still be starting."""
+    now = utcnow()
+    since = now - timedelta(minutes=stuck_minutes) if stuck_minutes else None
+    return Waiting(now - timedelta(seconds=settings.sweep.grace_seconds), error_contains, since)
+
+
+@action("ops", sources=ALL_SOURCES, role=SUPPORT, example=STUCK)
+async def list_stuck_enrollments(*, body: ListStuckEnrollments, ctx: Context) -> list[StuckLine]:
+    """The vendor's lines waiting for support (STUCK, or RECEIVED and never started), with their last error,
+    longest waiting first."""
+    async with ctx.uow.transaction() as session:
+        lines = await waiting_lines(session, waiting(ctx.settings), vendor_id=ctx.caller.vendor_id, limit=body.limit)
+    return [
+        StuckLine(
+            enrollment_id=line.enrollment_id,
+            parent_enrollment_id=line.parent_enrollment_id,
+            status=line.status,
+            last_error=shown_error(line),
+            since=line.status_since.isoformat(),
+        )
+        for line in lines
+    ]
+
+
+@action("ops", sources=ALL_SOURCES, role=SUPPORT, example=RETRIED)
+async def retry_enrollment(*, body: RetryEnrollment, ctx: Context) -> Retried | RetriedAll:
+    """Resumes one waiting line (`enrollment_id`), or with `all_stuck` Y every matching waiting line of the
+    vendor (narrowed by `error_contains` and `stuck_minutes`), at most MOST_RETRIED a call: a stuck line's
+    workflow tries its failed step again, a line that never started has its order's workflow started."""
+    vendor_id, pacing = ctx.caller.vendor_id, Pacing.of(ctx.settings)
+    async with ctx.uow.transaction() as session:
+        if body.bulk:
+            matching = waiting(ctx.settings, error_contains=body.error_contains, stuck_minutes=body.stuck_minutes)
+            found = await all_waiting(session, matching, vendor_id=vendor_id, pacing=pacing)
+        else:
+            assert body.enrollment_id is not None  # the request model requires one without all_stuck Y
+            found = await one_waiting(session, body.enrollment_id, vendor_id=vendor_id, pacing=pacing)
+    # Nothing to resume needs no workflow engine: an empty bulk retry answers even while it is away.
+    retried = []
+    if found.lines:
+        client = await ctx.temporal_client()
+        retried = await resume(
+            found, client=client, task_queue=ctx.task_queue, rpc_seconds=ctx.settings.temporal.rpc_seconds
+        )
+    if body.bulk:
+        return RetriedAll(retried=retried, remaining=found.remaining)
+    [line] = found.lines
+    if not retried:
+        raise refuse(f"Enrollment {line.enrollment_id} has no workflow to retry", rest_status=409)
+    return Retried(
+        enrollment_id=line.enrollment_id, status="RETRYING" if line.status == LineStatus.STUCK else "STARTED"
+    )
+
+
+async def one_waiting(session: AsyncSession, enrollment_id: str, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
+    """The line, if it waits for support (vendor_id None: any vendor's); otherwise the refusal saying why."""
+    line = await vendor_line(session, enrollment_id, vendor_id=vendor_id)
+    if line is None:
+        raise refuse(NO_CUSTOMER, rest_status=404)
+    if line.status not in WAITING:
+        raise refuse(f"Enrollment {enrollment_id} is not stuck (status {line.status})", rest_status=409)
+    # A RECEIVED line is started whatever its age: a start finds the run its own request may have begun.
+    never_started = [line.order_id] if line.status == LineStatus.RECEIVED else []
+    return ToResume([line], await orders_of(session, never_started, pacing=pacing))
+
+
+async def all_waiting(session: AsyncSession, matching: Waiting, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
+    """The first MOST_RETRIED matching lines, longest waiting first, and how many more match."""
+    lines = await waiting_lines(session, matching, vendor_id=vendor_id, limit=MOST_RETRIED)
+    total = len(lines) if len(lines) < MOST_RETRIED else await count_waiting(session, matching, vendor_id=vendor_id)
+    never_started = list(dict.fromkeys(line.order_id for line in lines if line.status == LineStatus.RECEIVED))
+    return ToResume(lines, await orders_of(session, never_started, pacing=pacing), total - len(lines))
+
+
+async def resume(found: ToResume, *, client: Client, task_queue: str, rpc_seconds: float) -> list[str]:
+    """Signals each stuck line's workflow to try again and starts each never-started order (or finds it
+    running); answers the enrollment ids now on their way. A stuck line whose workflow is gone is left out."""
+    slots = asyncio.Semaphore(AT_ONCE)
+
+    async def signal(line: Line) -> str | None:
+        async with slots:
+            try:
+                await retry_line(client, line.enrollment_id)
+            except RPCError as error:
+                if error.status != RPCStatusCode.NOT_FOUND:
+                    raise
+                log.warning("stuck line without a workflow", extra={"fields": {"enrollment_id": line.enrollment_id}})
+                return None
+        return line.enrollment_id
+
+    async def start(order: EnrollmentOrder) -> None:
+        async with slots:
+            await start_order(client, order, task_queue=task_queue)
+
+    stuck = [line for line in found.lines if line.status == LineStatus.STUCK]
+    async with outside_system("The workflow engine", within=2 * rpc_seconds):
+        outcomes = await asyncio.gather(
+            *(signal(line) for line in stuck), *(start(order) for order in found.orders), return_exceptions=True
+        )
+        for outcome in outcomes:  # every call has ended: the first failure says what is down
+            if isinstance(outcome, BaseException):
+                raise outcome
+    signalled = {outcome for outcome in outcomes[: len(stuck)] if isinstance(outcome, str)}
+    started = {line_id for order in found.orders for line_id in order.enrollment_ids}
+    return [line.enrollment_id for line in found.lines if line.enrollment_id in signalled | started]
