@@ -112,6 +112,18 @@ def test_every_child_dies_with_a_sigkilled_launcher_and_frees_its_ports(launcher
     assert [port for port in ports_of(launcher_env) if not port_is_free("127.0.0.1", port)] == []
 
 
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGQUIT])
+def test_a_closing_terminal_or_sigquit_stops_everything_in_order(launcher_env, data_dir, started, signum):
+    said = data_dir / "run.out"
+    launcher = launch(launcher_env, said, started)
+    assert wait_for(lambda: "started temporal" in said.read_text() or launcher.poll() is not None, 60)
+    temporal = started.below(launcher)
+    os.kill(launcher.pid, signum)
+    assert launcher.wait(60) == 0, said.read_text()  # a stop asked for, not a death by the signal
+    assert said.read_text().rstrip().endswith("lineup: stopped")
+    assert temporal and not any(process.alive() for process in temporal)
+
+
 def test_a_taken_port_is_refused_with_the_process_holding_it(launcher_env, data_dir, started):
     port = int(launcher_env["LINEUP_API_PORT"])
     with socket.socket() as holder:
