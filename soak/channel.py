@@ -44,6 +44,7 @@ class Order:
     stopped_at: str = ""  # the step it could not get past; empty when it went through
     last_answer: str = ""
     attempts: list[Attempt] = field(default_factory=list)
+    steps: dict[str, float] = field(default_factory=dict)  # seconds each step took, its repeats included
 
     @property
     def parent(self) -> str | None:
@@ -97,25 +98,26 @@ class Channel:
         self.token = str(answer.get("token") or "")
         return answer
 
-    async def step(self, step: str, path: str, body: dict[str, Any], count: int = 0, order: Order | None = None) -> Any:
-        """The answer's `data` once the step succeeded; StepFailed after STEP_SECONDS of trying. `order`: the
-        step is the create, whose every attempt is timed (`count` lines must all be accepted)."""
-        deadline = time.monotonic() + STEP_SECONDS
+    async def step(self, order: Order, step: str, path: str, body: dict[str, Any], lines: int = 0) -> Any:
+        """The answer's `data` once the step succeeded; StepFailed after STEP_SECONDS of trying. `lines`: the
+        step is the create, which every line must be accepted by, and whose every attempt is timed."""
+        began = time.monotonic()
         said = ""
-        while time.monotonic() < deadline:
+        while time.monotonic() < began + STEP_SECONDS:
             started, clock = time.time(), time.perf_counter()
             try:
                 answer = await self._once(path, body)
             except (httpx.HTTPError, ValueError, StepFailed) as exc:  # no answer, or not JSON, or no login
                 said, self.token = f"no answer: {type(exc).__name__} {exc}"[:300], ""
-                if order is not None:
+                if lines:
                     order.attempts.append(Attempt(started, None, False, said))
             else:
-                ok = all_lines_accepted(answer, count) if order else answer.get("msg_code") == SUCCESS
+                ok = all_lines_accepted(answer, lines) if lines else answer.get("msg_code") == SUCCESS
                 said = describe(answer)
-                if order is not None:
+                if lines:
                     order.attempts.append(Attempt(started, time.perf_counter() - clock, ok, said))
                 if ok:
+                    order.steps[step] = order.steps.get(step, 0.0) + time.monotonic() - began
                     return answer.get("data")
                 self.token = ""  # a refused request may not carry a usable token: start a new chain
             await asyncio.sleep(PAUSE_SECONDS)
@@ -131,19 +133,19 @@ class Channel:
     async def _walk(self, order: Order, port_number_of: list[str | None]) -> None:
         self.token = ""  # each order is a new session, as a point of sale logs in for a customer
         for port_number in port_number_of:
-            data = await self.step("check_service_availability", "/enrollment", bodies.AVAILABILITY)
+            data = await self.step(order, "check_service_availability", "/enrollment", bodies.AVAILABILITY)
             order.enrollment_ids.append(str(data["enrollment_id"]))
             if port_number is not None:
                 order.ports[order.enrollment_ids[-1]] = port_number
         parent = order.enrollment_ids[0]
         if order.number % 2 == 0:
-            await self.step("plan_list", "/plan", bodies.PLAN_LIST)
-        paid = await self.step("make_payment", "/payment", bodies.payment(parent))
+            await self.step(order, "plan_list", "/plan", bodies.PLAN_LIST)
+        paid = await self.step(order, "make_payment", "/payment", bodies.payment(parent))
         order.paid = True
         lines = [bodies.order_line(eid, order.ports.get(eid)) for eid in order.enrollment_ids]
         create = bodies.create(parent, lines, str(paid["invoice_number"]))
-        created = await self.step("create_customer_prepaid_multiline", "/customer", create, len(lines), order)
+        created = await self.step(order, "create_customer_prepaid_multiline", "/customer", create, len(lines))
         order.accepted = True
         order.line_messages = {entry["data"]["enrollment_id"]: str(entry["msg"]) for entry in created}
-        await self.step("send", "/mail", bodies.mail(parent, lines[0]["email"]))
+        await self.step(order, "send", "/mail", bodies.mail(parent, lines[0]["email"]))
         order.mail_accepted = True

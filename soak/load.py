@@ -22,6 +22,9 @@ TICK_SECONDS = 0.2
 STUCK_POLL_SECONDS = 2.0
 DRAIN_SECONDS = 240.0  # orders under way when the load ends may still be retrying a step
 STUCK = "SELECT enrollment_id FROM line WHERE status = 'STUCK'"
+# The carrier's provisioning down (activations, port-ins and their status), its tax service up: orders are still
+# paid and created during the outage, and their lines get stuck, which they must heal from by themselves.
+OUTAGE_SCOPE = ["/carrier/activations", "/carrier/ports"]
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,9 @@ async def watch_stuck(stack: SoakStack, run: Run) -> None:
 
 
 async def _set_carrier(stack: SoakStack, fault_rate: float) -> None:
+    faults = {"fault_rate": fault_rate, "scope": OUTAGE_SCOPE if fault_rate else []}
     async with httpx.AsyncClient(base_url=stack.sandbox_url, timeout=10) as http:
-        (await http.post("/sandbox/faults", json={"fault_rate": fault_rate})).raise_for_status()
+        (await http.post("/sandbox/faults", json=faults)).raise_for_status()
 
 
 async def faults(stack: SoakStack, options: Options, run: Run) -> None:
@@ -81,7 +85,7 @@ async def faults(stack: SoakStack, options: Options, run: Run) -> None:
             await asyncio.sleep(max(0.0, run.started + at - time.time()))
             if kind.startswith("outage"):
                 await _set_carrier(stack, 1.0 if kind == "outage-start" else 0.0)
-                run.events.append(Event(time.time(), kind, "every carrier call answered 503"))
+                run.events.append(Event(time.time(), kind, f"503 for every call to {', '.join(OUTAGE_SCOPE)}"))
                 continue
             name = {"worker": WORKERS[workers % len(WORKERS)], "api": "api", "temporal": "temporal"}[kind]
             workers += kind == "worker"

@@ -17,7 +17,7 @@ class Options:
     channels: int = 8
     rate: float = 1.0  # orders started per second, over all channels
     kill_every: float = 60.0  # seconds between SIGKILLs (worker, API master, Temporal server in turn); 0: none
-    outage_seconds: float = 60.0  # a full carrier outage this long, from a third of the run; 0: none
+    outage_seconds: float = 60.0  # carrier provisioning down this long, from a third of the run; 0: none
     port_complete_seconds: float = 20.0  # the sandbox's port-in completion time
     settle_minutes: float = 5.0  # how long to wait, after the load, for every accepted line to settle
     after_kill_seconds: float = 30.0  # create answers this close after a kill count as "after a kill"

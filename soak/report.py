@@ -50,7 +50,7 @@ def table(
     lines = [
         f"Lineup soak: {(run.ended - run.started) / 60:.1f} min of load, {options.channels} channels, "
         f"{options.rate:g} order/s offered, a SIGKILL every {options.kill_every:g} s, "
-        f"carrier outage {outage[1] - outage[0] if outage else 0:.0f} s",
+        f"a carrier provisioning outage of {outage[1] - outage[0] if outage else 0:.0f} s",
         f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) {load['start']} at the start, "
         f"{load['end']} at the end; seconds: " + ", ".join(f"{name} {value:.0f}" for name, value in phases.items()),
         "",
