@@ -39,38 +39,56 @@ class Counts:
 
 def count(run: Run, evidence: Evidence) -> Counts:
     rows = {row["enrollment_id"]: row for row in evidence.lines}
-    accepted_orders = [order for order in run.orders if order.accepted]
-    accepted = {eid: order for order in accepted_orders for eid in order.enrollment_ids}
-    ports = {eid for order in accepted_orders for eid in order.ports}
-    counts = Counts()
-    counts.orders = {
+    accepted = {eid for order in run.orders if order.accepted for eid in order.enrollment_ids}
+    return Counts(
+        orders=_orders(run),
+        lines=_lines(run, rows, accepted),
+        lost=_lost(run, evidence, rows, accepted),
+        duplicated=_duplicated(evidence),
+        stuck=_stuck(run, rows),
+        unanswered=_unanswered(run, rows),
+    )
+
+
+def _orders(run: Run) -> dict[str, int]:
+    stopped = Counter(order.stopped_at for order in run.orders if order.stopped_at)
+    return {
         "offered": run.offered,
         "skipped_all_channels_busy": run.skipped,
         "started": len(run.orders),
-        "accepted": len(accepted_orders),
+        "accepted": sum(order.accepted for order in run.orders),
         "paid": sum(order.paid for order in run.orders),
         "mail_accepted": sum(order.mail_accepted for order in run.orders),
-        **{f"stopped_at_{step}": n for step, n in Counter(o.stopped_at for o in run.orders if o.stopped_at).items()},
+        **{f"stopped_at_{step}": times for step, times in stopped.items()},
     }
-    counts.lines = {
+
+
+def _lines(run: Run, rows: dict[str, dict[str, Any]], accepted: set[str]) -> dict[str, int]:
+    ports = {eid for order in run.orders if order.accepted for eid in order.ports}
+    return {
         "accepted": len(accepted),
         "accepted_portin": len(ports),
         "settled": sum(1 for eid in accepted if eid in rows and settled(rows[eid])),
         "ports_completed": sum(1 for eid in ports if eid in rows and rows[eid]["port_status"] == "COMPLETED"),
         "in_database": len(rows),
     }
-    counts.lost = _lost(run, evidence, rows, set(accepted))
-    counts.duplicated = _duplicated(evidence)
+
+
+def _stuck(run: Run, rows: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """Lines seen STUCK; healed: settled in the end (the soak never asks support for a retry)."""
     ever = sorted(run.ever_stuck)
     healed = [eid for eid in ever if eid in rows and settled(rows[eid])]
-    counts.stuck = {"ever": ever, "healed": healed, "not_healed": [eid for eid in ever if eid not in healed]}
-    unanswered = {eid for order in run.orders if order.paid and not order.accepted for eid in order.enrollment_ids}
-    counts.unanswered = {
-        "lines": len(unanswered),
-        "written": sum(1 for eid in unanswered if eid in rows),
-        "written_and_settled": sum(1 for eid in unanswered if eid in rows and settled(rows[eid])),
+    return {"ever": ever, "healed": healed, "not_healed": [eid for eid in ever if eid not in healed]}
+
+
+def _unanswered(run: Run, rows: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """Lines of paid orders whose create was never accepted: they may have been written all the same."""
+    lines = {eid for order in run.orders if order.paid and not order.accepted for eid in order.enrollment_ids}
+    return {
+        "lines": len(lines),
+        "written": sum(1 for eid in lines if eid in rows),
+        "written_and_settled": sum(1 for eid in lines if eid in rows and settled(rows[eid])),
     }
-    return counts
 
 
 def _lost(run: Run, evidence: Evidence, rows: dict[str, dict[str, Any]], accepted: set[str]) -> dict[str, list[str]]:

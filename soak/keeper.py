@@ -17,7 +17,9 @@ from cli.children import dies_with_this_process
 
 RESTART_SECONDS = 1.0
 STOP_GRACE_SECONDS = 15.0
-LEFTOVER_GRACE_SECONDS = 5.0  # systemd's TimeoutStopSec is 90 s; a soak cannot wait that long each time
+# What the operations docs give the API as TimeoutStopSec: uvicorn workers whose master died finish the requests
+# they are answering (SIGTERM from their parent-death signal), and are killed only after this.
+LEFTOVER_GRACE_SECONDS = 40.0
 
 
 def group_members(pgid: int) -> list[int]:

@@ -42,38 +42,58 @@ def table(
     exits: list[Exit],
     load: Any,
     phases: dict[str, float],
+    errors: dict[str, int],
 ) -> str:
-    events = Counter(event.kind for event in run.events)
+    met = goals(counts, rows)
+    return "\n".join(
+        [
+            *_header(options, run, load, phases),
+            "",
+            *_counted(counts, run, exits),
+            f"errors      {sum(errors.values())} logged at ERROR by the API and the workers (soak.json lists them)",
+            *(f"            {times} × {what}" for what, times in list(errors.items())[:5]),
+            "",
+            *_latencies(rows),
+            "",
+            "goals       " + "; ".join(f"{name}: {'met' if ok else 'NOT MET'}" for name, ok in met.items()),
+        ]
+    )
+
+
+def _header(options: Options, run: Run, load: Any, phases: dict[str, float]) -> list[str]:
     outage = options.outage()
-    restarts = Counter(exit.service for exit in exits)
-    leftovers = sum(exit.leftovers for exit in exits)
-    lines = [
+    return [
         f"Lineup soak: {(run.ended - run.started) / 60:.1f} min of load, {options.channels} channels, "
         f"{options.rate:g} order/s offered, a SIGKILL every {options.kill_every:g} s, "
         f"a carrier provisioning outage of {outage[1] - outage[0] if outage else 0:.0f} s",
         f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) {load['start']} at the start, "
         f"{load['end']} at the end; seconds: " + ", ".join(f"{name} {value:.0f}" for name, value in phases.items()),
-        "",
+    ]
+
+
+def _counted(counts: Counts, run: Run, exits: list[Exit]) -> list[str]:
+    stuck = counts.stuck
+    restarts = Counter(exit.service for exit in exits)
+    leftovers = sum(exit.leftovers for exit in exits)
+    return [
         f"orders      {_listed(counts.orders)}",
         f"lines       {_listed(counts.lines)}",
         f"lost        {counts.lost_total}  ({_listed({k: len(v) for k, v in counts.lost.items()})})",
         f"duplicated  {counts.duplicated_total}  ({_listed({k: len(v) for k, v in counts.duplicated.items()})})",
-        f"stuck       ever {len(counts.stuck['ever'])}, healed by themselves {len(counts.stuck['healed'])}, "
-        f"not healed {len(counts.stuck['not_healed'])} (the soak never asks support to retry)",
+        f"stuck       ever {len(stuck['ever'])}, healed by themselves {len(stuck['healed'])}, "
+        f"not healed {len(stuck['not_healed'])} (the soak never asks support to retry)",
         f"unanswered  creates never accepted: {_listed(counts.unanswered)}",
-        f"faults      {_listed(dict(events))}",
+        f"faults      {_listed(dict(Counter(event.kind for event in run.events)))}",
         f"restarts    {_listed(dict(restarts))}; processes left in a dead one's group a second later: {leftovers}",
-        "",
-        f"{'create answer (s)':34}{'answered':>9}{'no answer':>10}{'p50':>8}{'p99':>8}{'max':>8}",
     ]
-    lines += [
-        f"{row.label:34}{row.answered:>9}{row.unanswered:>10}{_seconds(row.p50):>8}{_seconds(row.p99):>8}"
-        f"{_seconds(row.max):>8}"
-        for row in rows
-    ]
-    met = goals(counts, rows)
-    lines += ["", "goals       " + "; ".join(f"{name}: {'met' if ok else 'NOT MET'}" for name, ok in met.items())]
-    return "\n".join(lines)
+
+
+def _latencies(rows: list[Latency]) -> list[str]:
+    lines = [f"{'create answer (s)':34}{'answered':>9}{'no answer':>10}{'p50':>8}{'p99':>8}{'max':>8}"]
+    for row in rows:
+        times = "".join(f"{_seconds(value):>8}" for value in (row.p50, row.p99, row.max))
+        lines.append(f"{row.label:34}{row.answered:>9}{row.unanswered:>10}{times}")
+    return lines
 
 
 def write_json(path: Path, **parts: Any) -> None:

@@ -15,6 +15,7 @@ from soak.evidence import Evidence, gather, wait_settled
 from soak.figures import Latency, latencies
 from soak.keeper import Exit
 from soak.load import Run, drive, faults, keep_running, watch_stuck
+from soak.logscan import logged_errors
 from soak.options import Options
 from soak.report import goals, table, write_json
 from soak.stack import SoakStack, start, stop
@@ -77,7 +78,8 @@ async def soak(options: Options) -> Result:
     counts = count(run, evidence)
     rows = latencies(run, options.after_kill_seconds)
     exits = stack.keeper.exits
-    text = table(options, run, counts, rows, exits, load, phases)
+    errors = logged_errors(stack.keeper.logs)
+    text = table(options, run, counts, rows, exits, load, phases, errors)
     path = stack.data_dir / "soak.json"
     met = goals(counts, rows)
     write_json(
@@ -90,6 +92,7 @@ async def soak(options: Options) -> Result:
         phases=phases,
         events=run.events,
         exits=exits,
+        logged_errors=errors,
         orders=run.orders,
         settings=_lineup_settings(stack),
     )
