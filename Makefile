@@ -42,7 +42,7 @@ bench: install
 	$(BIN)/python -m bench $(BENCH)
 
 # Issue 19's soak: production's processes under restart loops, ~1 enrollment/s from 8 channels, a SIGKILL a
-# minute, a carrier outage; 0 lost, 0 duplicated, every stuck line healed. 3 minutes of load by default (~6 in
+# minute, a carrier outage; 0 lost, 0 duplicated, every stuck line healed. 3 minutes of load by default (~4 in
 # all); `make soak SOAK="--minutes 10"` for the full one. Needs PostgreSQL on 127.0.0.1:5432.
 soak: install
 	$(BIN)/python -m soak $(SOAK)
