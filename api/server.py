@@ -2,12 +2,20 @@
 protocol plus the read timeouts it lacks. A connection whose request head is not complete within
 LINEUP_HEADER_TIMEOUT_SECONDS of its first byte (or of connecting) is closed; one idle between requests for
 LINEUP_KEEP_ALIVE_SECONDS is closed. The body's own bound is api.middleware.BodyDeadline: there an answer can
-still be sent."""
+still be sent.
+
+Importing this module in a uvicorn worker process (`--workers` N > 1) also ties the worker to its master: see
+end_with_the_master."""
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import multiprocessing
+import os
+import signal
 import socket
+import sys
 from typing import Any, ClassVar
 
 import h11
@@ -16,6 +24,27 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 from models.settings import Settings, get_settings
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def end_with_the_master() -> None:
+    """In a uvicorn worker process, asks Linux for SIGTERM when the master dies, however it dies. Without it a
+    SIGKILLed master (an OOM kill, a `kill -9`) left its workers serving the shared socket, unsupervised, and
+    the next start failed with "Address already in use". SIGTERM is what the master itself sends its workers
+    on a stop: the worker closes the socket at once and finishes the requests it is answering, which the
+    read timeouts bound. uvicorn starts workers with multiprocessing's spawn, which imports this module (the
+    `--http` protocol) before serving; a single process (`--workers 1`) has no master and is left alone."""
+    master = multiprocessing.parent_process()
+    if master is None or sys.platform != "linux":
+        return
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    # The master may have died before the call: then no signal would ever come.
+    if os.getppid() != master.pid:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+end_with_the_master()
 
 
 def no_delay(transport: asyncio.Transport) -> None:

@@ -1,4 +1,8 @@
-"""`lineup run`: Temporal dev server, sandbox, worker(s) and API as child processes, stopped together."""
+"""`lineup run`: Temporal dev server, sandbox, worker(s) and API as child processes, stopped together.
+
+Each child leads its own process group (stopped as a whole), logs to `<data dir>/logs/<name>.log`, gets the
+Linux parent-death signal (it dies with the launcher even if the launcher is SIGKILLed), and starts only once
+its ports are free. SIGINT, SIGTERM, SIGHUP and SIGQUIT stop everything in order."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from pathlib import Path
 
 import httpx
 
+from cli.children import dies_with_this_process, log_tail, taken_ports
 from models.settings import Settings
 from observability.metrics import MULTIPROC_ENV
 from workflows.search_attributes import dev_server_flags
@@ -81,41 +86,68 @@ def child_environments(settings: Settings) -> dict[str, dict[str, str]]:
     return env
 
 
+@dataclass(frozen=True)
+class ChildSpec:
+    """A child to start: its command, the ports it will listen on (checked free first) and the variables added to
+    this process's environment for it. Its output goes to `<logs>/<name>.log`."""
+
+    name: str
+    command: list[str]
+    ports: list[tuple[str, int]] = field(default_factory=list)  # (host, port)
+    env: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass
 class Child:
     name: str
     process: subprocess.Popen[bytes]
+    log: Path
 
     def signal_group(self, signum: int) -> None:
         # Each child leads its own process group, so this also reaches what it started (uvicorn's workers).
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signum)
 
+    def failure(self) -> str:
+        """How it ended, with the end of its log: the cause is usually there (a port taken, a bad setting)."""
+        return (
+            f"lineup: {self.name} exited with code {self.process.returncode}; "
+            f"the last lines of {self.log}:\n{log_tail(self.log)}"
+        )
+
 
 @dataclass
 class Supervisor:
     """Children in start order, grouped in stages; stopped stage by stage, last stage first."""
 
+    logs: Path
     stages: list[list[Child]] = field(default_factory=list)
     stopping: bool = False
 
-    def start(
-        self, names_and_commands: list[tuple[str, list[str]]], log_file: Path | None = None,
-        env: dict[str, dict[str, str]] | None = None,
-    ) -> None:  # fmt: skip
-        """`env`: by child name, variables added to this process's environment for that child."""
-        stage = [
-            self._spawn(name, command, log_file, {**os.environ, **(env or {}).get(name, {})})
-            for name, command in names_and_commands
-        ]
-        self.stages.append(stage)
+    def start(self, specs: list[ChildSpec]) -> None:
+        """Starts one stage; refuses (SystemExit) before starting any of it if one of its ports is taken."""
+        for spec in specs:
+            if problem := taken_ports(spec.name, spec.ports):
+                raise SystemExit(problem)
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.stages.append([self._spawn(spec) for spec in specs])
 
-    def _spawn(self, name: str, command: list[str], log_file: Path | None, env: dict[str, str]) -> Child:
-        output = open(log_file, "ab") if log_file else None  # noqa: SIM115 — lives as long as the child
-        # Own session: Ctrl-C reaches only the supervisor, which stops the children in order.
-        process = subprocess.Popen(command, stdout=output, stderr=output, start_new_session=True, env=env)
-        print(f"lineup: started {name} (pid {process.pid})", flush=True)
-        return Child(name, process)
+    def _spawn(self, spec: ChildSpec) -> Child:
+        log = self.logs / f"{spec.name}.log"
+        output = open(log, "ab")  # noqa: SIM115 — closed once the child holds its own copy
+        # Own session: Ctrl-C reaches only the supervisor, which stops the children in order. The parent-death
+        # signal: were the supervisor killed outright, the children go too instead of holding their ports.
+        process = subprocess.Popen(
+            spec.command,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
+            env={**os.environ, **spec.env},
+            preexec_fn=dies_with_this_process(),
+        )
+        output.close()
+        print(f"lineup: started {spec.name} (pid {process.pid}, log {log})", flush=True)
+        return Child(spec.name, process, log)
 
     def stop(self) -> None:
         self.stopping = True
@@ -123,11 +155,12 @@ class Supervisor:
             _stop_stage(stage)
         print("lineup: stopped", flush=True)
 
-    def exited(self) -> str | None:
+    def exited(self) -> Child | None:
+        """The first child that is no longer running, if any."""
         for stage in self.stages:
             for child in stage:
                 if child.process.poll() is not None:
-                    return f"{child.name} exited with code {child.process.returncode}"
+                    return child
         return None
 
 
@@ -151,8 +184,8 @@ def _stop_stage(stage: list[Child]) -> None:
 def wait_until(check_url: str, what: str, supervisor: Supervisor, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not supervisor.stopping:
-        if problem := supervisor.exited():
-            raise SystemExit(f"lineup: {problem} while waiting for {what}")
+        if (child := supervisor.exited()) is not None:
+            raise SystemExit(f"{child.failure()}\nlineup: {child.name} exited while waiting for {what}")
         try:
             if httpx.get(check_url, timeout=1.0).status_code < 500:
                 return
@@ -163,15 +196,19 @@ def wait_until(check_url: str, what: str, supervisor: Supervisor, timeout: float
         raise SystemExit(f"lineup: {what} did not come up within {timeout:.0f} s")
 
 
+# A closing terminal (SIGHUP) and Ctrl-\ (SIGQUIT) stop everything as Ctrl-C and SIGTERM do.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
 def run_all(settings: Settings) -> int:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    supervisor = Supervisor()
+    supervisor = Supervisor(settings.data_dir / "logs")
 
     def on_signal(signum: int, _frame: object) -> None:
         supervisor.stopping = True
 
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, on_signal)
     try:
         _start_everything(settings, supervisor)
         return _supervise(supervisor)
@@ -182,28 +219,68 @@ def run_all(settings: Settings) -> int:
         supervisor.stop()
 
 
-def _start_everything(settings: Settings, supervisor: Supervisor) -> None:
-    logs = settings.data_dir / "logs"
-    logs.mkdir(exist_ok=True)
+@dataclass(frozen=True)
+class Stage:
+    """Children started together, and the URL that says they are up (None: not waited for)."""
+
+    children: list[ChildSpec]
+    ready_url: str | None
+    what: str
+
+
+def stages(settings: Settings) -> list[Stage]:
+    """What `lineup run` starts, in order: Temporal, the sandbox, the workers, the API."""
     python = sys.executable
-    api = f"http://{settings.api.host}:{settings.api.port}"
-    supervisor.start([("temporal", temporal_command(settings))], logs / "temporal.log")
-    wait_until(f"http://127.0.0.1:{settings.temporal.ui_port}/api/v1/namespaces", "Temporal", supervisor)
-    supervisor.start([("sandbox", [python, "-m", "sandbox"])])
-    wait_until(f"{settings.systems.sandbox_url}/sandbox/healthz", "the sandbox", supervisor)
+    temporal_host, temporal_port = settings.temporal.address.rsplit(":", 1)
     env = child_environments(settings)
-    supervisor.start([(name, [python, "-m", "worker"]) for name in worker_names(settings)], env=env)
-    supervisor.start([("api", api_command(settings))], env=env)
-    wait_until(f"{api}{settings.api.base_path}/readyz", "the API", supervisor)
+    workers = [
+        ChildSpec(name, [python, "-m", "worker"], _metrics_ports(settings, env.get(name, {})), env.get(name, {}))
+        for name in worker_names(settings)
+    ]
+    temporal_ports = [(temporal_host, int(temporal_port)), ("127.0.0.1", settings.temporal.ui_port)]
+    sandbox_ports = [
+        (settings.systems.sandbox_host, settings.systems.sandbox_port),
+        ("127.0.0.1", settings.systems.sandbox_smtp_port),
+    ]
+    api = ChildSpec("api", api_command(settings), [(settings.api.host, settings.api.port)], env.get("api", {}))
+    api_url = f"http://{settings.api.host}:{settings.api.port}{settings.api.base_path}"
+    temporal = ChildSpec("temporal", temporal_command(settings), temporal_ports)
+    sandbox = ChildSpec("sandbox", [python, "-m", "sandbox"], sandbox_ports)
+    return [
+        Stage([temporal], f"http://127.0.0.1:{settings.temporal.ui_port}/api/v1/namespaces", "Temporal"),
+        Stage([sandbox], f"{settings.systems.sandbox_url}/sandbox/healthz", "the sandbox"),
+        Stage(workers, None, "the workers"),
+        Stage([api], f"{api_url}/readyz", "the API"),
+    ]
+
+
+def _metrics_ports(settings: Settings, env: dict[str, str]) -> list[tuple[str, int]]:
+    """The worker's metrics port (its own under several workers); none when metrics are off."""
+    port = int(env.get("LINEUP_WORKER_METRICS_PORT", settings.worker.metrics_port))
+    return [("127.0.0.1", port)] if port else []
+
+
+def _start_everything(settings: Settings, supervisor: Supervisor) -> None:
+    planned = stages(settings)
+    # Every port first, so a taken API port does not wait for Temporal to start; each stage checks again.
+    for child in (child for stage in planned for child in stage.children):
+        if problem := taken_ports(child.name, child.ports):
+            raise SystemExit(problem)
+    for stage in planned:
+        if supervisor.stopping:
+            return
+        supervisor.start(stage.children)
+        if stage.ready_url is not None:
+            wait_until(stage.ready_url, stage.what, supervisor)
     if not supervisor.stopping:
-        print(_banner(settings, api), flush=True)
+        print(_banner(settings, f"http://{settings.api.host}:{settings.api.port}"), flush=True)
 
 
 def _supervise(supervisor: Supervisor) -> int:
-    """Waits for Ctrl-C or SIGTERM (0), or for a child to exit on its own (1)."""
+    """Waits for a stop signal (0), or for a child to exit on its own (1)."""
     while not supervisor.stopping:
-        if problem := supervisor.exited():
-            print(f"lineup: {problem}; stopping everything", flush=True)
+        if (child := supervisor.exited()) is not None:
+            print(f"{child.failure()}\nlineup: stopping everything", flush=True)
             return 1
         time.sleep(0.5)
     return 0
@@ -216,6 +293,6 @@ def _banner(settings: Settings, api: str) -> str:
         f"  API          {api}{settings.api.base_path}  (docs: {api}{settings.api.base_path}/docs; {processes})\n"
         f"  Temporal UI  http://127.0.0.1:{settings.temporal.ui_port}\n"
         f"  Sandbox      {settings.systems.sandbox_url}  (SMTP sink 127.0.0.1:{settings.systems.sandbox_smtp_port})\n"
-        f"  Data         {settings.data_dir.resolve()}\n"
+        f"  Data         {settings.data_dir.resolve()}  (logs: {(settings.data_dir / 'logs').resolve()})\n"
         f"Ctrl-C stops everything.  (pid {os.getpid()})"
     )

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from sandbox.deps import StoreDep
-from sandbox.faults import FaultsDep
+from sandbox.faults import Faults, FaultsDep
 from sandbox.mail_sink import set_smtp_available, smtp_available
 
 router = APIRouter(prefix="/sandbox")
@@ -17,6 +17,8 @@ class FaultUpdate(BaseModel):
 
     fault_rate: float | None = Field(default=None, ge=0.0, le=1.0)
     latency_ms: int | None = Field(default=None, ge=0)
+    # Path prefixes the fault rate applies to, e.g. ["/carrier/activations", "/carrier/ports"]; [] for all.
+    scope: list[str] | None = Field(default=None, max_length=20)
 
 
 class ReleaseSim(BaseModel):
@@ -37,20 +39,22 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
+def _shown(faults: Faults) -> dict[str, Any]:
+    return {"fault_rate": faults.fault_rate, "latency_ms": faults.latency_ms, "scope": faults.scope}
+
+
 @router.get("/faults")
 async def get_faults(faults: FaultsDep) -> dict[str, Any]:
-    """Current fault rate and latency."""
-    return {"fault_rate": faults.fault_rate, "latency_ms": faults.latency_ms}
+    """Current fault rate, latency and the paths the rate applies to ([]: every carrier and NLAD call)."""
+    return _shown(faults)
 
 
 @router.post("/faults")
 async def set_faults(body: FaultUpdate, faults: FaultsDep) -> dict[str, Any]:
-    """Change the fault rate and/or latency while running."""
-    if body.fault_rate is not None:
-        faults.fault_rate = body.fault_rate
-    if body.latency_ms is not None:
-        faults.latency_ms = body.latency_ms
-    return {"fault_rate": faults.fault_rate, "latency_ms": faults.latency_ms}
+    """Change the fault rate, latency and/or scope while running."""
+    for name, value in body.model_dump(exclude_none=True).items():
+        setattr(faults, name, value)
+    return _shown(faults)
 
 
 @router.post("/carrier/release-sim")

@@ -6,11 +6,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from sandbox import admin, carrier, carriers, nlad, payments, ports, tax
+from sandbox import admin, carrier, carriers, ledger, nlad, payments, ports, tax, webhooks
 from sandbox.config import SandboxConfig
 from sandbox.deps import MissingIdempotencyKey
 from sandbox.faults import SERVICE_UNAVAILABLE, Faults, ServiceDown
 from sandbox.store import Store
+from sandbox.webhooks import ReceiverFaults
 
 
 async def on_service_down(request: Request, exc: Exception) -> JSONResponse:
@@ -41,9 +42,10 @@ def create_app(config: SandboxConfig | None = None, *, store: Store | None = Non
     app.state.config = config
     app.state.store = store or Store(config.db_path)
     app.state.faults = Faults.from_config(config)
+    app.state.receiver_faults = ReceiverFaults()
     app.add_exception_handler(ServiceDown, on_service_down)
     app.add_exception_handler(MissingIdempotencyKey, on_missing_key)
     app.add_exception_handler(RequestValidationError, on_invalid_request)
-    for module in (carrier, carriers, ports, tax, nlad, payments, admin):
+    for module in (carrier, carriers, ports, tax, nlad, payments, admin, ledger, webhooks):
         app.include_router(module.router)
     return app

@@ -42,6 +42,7 @@ DEVICES: dict[str, tuple[str, str, bool, bool]] = {
 }
 FEATURE_PHONES = {"6", "7"}
 SMDP_HOST = "smdp.sandbox-carrier.example"
+ACTIVATIONS = "carrier/activations"  # the idempotency records' endpoint: one answer per key
 
 
 class ActivationRequest(BaseModel):
@@ -83,7 +84,7 @@ def reference_number() -> str:
 @router.post("/activations")
 async def activate(body: ActivationRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
     """Activate a line: a new MDN in the state's area code, MSID and MSL; the same key, the same answer."""
-    return store.idempotent(endpoint="carrier/activations", key=key, compute=lambda: _activate(store, body))
+    return store.idempotent(endpoint=ACTIVATIONS, key=key, compute=lambda: _activate(store, body))
 
 
 def _activate(store: Store, body: ActivationRequest) -> Row:

@@ -42,6 +42,7 @@ RESOLUTIONS = {
     "6B": "Transfer PIN required or incorrect",
 }
 NOT_FOUND = {"STATUSCODE": "404", "DESCRIPTION": "Port not found"}
+SUBMISSIONS = "carrier/ports"  # the idempotency records' endpoint: one answer per key
 # Fields a resolution update may correct (besides the account number and PIN, which are never stored).
 CORRECTABLE = ("first_name", "last_name", "address_one", "city", "state", "zip")
 # Who holds a number before it ports in, by its last digit (abbreviations from sandbox.carriers).
@@ -201,7 +202,7 @@ async def validate_port(body: PortValidationRequest) -> dict[str, Any]:
 @router.post("")
 async def submit_port(body: PortRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
     """Submit a port-in; the number's last digits and the old-account fields decide its path."""
-    return store.idempotent(endpoint="carrier/ports", key=key, compute=lambda: _submit(store, body))
+    return store.idempotent(endpoint=SUBMISSIONS, key=key, compute=lambda: _submit(store, body))
 
 
 def _submit(store: Store, body: PortRequest) -> Row:

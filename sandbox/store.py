@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS mail (
     id INTEGER PRIMARY KEY AUTOINCREMENT, mail_from TEXT, recipients TEXT NOT NULL, to_header TEXT,
     subject TEXT, message_id TEXT, idempotency_key TEXT, body TEXT, received_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS webhooks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, received_at TEXT NOT NULL, headers TEXT NOT NULL, body TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -221,6 +224,47 @@ class Store:
         with self.transaction():
             self._conn.execute("DELETE FROM mail")
 
+    # -- webhooks ------------------------------------------------------------------------------------
+
+    def add_webhook(self, *, received_at: str, headers: dict[str, str], body: str) -> int:
+        """Store one delivery as it arrived."""
+        return self._insert("webhooks", {"received_at": received_at, "headers": json.dumps(headers), "body": body})
+
+    def list_webhooks(self) -> list[Row]:
+        """Every stored delivery, oldest first."""
+        rows = self._all("SELECT received_at, headers, body FROM webhooks ORDER BY id")
+        return [{**row, "headers": json.loads(row["headers"])} for row in rows]
+
+    def clear_webhooks(self) -> None:
+        """Forget every stored delivery."""
+        with self.transaction():
+            self._conn.execute("DELETE FROM webhooks")
+
+    # -- ledger --------------------------------------------------------------------------------------
+
+    def answers_of(self, endpoint: str) -> list[Row]:
+        """Every stored (key, answer) of one endpoint, oldest first: what the stand-in did, once per key."""
+        rows = self._all(
+            "SELECT key, response, created_at FROM idempotency WHERE endpoint = ? ORDER BY rowid", endpoint
+        )
+        return [
+            {"key": row["key"], "answer": json.loads(row["response"]), "created_at": row["created_at"]} for row in rows
+        ]
+
+    def all_lines(self) -> list[Row]:
+        """Every line the carrier ever opened (activations and completed ports), oldest first."""
+        return self._all(
+            "SELECT l.id, l.vendor_id, l.enrollment_id, l.mdn, l.iccid, l.status, l.created_at, p.port_id"
+            " FROM lines l LEFT JOIN ports p ON p.line_id = l.id ORDER BY l.id"
+        )
+
+    def all_ports(self) -> list[Row]:
+        """Every port request, oldest first, without the old account's details."""
+        return self._all(
+            "SELECT port_id, vendor_id, enrollment_id, port_number, stage, submitted_at, completed_at, line_id"
+            " FROM ports ORDER BY rowid"
+        )
+
     # -- settings ------------------------------------------------------------------------------------
 
     def get_setting(self, name: str, default: str) -> str:
@@ -276,4 +320,4 @@ class Store:
 
 
 def _tables() -> list[str]:
-    return ["idempotency", "lines", "ports", "tax_calcs", "mail", "settings"]
+    return ["idempotency", "lines", "ports", "tax_calcs", "mail", "webhooks", "settings"]
