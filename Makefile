@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install run test lint fmt bench soak histories migrate seed api worker sandbox clean
+.PHONY: install run test lint fmt bench capacity soak histories migrate seed api worker sandbox clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,7 +36,8 @@ fmt: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# issue 11's measurements as ratios (~7 min on 2 cores); e.g. make bench BENCH="--only T1,T2 --quick"
+# issues 11, 17 and 20's measurements as ratios (~30 min on 2 cores); e.g. make bench BENCH="--only T1,T2 --quick";
+# BENCH=--capacity also writes docs/capacity.md from the run.
 bench: install
 	bash scripts/apt-install.sh wrk /usr/bin/wrk
 	$(BIN)/python -m bench $(BENCH)
@@ -46,6 +47,12 @@ bench: install
 # all); `make soak SOAK="--minutes 10"` for the full one. Needs PostgreSQL on 127.0.0.1:5432.
 soak: install
 	$(BIN)/python -m soak $(SOAK)
+
+# docs/capacity.md from a bench JSON: the newest under .data/bench, or BENCH_JSON=path (`make bench
+# BENCH=--capacity` writes it at the end of the run instead). Written only if every figure it reads is there.
+BENCH_JSON ?= $(shell ls -t .data/bench/bench-*.json 2>/dev/null | head -1)
+capacity: install
+	$(BIN)/python -m bench.capacity $(BENCH_JSON) > docs/capacity.md.new && mv docs/capacity.md.new docs/capacity.md || (rm -f docs/capacity.md.new; exit 1)
 
 # Records tests/workflows/histories (~1 min); `make histories FLOWS="tax_collection"` for some flows only.
 # Only for workflows that cannot still be running anywhere: docs/reliability.md, "Changing a workflow safely".

@@ -4,6 +4,7 @@ of medians, p99s and ratios to baselines measured in the same run (also written 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import platform
 import shutil
@@ -12,9 +13,12 @@ import subprocess
 import threading
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from bench import postgres
+from sqlalchemy.pool import QueuePool
+
+from bench import capacity, postgres
 from bench.load import choose_tool
 from bench.options import Options, parse
 from bench.processes import CHILDREN, exit_now
@@ -22,7 +26,10 @@ from bench.report import table, write_json
 from bench.runner import run_plan
 from bench.stack import OPEN_DIRS, REPO
 from bench.stats import Figure
-from models.settings import get_settings
+from models.settings import PortingSettings, Settings, get_settings
+from persistence.engine import make_engine
+
+CAPACITY_DOC = REPO / "docs" / "capacity.md"
 
 
 def git_state() -> str:
@@ -50,6 +57,30 @@ def header(options: Options, tool: str, why: str, started: datetime, seconds: fl
         "stack: lineup db upgrade + seed-demo + lineup run (Temporal dev server with tuned dispatch, sandbox, "
         "worker, uvicorn), free ports, temporary data dir",
     ]
+
+
+def model_facts() -> dict[str, Any]:
+    """What the capacity model reads besides the figures: the settings defaults it scales by, and the connection
+    pool each Lineup process opens on PostgreSQL (read from the engine Lineup makes, never connected)."""
+    engine = make_engine(Settings(_env_file=None, database_url="postgresql+asyncpg://bench@127.0.0.1:1/unused"))  # type: ignore[call-arg]
+    pool = engine.pool
+    assert isinstance(pool, QueuePool)
+    return {
+        "settings_defaults": {"port_poll_seconds": PortingSettings().poll_seconds},
+        "pg_pool": {"size": pool.size(), "max_overflow": getattr(pool, "_max_overflow", None)},
+    }
+
+
+def write_capacity(document_path: Path) -> None:
+    """docs/capacity.md from this run's JSON; a run without the figures it reads leaves it as it was."""
+    document = json.loads(document_path.read_text())
+    try:
+        text = capacity.generate(document, document_path.name)
+    except capacity.Drift as drift:
+        print(f"bench: docs/capacity.md not written: {drift}", flush=True)
+        return
+    CAPACITY_DOC.write_text(text)
+    print(f"bench: {CAPACITY_DOC.relative_to(REPO)} written from {document_path.name}", flush=True)
 
 
 def leave_nothing() -> None:
@@ -96,10 +127,12 @@ async def bench(options: Options) -> int:
         "started_utc": started.isoformat(), "seconds": round(seconds, 1), "quick": options.quick,
         "targets": sorted(options.only), "load_generator": {"tool": tool, "why": why}, "cpus": os.cpu_count(),
         "git": git_state(), "inherited_lineup_env": inherited(),
-        "load_average_before": load, "load_average_after": os.getloadavg()[0],
+        "load_average_before": load, "load_average_after": os.getloadavg()[0], **model_facts(),
     }  # fmt: skip
     path = write_json(get_settings().data_dir / "bench", started, meta, figures, text)
     print(f"bench: written to {path}", flush=True)
+    if options.capacity:
+        write_capacity(path)
     return 1 if any(f.value is None and not f.note.startswith("not measured yet") for f in figures) else 0
 
 

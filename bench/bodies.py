@@ -47,9 +47,30 @@ def line(enrollment_id: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def create_customer(enrollment_ids: list[str]) -> dict[str, Any]:
+def create_customer(enrollment_ids: list[str], portin: bool = False) -> dict[str, Any]:
     """create_customer_prepaid_multiline with one line per id; the first line holds the account."""
+    make = portin_line if portin else line
     return {
         "action": "create_customer_prepaid_multiline", **AGENT,
-        "parent_enrollment_id": enrollment_ids[0], "lines": [line(eid) for eid in enrollment_ids],
+        "parent_enrollment_id": enrollment_ids[0], "lines": [make(eid) for eid in enrollment_ids],
     }  # fmt: skip
+
+
+def port_number() -> str:
+    """A valid number the sandbox ports in full (it keeps numbers ending 96 pending and refuses 98)."""
+    number = "4045" + "".join(secrets.choice("0123456789") for _ in range(6))
+    return number if number[-2:] not in ("96", "98") else port_number()
+
+
+def portin_line(enrollment_id: str) -> dict[str, Any]:
+    """One PORTIN line, shipped, bringing a number the sandbox completes after LINEUP_SANDBOX_PORT_COMPLETE_SECONDS."""
+    return {
+        **line(enrollment_id), "activation_type": "PORTIN", "port_current_carrier": "ATT", "port_first_name": "Pat",
+        "port_last_name": "Lee", "port_address_one": "12 Main St", "port_city": "Atlanta", "port_state": "GA",
+        "port_zip_code": "30301", "port_account_number": "ACC12345", "port_account_password": "4321",
+        "port_ssn": "6789", "port_number": port_number(),
+    }  # fmt: skip
+
+
+def line_inquiry(enrollment_id: str) -> dict[str, Any]:
+    return {"action": "line_inquiry", **AGENT, "enrollment_id": enrollment_id}

@@ -54,12 +54,14 @@ class Channel:
     def __init__(self, http: httpx.AsyncClient) -> None:
         self.http = http
         self.token = ""
+        self.request_id = ""  # the last call's x-request-id: Lineup names a lookup's workflow after it
 
     async def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """Posts with the current token and keeps the answer's; re-authenticates when the chain broke."""
         if not self.token:
             self.token = await authenticate(self.http)
         response = await self.http.post(path, json=body, headers={"token": self.token})
+        self.request_id = response.headers.get("x-request-id", "")
         answer: dict[str, Any] = response.json()
         self.token = str(answer.get("token") or "")
         return answer
@@ -70,12 +72,12 @@ class Channel:
             raise ApiError(f"check_service_availability answered {describe(answer)}")
         return str(answer["data"]["enrollment_id"])
 
-    async def create(self, enrollment_ids: list[str]) -> Created:
+    async def create(self, enrollment_ids: list[str], *, portin: bool = False) -> Created:
         """Times create_customer_prepaid_multiline alone (the availability calls before it are setup)."""
         if not self.token:
             self.token = await authenticate(self.http)
         started = time.perf_counter()
-        answer = await self.call("/customer", bodies.create_customer(enrollment_ids))
+        answer = await self.call("/customer", bodies.create_customer(enrollment_ids, portin))
         elapsed = (time.perf_counter() - started) * 1000
         data = answer.get("data")
         lines: list[dict[str, Any]] = data if isinstance(data, list) else []

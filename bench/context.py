@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 from temporalio.client import Client
 
 from bench.load import Tool
 from bench.options import Budget, Options
+from bench.runs import Runs
 from bench.stack import Stack
 
 
@@ -22,6 +23,7 @@ class Context:
     options: Options
     tool: Tool
     queue: str = ""
+    runs: Runs = field(default_factory=Runs)  # what the scenarios on this stack started, for bench.temporal_actions
 
     @property
     def budget(self) -> Budget:

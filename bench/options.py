@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-TARGETS = ("T1", "T2", "T3", "T4", "T5", "T6", "T7")
+TARGETS = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 CONNECTIONS = 32  # T1: concurrent connections, each chaining its own tokens
 CHANNELS = 16  # T3 and T7: concurrent sales channels
 
@@ -40,6 +40,7 @@ class Options:
     quick: bool
     loadgen: str
     postgres: str
+    capacity: bool = False
 
     @property
     def budget(self) -> Budget:
@@ -58,8 +59,11 @@ def parse(argv: list[str] | None = None) -> Options:
         "--postgres", default="postgresql://postgres@127.0.0.1:5432/test",
         help="a PostgreSQL the bench may create and drop its own databases on",
     )  # fmt: skip
+    parser.add_argument(
+        "--capacity", action="store_true", help="at the end, write docs/capacity.md from this run (bench.capacity)"
+    )
     args = parser.parse_args(argv)
     only = frozenset(part.strip().upper() for part in args.only.split(",") if part.strip())
     if unknown := only - set(TARGETS):
         parser.error(f"unknown targets: {', '.join(sorted(unknown))}")
-    return Options(only, args.quick, args.loadgen, args.postgres)
+    return Options(only, args.quick, args.loadgen, args.postgres, args.capacity)

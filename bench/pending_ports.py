@@ -223,6 +223,7 @@ async def t5_pending_ports(ctx: Context) -> list[Figure]:
         round_ = await poll_round(ctx, engine, due, processes, fire_at)
         round_.pending = len(asleep) + len(due)
         await sample_histories(ctx, round_, due)
+        ctx.runs.polled_ports(due)  # their Temporal actions per poll (T8), read before they are ended
         await end_all(ctx, due)
         filling = time.time()
         started = set(asleep)

@@ -44,6 +44,11 @@ def _start_time(pid: int) -> int | None:
     return int(fields[19]) if fields else None  # field 22 of /proc/<pid>/stat
 
 
+def parent_of(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[1]) if fields else None
+
+
 def identify(pid: int) -> ProcessId | None:
     started = _start_time(pid)
     return ProcessId(pid, started) if started is not None else None

@@ -38,7 +38,7 @@ def shown(value: float | None, unit: str, per: str = "") -> str:
         return f"{value:,.1f} ms"
     if unit == "/s":
         return f"{value:,.1f} {per}/s"
-    return f"{value:,.0f}"
+    return f"{value:,.0f}" if float(value).is_integer() or abs(value) >= 1000 else f"{value:,.2f}"
 
 
 def milliseconds(value: float | None) -> str:

@@ -13,9 +13,12 @@ import httpx
 from bench import postgres
 from bench.client import Channel, Created, describe
 from bench.context import Context
+from bench.costs import CpuWindow, cpu_figure, footprint_figures
+from bench.footprint import footprint
 from bench.options import CHANNELS
 from bench.postgres import LineCounts
 from bench.stack import Stack
+from bench.stack_db import stack_database
 from bench.stats import Figure, Goal, percentile
 
 SETTLE_SECONDS = 60.0
@@ -124,8 +127,12 @@ async def t7_enrollments(ctx: Context, baseline_key: str | None) -> list[Figure]
     total = ctx.budget.enrollments
     channels = [Channel(ctx.http) for _ in range(CHANNELS)]
     await run_batch(channels, CHANNELS)  # warm-up: one per channel, every process touched, not counted
-    batch = await run_batch(channels, total)
-    found = await anomalies(ctx.stack, batch, total)
+    async with stack_database(ctx.stack) as engine:
+        before = await footprint(engine)
+        async with CpuWindow(ctx.stack) as cpu:
+            batch = await run_batch(channels, total)
+            found = await anomalies(ctx.stack, batch, total)  # also waits until every line is ACTIVE
+        added = (await footprint(engine)).minus(before)
     latencies = [created.elapsed_ms for created in batch.answers]
     early = sum(1 for created in batch.answers if created.ok and not all(created.mdns))
     rate = Figure(
@@ -144,4 +151,5 @@ async def t7_enrollments(ctx: Context, baseline_key: str | None) -> list[Figure]
     if early:  # not a duplicate: the line activated after the answer; said, so the rate is read right
         early_note = f"{early} of {total} answered before the line had its MDN (sync wait passed)"
         rate.note = "; ".join(part for part in (rate.note, early_note) if part)
-    return [rate, check]
+    per_line = cpu_figure(ctx, "T7", "enrollment", "1-line enrollment (availability + create)", cpu.spent, total)
+    return [rate, check, per_line, *footprint_figures(ctx, "T7", "1-line enrollment", added, total)]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.processes import ProcessId, command_line, descendants
+from bench.processes import ProcessId, command_line, descendants, parent_of
 from bench.stack import Stack
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -37,6 +37,15 @@ def role(argv: list[str]) -> str:
     if "uvicorn" in joined:
         return "api"
     return "temporal" if argv and Path(argv[0]).name == "temporal" else "other"
+
+
+def inherited_role(pid: int, named: dict[int, str]) -> str:
+    """A process its command line does not name takes its parent's role: uvicorn's `--workers` children are
+    multiprocessing spawns whose argv says nothing of uvicorn, yet they are the API."""
+    seen = pid
+    while named.get(seen, "other") == "other" and (parent := parent_of(seen)) in named:
+        seen = parent
+    return named.get(seen, "other")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -65,15 +74,21 @@ class ProcessTable:
     @classmethod
     def of(cls, stack: Stack) -> ProcessTable:
         assert stack.process is not None
+        found = descendants(stack.process.pid)
+        named = {process.pid: role(command_line(process.pid)) for process in found}
         roles: dict[str, list[ProcessId]] = {}
-        for process in descendants(stack.process.pid):
-            roles.setdefault(role(command_line(process.pid)), []).append(process)
+        for process in found:
+            roles.setdefault(inherited_role(process.pid, named), []).append(process)
         if "worker" not in roles:
             raise RuntimeError("no `python -m worker` process under `lineup run`")
         return cls(roles)
 
     def cpu_seconds(self) -> dict[str, float]:
         return {name: sum(cpu_seconds(p.pid) for p in found) for name, found in self.roles.items()}
+
+    def since(self, before: dict[str, float]) -> dict[str, float]:
+        """CPU seconds per role spent since `before` (an earlier `cpu_seconds()`)."""
+        return {name: round(spent - before.get(name, 0.0), 3) for name, spent in self.cpu_seconds().items()}
 
     def memory_mb(self, name: str, key: str = "VmRSS") -> float:
         """Summed over the role's processes (several worker processes hold several caches)."""

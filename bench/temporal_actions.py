@@ -1,0 +1,252 @@
+"""T8: Temporal actions (issue 20, target 4), counted by bench.actions from the histories of the bench's own
+runs on the stack — the enrollments T2 and T3 made, T4's lookups, T5's polled ports — plus what T8 runs itself
+where no other scenario does: PORTIN lines followed to completion, line inquiries, and one of each other kind.
+Printed per NEWACTIVATION line (its LineWorkflow and its share of the EnrollmentWorkflow), per PORTIN line to
+completion (the same and its PortStatusWorkflow), per port poll, per lookup; and each workflow type's history
+size, for the capacity model."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.service import RPCError
+
+from bench import actions, bodies
+from bench.actions import Actions
+from bench.client import SUCCESS, ApiError, Channel, describe
+from bench.context import Context
+from bench.runs import EnrollmentRun
+from bench.scenarios import activate_one, lookup_round
+from bench.stats import Figure
+
+SAMPLE = 60  # groups counted per kind at most: counts repeat from one run to the next
+MOST_RUNS = 100  # continue-as-new runs followed back per workflow
+OWN = 2  # runs of each kind T8 makes itself
+SETTLE_S = 90.0  # how long a workflow may take to close before its history is read anyway
+
+
+@dataclass
+class Fetched:
+    """One workflow: every run's history (oldest first) as JSON, and the size Temporal stores for them."""
+
+    runs: list[dict[str, Any]]
+    bytes: int
+    events: int
+
+    @property
+    def actions(self) -> Actions:
+        return actions.count_all(self.runs)
+
+    @property
+    def polls(self) -> int:
+        return sum(actions.polls(run) for run in self.runs)
+
+
+async def settle(client: Client, workflow_id: str) -> bool:
+    """Waits for the workflow to close (its last run); False when it was still running after SETTLE_S."""
+    try:
+        await asyncio.wait_for(client.get_workflow_handle(workflow_id).result(), SETTLE_S)
+    except TimeoutError:
+        return False
+    except Exception:  # noqa: BLE001 — failed or terminated is closed too; a missing one shows when fetched
+        return True
+    return True
+
+
+async def fetch(client: Client, workflow_id: str) -> Fetched | None:
+    """Every run of the workflow, from the latest back along continue-as-new; None if it does not exist."""
+    found: list[dict[str, Any]] = []
+    size, events, run_id = 0, 0, ""
+    for _ in range(MOST_RUNS):
+        try:
+            history = await client.get_workflow_handle(workflow_id, run_id=run_id or None).fetch_history()
+        except RPCError:
+            return Fetched(found, size, events) if found else None
+        found.insert(0, history.to_json_dict())
+        size += sum(event.ByteSize() for event in history.events)
+        events += len(history.events)
+        run_id = history.events[0].workflow_execution_started_event_attributes.continued_execution_run_id
+        if not run_id:
+            break
+    return Fetched(found, size, events)
+
+
+@dataclass
+class Tally:
+    """Actions per unit (line, poll, lookup) of each group counted, and what they were made of."""
+
+    per_unit: list[float] = field(default_factory=list)
+    summed: Actions = field(default_factory=Actions)
+    units: int = 0
+    missing: int = 0
+    open: int = 0
+
+    def add(self, parts: Iterable[Fetched], units: int) -> None:
+        total = sum((part.actions for part in parts), Actions())
+        self.per_unit.append(total.total / units)
+        self.summed, self.units = self.summed + total, self.units + units
+
+
+@dataclass
+class Sizes:
+    """History bytes and events per workflow type (LineWorkflow told apart by its kind of line)."""
+
+    found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def add(self, name: str, fetched: Fetched) -> None:
+        self.found.setdefault(name, []).append((fetched.bytes, fetched.events))
+
+
+async def enrollment_tally(client: Client, runs: list[EnrollmentRun], sizes: Sizes, ports: Tally) -> Tally:
+    """Per line: the enrollment's workflow, its lines' and their ports', divided by its lines."""
+    tally = Tally()
+    for run in runs[:SAMPLE]:
+        tally.open += not await settle(client, run.workflow_id)
+        enrollment = await fetch(client, run.workflow_id)
+        lines = [await fetch(client, wid) for wid in run.line_ids]
+        watched = [await fetch(client, wid) for wid in run.port_ids]
+        parts = [enrollment, *lines, *watched]
+        if any(part is None for part in parts):
+            tally.missing += 1
+            continue
+        found = [part for part in parts if part is not None]
+        tally.add(found, run.lines)
+        sizes.add("EnrollmentWorkflow", found[0])
+        for line in found[1 : 1 + run.lines]:
+            sizes.add(f"LineWorkflow ({run.activation_type})", line)
+        for port in found[1 + run.lines :]:
+            sizes.add("PortStatusWorkflow (to completion)", port)
+            ports.add([port], max(1, port.polls))
+    return tally
+
+
+async def plain_tally(client: Client, workflow_ids: list[str], sizes: Sizes, name: str) -> Tally:
+    tally = Tally()
+    for workflow_id in workflow_ids[:SAMPLE]:
+        tally.open += not await settle(client, workflow_id)
+        fetched = await fetch(client, workflow_id)
+        if fetched is None:
+            tally.missing += 1
+            continue
+        tally.add([fetched], 1)
+        sizes.add(name, fetched)
+    return tally
+
+
+async def polled_tally(client: Client, workflow_ids: list[str]) -> Tally:
+    """T5's round: ports terminated after their first poll, so not waited for."""
+    tally = Tally()
+    for workflow_id in workflow_ids[:SAMPLE]:
+        fetched = await fetch(client, workflow_id)
+        if fetched is None or not fetched.polls:
+            tally.missing += 1
+            continue
+        tally.add([fetched], fetched.polls)
+    return tally
+
+
+def breakdown(tally: Tally) -> dict[str, float]:
+    """Each kind of action per unit (averaged), as the figure's note and extra give it."""
+    return {name: round(count / tally.units, 2) for name, count in tally.summed.as_dict().items() if count}
+
+
+def tally_figure(ctx: Context, name: str, what: str, tally: Tally, note: str = "") -> Figure:
+    per_unit = tally.per_unit
+    value = statistics.median(per_unit) if per_unit else None
+    parts = breakdown(tally) if tally.units else {}
+    said = ", ".join(f"{kind} {count:g}" for kind, count in parts.items() if kind not in ("total", "heartbeating"))
+    extra_note = [
+        f"{len(per_unit)} counted (min {min(per_unit):g}, max {max(per_unit):g}); per unit: {said}" if per_unit else "",
+        f"{parts['heartbeating']:g} heartbeating activity attempts per unit (their heartbeats are billable, not in a "
+        "history, not counted)" if parts.get("heartbeating") else "",
+        f"{tally.missing} not found" if tally.missing else "",
+        f"{tally.open} still running when read" if tally.open else "",
+        note,
+    ]  # fmt: skip
+    return Figure(
+        ctx.key("T8", name), "T8", f"{ctx.db}: Temporal actions per {what}", "count", value=value,
+        count=len(per_unit), errors=tally.missing, note="; ".join(part for part in extra_note if part),
+        extra={"per_unit": parts, "units": tally.units, "groups": len(per_unit),
+               "mean": round(tally.summed.total / tally.units, 3) if tally.units else None},
+    )  # fmt: skip
+
+
+def poll_figure(ctx: Context, name: str, what: str, tally: Tally) -> Figure:
+    """All of the port workflows' actions over all their polls; `marginal` leaves each one's first start out."""
+    figure = tally_figure(ctx, name, what, tally)
+    if tally.units:
+        figure.value = tally.summed.total / tally.units
+        marginal = (tally.summed.total - len(tally.per_unit)) / tally.units
+        figure.extra["marginal"] = round(marginal, 3)
+        figure.note = f"{tally.units} polls; {marginal:.2f} per poll without each workflow's start; " + figure.note
+    return figure
+
+
+def size_figures(ctx: Context, sizes: Sizes) -> list[Figure]:
+    figures = []
+    for name, found in sorted(sizes.found.items()):
+        size, events = statistics.median(b for b, _ in found), statistics.median(e for _, e in found)
+        key = "history_" + "".join(ch for ch in name.lower() if ch.isalnum())
+        figures.append(
+            Figure(
+                ctx.key("T8", key), "T8", f"{ctx.db}: history bytes, {name} (median)", "count", value=size,
+                count=len(found), note=f"{events:g} events (median)",
+                extra={"events": events, "bytes_max": max(b for b, _ in found), "workflow_type": name},
+            )
+        )  # fmt: skip
+    return figures
+
+
+async def portin_one(ctx: Context, channel: Channel) -> None:
+    enrollment_id = await channel.enrollment_id()
+    created = await channel.create([enrollment_id], portin=True)
+    ctx.runs.enrollment([enrollment_id], "PORTIN")
+    if created.answer.get("msg_code") != SUCCESS:
+        raise ApiError(f"PORTIN create answered {describe(created.answer)}")
+
+
+async def own_runs(ctx: Context) -> None:
+    """What no other scenario runs (PORTIN lines to completion, line inquiries), and OWN of each other kind."""
+    channel = Channel(ctx.http)
+    before = len(ctx.runs.enrollments)
+    for _ in range(OWN):
+        await activate_one(channel, ctx.runs)
+        await lookup_round(channel, "/inventory", "device", ctx.runs)
+        await lookup_round(channel, "/nlad", "nlad", ctx.runs)
+        await portin_one(ctx, channel)
+    line = ctx.runs.enrollments[before].line_ids[0].removeprefix("line-")
+    for _ in range(OWN):
+        answer = await channel.call("/customer", bodies.line_inquiry(line))
+        if answer.get("msg_code") != SUCCESS:
+            raise ApiError(f"line_inquiry answered {describe(answer)}")
+        ctx.runs.lookup("inquiry", channel.request_id, line)
+
+
+async def t8_actions(ctx: Context, *, own: bool) -> list[Figure]:
+    if own:
+        await own_runs(ctx)
+    client, runs, sizes, ports = ctx.temporal, ctx.runs, Sizes(), Tally()
+    figures = []
+    kinds = (("newactivation_1", "NEWACTIVATION line, 1-line enrollments", "NEWACTIVATION", 1),
+             ("newactivation_10", "NEWACTIVATION line, 10-line enrollments", "NEWACTIVATION", 10),
+             ("portin", "PORTIN line to completion", "PORTIN", 1))  # fmt: skip
+    for name, what, activation, lines in kinds:
+        chosen = [r for r in runs.enrollments if r.activation_type == activation and r.lines == lines]
+        if chosen:
+            tally = await enrollment_tally(client, chosen, sizes, ports)
+            figures.append(tally_figure(ctx, name, f"{what} (enrollment share included)", tally))
+    if ports.units:
+        figures.append(poll_figure(ctx, "poll", "port poll, PORTIN ports to completion", ports))
+    if runs.ports:
+        round_ = await polled_tally(client, runs.ports)
+        figures.append(poll_figure(ctx, "poll_round", "port poll, T5's round (ended after it)", round_))
+    for kind, workflow in (("device", "LookupWorkflow"), ("inquiry", "LookupWorkflow"), ("nlad", "NladCheckWorkflow")):
+        if runs.lookups[kind]:
+            tally = await plain_tally(client, runs.lookups[kind], sizes, f"{workflow} ({kind})")
+            figures.append(tally_figure(ctx, kind, f"lookup: {kind}", tally))
+    return figures + size_figures(ctx, sizes)
