@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from api.edge import BodyTooLarge, BodyTooSlow
 from api.envelope import refusal, render, status_of
@@ -36,17 +36,24 @@ from services.access import (
 from services.actions import Action
 from services.context import Caller, Context, Reply, Resources, TokenChain
 
-Endpoint = Callable[[Request], Awaitable[Response]]
 JsonObject = dict[str, object]
 
 
-def endpoint(group: str) -> Endpoint:
+class GroupEndpoint:
+    """One group's path, as a plain ASGI app: the dispatcher answers every outcome itself, and an unexpected
+    failure goes on to the edge's 500 envelope, so Starlette's per-route exception wrapper has nothing to add."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await Dispatch(Request(scope, receive), self.group).run()
+        await response(scope, receive, send)
+
+
+def endpoint(group: str) -> GroupEndpoint:
     """The route of one group's path."""
-
-    async def dispatch(request: Request) -> Response:
-        return await Dispatch(request, group).run()
-
-    return dispatch
+    return GroupEndpoint(group)
 
 
 class Dispatch:
@@ -67,7 +74,7 @@ class Dispatch:
         lookup = None if named_agent_refusal(username) else username
         try:
             presented = await tokens.present(
-                await self.facts.uow.begin(), self.request.headers.get("token"), username=lookup
+                await self.facts.uow.connection(), self.request.headers.get("token"), username=lookup
             )
         except TokenRefused as refused:
             self.facts.token_failure = refused.reason
@@ -142,10 +149,7 @@ class Dispatch:
             duration_ms=int((time.perf_counter() - facts.started) * 1000),
         )
 
-        async def write(session: AsyncSession) -> None:
-            await audit.write(session, row)
-
-        facts.uow.before_commit(write)
+        facts.uow.before_commit(lambda connection: audit.write(connection, row))
         await facts.uow.commit()
         facts.audited = True
 
@@ -154,11 +158,11 @@ def claim(presented: tokens.Presented, chain: TokenChain, ttl_seconds: int) -> B
     """What the committing transaction must do: claim the presented token and store the answer's token (unless
     the request ended the session)."""
 
-    async def run(session: AsyncSession) -> None:
+    async def run(connection: AsyncConnection) -> None:
         if chain.ended:  # the request ended the session: its tokens, the presented one included, are gone
             return
-        await tokens.claim(session, presented.hashed)
-        await tokens.store(session, chain.fresh, presented.owner, ttl_seconds)
+        await tokens.claim(connection, presented.hashed)
+        await tokens.store(connection, chain.fresh, presented.owner, ttl_seconds)
 
     return run
 

@@ -28,6 +28,12 @@ class DatabaseSettings(Group):
     connect_timeout_seconds: float = setting(
         5.0, "DB_CONNECT_TIMEOUT_SECONDS", "PostgreSQL: a host that never answers fails the request after this", gt=0
     )
+    ping_after_idle_seconds: float = setting(
+        10.0,
+        "DB_PING_AFTER_IDLE_SECONDS",
+        "PostgreSQL: a pooled connection idle this long is checked before use (one that died is replaced)",
+        ge=0,
+    )
 
 
 class ApiSettings(Group):

@@ -4,12 +4,34 @@ expires or lazy-loads after a rolled-back transaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-from sqlmodel import col, select
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.tables.agents import Agent, role_set
+from persistence.core import table
+
+
+class AgentFields(Protocol):
+    """An agent's columns as a row of AGENT_COLUMNS carries them."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def username(self) -> str: ...
+    @property
+    def vendor_id(self) -> int: ...
+    @property
+    def active(self) -> bool: ...
+    @property
+    def roles(self) -> str: ...
+    @property
+    def email(self) -> str | None: ...
+    @property
+    def requires_api_password(self) -> bool: ...
+    @property
+    def api_password_hash(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -24,8 +46,18 @@ class AgentRef:
     api_password_hash: str | None = None
 
     @classmethod
-    def of(cls, row: Any) -> AgentRef:
-        """From an Agent, or a row of its AGENT_COLUMNS."""
+    def of_entity(cls, agent: Agent) -> AgentRef:
+        """From an Agent read from the database (so it has its id)."""
+        assert agent.id is not None
+        return cls(
+            id=agent.id, username=agent.username, vendor_id=agent.vendor_id, active=agent.active,
+            roles=role_set(agent.roles), email=agent.email,
+            requires_api_password=agent.requires_api_password, api_password_hash=agent.api_password_hash,
+        )  # fmt: skip
+
+    @classmethod
+    def of(cls, row: AgentFields) -> AgentRef:
+        """From a row of AGENT_COLUMNS."""
         return cls(
             id=row.id, username=row.username, vendor_id=row.vendor_id, active=row.active,
             roles=role_set(row.roles), email=row.email,
@@ -33,10 +65,18 @@ class AgentRef:
         )  # fmt: skip
 
 
+_AGENTS = table("agent")
+# The agent as the token read finds it (persistence.auth.tokens): columns of the table, not the ORM entity.
 AGENT_COLUMNS = (
-    col(Agent.id), col(Agent.username), col(Agent.vendor_id), col(Agent.active), col(Agent.roles), col(Agent.email),
-    col(Agent.requires_api_password), col(Agent.api_password_hash),
-)  # fmt: skip
+    _AGENTS.c.id,
+    _AGENTS.c.username,
+    _AGENTS.c.vendor_id,
+    _AGENTS.c.active,
+    _AGENTS.c.roles,
+    _AGENTS.c.email,
+    _AGENTS.c.requires_api_password,
+    _AGENTS.c.api_password_hash,
+)
 
 
 async def vendor_agent(session: AsyncSession, *, vendor_id: int, username: str) -> Agent | None:

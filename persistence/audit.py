@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from sqlalchemy import insert
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from models.clock import utcnow
-from models.tables.audit import AuditEntry
+from persistence.core import Write, table
 from persistence.uow import UnitOfWork
 
 
@@ -25,17 +25,27 @@ class AuditFacts:
     duration_ms: int
 
 
-_INSERT = insert(AuditEntry)
+_INSERT = Write(insert(table("audit_log")))
 
 
-async def write(session: AsyncSession, facts: AuditFacts) -> None:
+async def write(connection: AsyncConnection, facts: AuditFacts) -> None:
     """The row, in the transaction that commits the call's work (or its own, for a call refused early)."""
-    row = asdict(facts) | {"path": facts.path[:100], "action": (facts.action or "")[:64] or None, "at": utcnow()}
-    # A Core INSERT: every call writes one, and an ORM entity would cost more than the statement.
-    await session.execute(_INSERT, row)
+    row = {
+        "request_id": facts.request_id,
+        "at": utcnow(),
+        "path": facts.path[:100],
+        "action": (facts.action or "")[:64] or None,
+        "vendor_id": facts.vendor_id,
+        "api_user_id": facts.api_user_id,
+        "agent_username": facts.agent_username,
+        "msg_code": facts.msg_code,
+        "http_status": facts.http_status,
+        "duration_ms": facts.duration_ms,
+    }
+    await _INSERT.run(connection, row)
 
 
 async def record(uow: UnitOfWork, facts: AuditFacts) -> None:
     """Written in a transaction of its own (a call answered before the dispatcher could write it)."""
-    async with uow.transaction() as session:
-        await write(session, facts)
+    uow.before_commit(lambda connection: write(connection, facts))
+    await uow.commit()

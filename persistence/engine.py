@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from sqlalchemy import event, make_url
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
-from sqlalchemy.pool import AsyncAdaptedQueuePool
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import DisconnectionError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import AsyncAdaptedQueuePool, ConnectionPoolEntry, PoolProxiedConnection
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 # Every table must be mapped before the first flush resolves foreign keys, whatever the process uses.
@@ -29,36 +30,51 @@ def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
     url = url or settings.db_url
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        path = make_url(url).database or ""
-        engine = create_async_engine(url, async_creator=sqlite.creator(path), poolclass=AsyncAdaptedQueuePool)
-        event.listen(engine.sync_engine, "begin", _begin_immediate)
-        return engine
-    return create_async_engine(
-        url,
-        pool_pre_ping=True,
-        pool_size=10,
-        max_overflow=20,
-        connect_args={"timeout": settings.database.connect_timeout_seconds},
+        return create_async_engine(make_url(url).set(drivername="sqlite+lineup"), poolclass=AsyncAdaptedQueuePool)
+    engine = create_async_engine(
+        url, pool_size=10, max_overflow=20, connect_args={"timeout": settings.database.connect_timeout_seconds}
     )
+    _ping_when_idle(engine, settings.database.ping_after_idle_seconds)
+    return engine
 
 
-def _begin_immediate(connection: Connection) -> None:
-    # The write lock is taken at the start: a deferred transaction that reads and then writes could find the
-    # database changed under it and fail at its first write, after work the caller cannot redo.
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+def _ping_when_idle(engine: AsyncEngine, idle_seconds: float) -> None:
+    """A connection back from a while in the pool is pinged before use; one just used is not. SQLAlchemy's
+    pre-ping would cost every request three round trips (BEGIN, the ping, ROLLBACK) to catch a server restart
+    that the first request after a quiet spell meets; a busy pool's connections were just proven alive."""
+    pool = engine.sync_engine.pool
+
+    @event.listens_for(pool, "checkin")
+    def _returned(_dbapi: DBAPIConnection | None, record: ConnectionPoolEntry) -> None:
+        record.info[_RETURNED] = time.monotonic()
+
+    @event.listens_for(pool, "checkout")
+    def _check(dbapi: DBAPIConnection, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
+        returned = record.info.get(_RETURNED)
+        if returned is None or time.monotonic() - returned < idle_seconds:
+            return  # just opened, or just used
+        try:
+            dbapi.ping()  # asyncpg's adapted connection
+        except Exception as problem:
+            raise DisconnectionError(str(problem)) from problem  # the pool replaces it and checks out again
+
+
+_RETURNED = "lineup.returned_at"
 
 
 class Database:
-    """Sessions over one engine, every statement inside an explicit, short transaction (autobegin is off), so
-    no connection and no SQLite lock is held while a caller waits on something else."""
+    """Transactions over one engine, each on a connection of its own for as long as it lasts, so no transaction
+    and no SQLite lock is held while a caller waits on something else. An ORM session works inside a transaction
+    (`session_on`); it never begins or commits one itself. On SQLite a process writes one transaction at a time
+    (`turn`), so its one connection stays with it from turn to turn instead of going back to the pool."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
-        self._sessions = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False, autobegin=False)
         # SQLite has one writer: a process takes its turns in order instead of meeting its own lock.
         self._turns = asyncio.Lock() if self.sqlite else None
         self._holder: asyncio.Task[object] | None = None
+        self._idle: AsyncConnection | None = None  # SQLite's connection between turns
 
     @classmethod
     def open(cls, settings: Settings, url: str | None = None) -> Database:
@@ -81,41 +97,61 @@ class Database:
             finally:
                 self._holder = None
 
-    def session(self) -> AsyncSession:
-        return self._sessions()
-
-    async def begin(self, session: AsyncSession) -> None:
-        """Begins a transaction on `session` (call within `turn()`): on SQLite, one that holds the write lock,
-        waited for without blocking the event loop."""
+    async def connect(self) -> AsyncConnection:
+        """A connection with its transaction begun (call within `turn()`): on SQLite, one that holds the write
+        lock, waited for without blocking the event loop."""
         loop = asyncio.get_running_loop()
         deadline, pause = loop.time() + LOCK_WAIT_SECONDS, FIRST_PAUSE
         while True:
-            await session.begin()
+            connection, self._idle = self._idle or await self.engine.connect(), None
             try:
-                await session.connection()  # the BEGIN itself
-                return
-            except OperationalError as problem:
-                await session.rollback()
-                if not (self.sqlite and sqlite.is_locked(problem)) or loop.time() >= deadline:
+                await connection.begin()  # the BEGIN itself
+                return connection
+            except BaseException as problem:
+                await self.checkin(connection)
+                locked = isinstance(problem, OperationalError) and self.sqlite and sqlite.is_locked(problem)
+                if not locked or loop.time() >= deadline:
                     raise
             await asyncio.sleep(pause)
             pause = min(pause * 2, LONGEST_PAUSE)
+
+    async def checkin(self, connection: AsyncConnection) -> None:
+        """Takes back a connection whose transaction has ended."""
+        if self.sqlite and self._idle is None and not connection.invalidated and not connection.in_transaction():
+            self._idle = connection
+        else:
+            await connection.close()
+
+    @staticmethod
+    def session_on(connection: AsyncConnection) -> AsyncSession:
+        """An ORM session for `connection`'s transaction: it joins it when begun, flushes there and leaves the
+        commit to the connection's owner. It never begins a transaction by itself (nothing is held between
+        transactions, and SQLite's lock is only taken in turn)."""
+        return AsyncSession(
+            bind=connection, expire_on_commit=False, autobegin=False, join_transaction_mode="rollback_only"
+        )
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         """One unit of work on a session of its own: committed on success, rolled back on any exception."""
         async with self.turn():
-            session = self.session()
+            connection = await self.connect()
+            session = self.session_on(connection)
             try:
-                await self.begin(session)
+                await session.begin()
                 yield session
-                await session.commit()
+                await session.commit()  # flushes and ends its part; the connection commits below
+                await connection.commit()
             except BaseException:
                 with contextlib.suppress(Exception):  # the original failure is the one to report
-                    await session.rollback()
+                    await connection.rollback()
                 raise
             finally:
                 await session.close()
+                await self.checkin(connection)
 
     async def dispose(self) -> None:
+        idle, self._idle = self._idle, None
+        if idle is not None:
+            await idle.close()
         await self.engine.dispose()

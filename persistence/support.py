@@ -75,7 +75,7 @@ async def agent_login(session: AsyncSession, username: str) -> AgentLogin | None
     if row is None:
         return None
     agent, vendor = row
-    return AgentLogin(AgentRef.of(agent), agent.password_hash, vendor.code, vendor.active)
+    return AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active)
 
 
 async def open_session(session: AsyncSession, *, agent_id: int, vendor_id: int, ip: str | None, idle: timedelta) -> str:
@@ -122,7 +122,7 @@ async def active_agent(session: AsyncSession, agent_id: int) -> tuple[AgentRef, 
         .where(col(Agent.id) == agent_id, col(Agent.active), col(Vendor.active))
     )
     row = (await session.exec(query)).first()
-    return (AgentRef.of(row[0]), row[1]) if row is not None else None
+    return (AgentRef.of_entity(row[0]), row[1]) if row is not None else None
 
 
 # What support reads as the last error of a line intake stored while Temporal was away (RECEIVED, no workflow).

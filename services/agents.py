@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import insert, update
-from sqlmodel import col, select
+from sqlalchemy import bindparam, insert, update
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.answers.agents import SIGNATURE_SAVED, SignatureSaved
 from models.clock import utcnow
 from models.errors import refuse
 from models.requests.agents import CheckSignature, SaveSignature, UpdateLocationCoordinate
-from models.tables.agents import AgentLocation, Signature
-from models.tables.auth import LoginLog
+from models.tables.agents import Signature
 from models.tables.enrollment import Enrollment
 from persistence.agents import vendor_agent
 from persistence.auth.logins import OtpPolicy, check_otp
+from persistence.core import Write, table
 from persistence.idempotency import insert_once
 from services.actions import action
 from services.context import Context, Reply
 
 INVALID_OTP = "Please provide valid otp"
 TOO_MANY_OTPS = "Too many wrong OTPs; try again later"
-# A Core INSERT built once: agents report their location often, and the row is never read back here.
-_RECORD_LOCATION = insert(AgentLocation)
+# Core statements built once: agents report their location often, and the rows are never read back here.
+_RECORD_LOCATION = Write(insert(table("agent_location")))
+_LOGINS = table("login_log")
+_PLACE_LOGIN = Write(
+    update(_LOGINS)
+    .where(_LOGINS.c.id == bindparam("entry_id"))
+    .values(latitude=bindparam("at_latitude"), longitude=bindparam("at_longitude"))
+)
 
 
 @action("agent")
@@ -33,23 +39,23 @@ async def update_location_coordinate(*, body: UpdateLocationCoordinate, ctx: Con
     caller = ctx.caller
     subject_id = await _subject(ctx, body.username)
     entry_id = await _login_entry(ctx, body.login_log_otp) if body.login_log_otp is not None else None
-    async with ctx.uow.transaction() as session:
-        if entry_id is not None:
-            where = update(LoginLog).where(col(LoginLog.id) == entry_id)
-            await session.execute(where.values(latitude=body.latitude, longitude=body.longitude))
-        await session.execute(
-            _RECORD_LOCATION,
-            {
-                "agent_id": subject_id,
-                "vendor_id": caller.vendor_id,
-                "latitude": body.latitude,
-                "longitude": body.longitude,
-                "ip_address": body.ip_address,
-                "login_log_id": entry_id,
-                "reported_by": caller.agent.id if caller.agent else subject_id,
-                "recorded_at": utcnow(),
-            },
-        )
+    connection = await ctx.uow.connection()
+    if entry_id is not None:
+        place = {"entry_id": entry_id, "at_latitude": body.latitude, "at_longitude": body.longitude}
+        await _PLACE_LOGIN.run(connection, place)
+    await _RECORD_LOCATION.run(
+        connection,
+        {
+            "agent_id": subject_id,
+            "vendor_id": caller.vendor_id,
+            "latitude": body.latitude,
+            "longitude": body.longitude,
+            "ip_address": body.ip_address,
+            "login_log_id": entry_id,
+            "reported_by": caller.agent.id if caller.agent else subject_id,
+            "recorded_at": utcnow(),
+        },
+    )
 
 
 async def _subject(ctx: Context, username: str) -> int:

@@ -8,18 +8,20 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import NamedTuple, cast
 
 import sqlalchemy
 from sqlalchemy import bindparam, delete, insert, update
-from sqlmodel import col, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.errors import TokenRefused
-from models.tables.agents import Agent
-from models.tables.auth import ApiToken, Vendor
-from persistence.agents import AGENT_COLUMNS, AgentRef
+from models.tables.auth import ApiToken
+from persistence.agents import AGENT_COLUMNS, AgentFields, AgentRef
+from persistence.core import Read, Write, table
 
 
 @dataclass(frozen=True)
@@ -40,30 +42,63 @@ class Presented:
     agent: AgentRef | None
 
 
-# Built once: every authenticated call runs these, and building a statement costs more than executing it.
-_ISSUE = insert(ApiToken)
+class _PresentedRow(NamedTuple):
+    """The token with its vendor's code, beside the named agent's AGENT_COLUMNS (all None when there is none)."""
+
+    token_vendor_id: int
+    token_api_user_id: int
+    token_login_log_id: int | None
+    token_used_at: datetime | None
+    token_expires_at: datetime
+    vendor_code: str
+    id: int | None
+    username: str | None
+    vendor_id: int | None
+    active: bool | None
+    roles: str | None
+    email: str | None
+    requires_api_password: bool | None
+    api_password_hash: str | None
+
+    def agent(self) -> AgentRef | None:
+        # The outer join found the agent or nothing: with its id, every column of it is there.
+        return AgentRef.of(cast(AgentFields, self)) if self.id is not None else None
+
+
+class _Found(NamedTuple):
+    id: int
+    used_at: datetime | None
+
+
+# Built once, on the tables (persistence.core): every authenticated call runs these.
+_TOKENS, _VENDORS, _AGENTS = table("api_token"), table("vendor"), table("agent")
+_ISSUE = Write(insert(_TOKENS))
 # The token's own columns are labelled: the agent's columns beside them have a vendor_id of their own.
-_PRESENT: sqlalchemy.Select[*tuple[object, ...]] = (
+_PRESENT = Read(
     sqlalchemy.select(
-        col(ApiToken.vendor_id).label("token_vendor_id"),
-        col(ApiToken.api_user_id).label("token_api_user_id"),
-        col(ApiToken.login_log_id).label("token_login_log_id"),
-        col(ApiToken.used_at).label("token_used_at"),
-        col(ApiToken.expires_at).label("token_expires_at"),
-        col(Vendor.code).label("vendor_code"),
+        _TOKENS.c.vendor_id.label("token_vendor_id"),
+        _TOKENS.c.api_user_id.label("token_api_user_id"),
+        _TOKENS.c.login_log_id.label("token_login_log_id"),
+        _TOKENS.c.used_at.label("token_used_at"),
+        _TOKENS.c.expires_at.label("token_expires_at"),
+        _VENDORS.c.code.label("vendor_code"),
         *AGENT_COLUMNS,
     )
-    .select_from(ApiToken)
-    .join(Vendor, col(Vendor.id) == col(ApiToken.vendor_id))
-    .outerjoin(Agent, col(Agent.username) == bindparam("username"))
-    .where(col(ApiToken.token_hash) == bindparam("hashed"))
+    .select_from(_TOKENS)
+    .join(_VENDORS, _VENDORS.c.id == _TOKENS.c.vendor_id)
+    .outerjoin(_AGENTS, _AGENTS.c.username == bindparam("username"))
+    .where(_TOKENS.c.token_hash == bindparam("hashed")),
+    _PresentedRow,
 )
-_CLAIM = (
-    update(ApiToken)
+_FIND = Read(
+    sqlalchemy.select(_TOKENS.c.id, _TOKENS.c.used_at).where(_TOKENS.c.token_hash == bindparam("hashed")), _Found
+)
+_CLAIM = Write(
+    update(_TOKENS)
     .where(
-        col(ApiToken.token_hash) == bindparam("hashed"),
-        col(ApiToken.used_at).is_(None),
-        col(ApiToken.expires_at) > bindparam("now"),
+        _TOKENS.c.token_hash == bindparam("hashed"),
+        _TOKENS.c.used_at.is_(None),
+        _TOKENS.c.expires_at > bindparam("now"),
     )
     .values(used_at=bindparam("now"))
 )
@@ -77,12 +112,12 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-async def store(session: AsyncSession, token: str, owner: TokenOwner, ttl_seconds: int) -> None:
+async def store(connection: AsyncConnection, token: str, owner: TokenOwner, ttl_seconds: int) -> None:
     """Stores `token` (its hash) as the owner's next single-use token."""
     now = utcnow()
     # A Core INSERT: the row is never read back in this session, so the ORM's unit of work is pure cost.
-    await session.execute(
-        _ISSUE,
+    await _ISSUE.run(
+        connection,
         {
             "token_hash": digest(token),
             "vendor_id": owner.vendor_id,
@@ -95,36 +130,34 @@ async def store(session: AsyncSession, token: str, owner: TokenOwner, ttl_second
 
 
 async def issue(session: AsyncSession, owner: TokenOwner, ttl_seconds: int) -> str:
-    """A new token for the owner, stored."""
+    """A new token for the owner, stored in the session's transaction."""
     token = new_token()
-    await store(session, token, owner, ttl_seconds)
+    await store(await session.connection(), token, owner, ttl_seconds)
     return token
 
 
-async def present(session: AsyncSession, token: str | None, *, username: str | None) -> Presented:
+async def present(connection: AsyncConnection, token: str | None, *, username: str | None) -> Presented:
     """The presented token, still unused and unexpired, with its vendor and the named agent; else the refusal."""
     if not token:
         raise TokenRefused("missing", "Invalid Token")
     hashed = digest(token)
-    row = (await session.execute(_PRESENT, {"hashed": hashed, "username": username})).first()
-    if row is None:
+    rows = await _PRESENT.rows(connection, {"hashed": hashed, "username": username})
+    if not rows:
         raise TokenRefused("unknown", "Invalid Token")
+    row = rows[0]
     if row.token_used_at is not None:
         raise TokenRefused("used", "Token already used")
     if row.token_expires_at <= utcnow():
         raise TokenRefused("expired", "Token expire")
     owner = TokenOwner(row.token_vendor_id, row.token_api_user_id, row.token_login_log_id)
-    return Presented(hashed, owner, row.vendor_code, AgentRef.of(row) if row.id is not None else None)
+    return Presented(hashed, owner, row.vendor_code, row.agent())
 
 
-async def claim(session: AsyncSession, hashed: str) -> None:
+async def claim(connection: AsyncConnection, hashed: str) -> None:
     """Marks the presented token used. The conditional UPDATE is the whole race: one request matches the row."""
-    claimed = await session.execute(_CLAIM, {"hashed": hashed, "now": utcnow()})
-    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+    if await _CLAIM.run(connection, {"hashed": hashed, "now": utcnow()}) != 1:
         # Lost to a request presenting the same token, or it expired, or its session ended, since `present`.
-        found = (
-            await session.execute(select(ApiToken.id, ApiToken.used_at).where(ApiToken.token_hash == hashed))
-        ).first()
+        found = next(iter(await _FIND.rows(connection, {"hashed": hashed})), None)
         if found is None:
             raise TokenRefused("unknown", "Invalid Token")
         raise (

@@ -9,6 +9,7 @@ from sqlmodel import select
 from models.errors import LineupError
 from models.tables.auth import ApiUser
 from persistence.auth import tokens
+from persistence.uow import UnitOfWork
 
 CONCURRENT_USES = 20
 
@@ -21,13 +22,17 @@ async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
         token = await tokens.issue(session, owner, 900)
 
     async def use() -> str:
+        uow = UnitOfWork(db)
         try:
-            async with db.transaction() as session:
-                presented = await tokens.present(session, token, username=None)
-                await tokens.claim(session, presented.hashed)
+            connection = await uow.connection()
+            presented = await tokens.present(connection, token, username=None)
+            await tokens.claim(connection, presented.hashed)
+            await uow.commit()
             return "accepted"
         except LineupError as refusal:
             return refusal.msg
+        finally:
+            await uow.close()
 
     outcomes = await asyncio.gather(*(use() for _ in range(CONCURRENT_USES)))
     assert sorted(outcomes) == ["Token already used"] * (CONCURRENT_USES - 1) + ["accepted"]

@@ -3,48 +3,46 @@ next token and the audit row in one transaction (counted here for the hottest ca
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
-import pytest
-from sqlalchemy import event, text
-from sqlalchemy.exc import InvalidRequestError
+from sqlalchemy import event, make_url, text
 
+from persistence.engine import Database
+from persistence.uow import UnitOfWork
 from tests.builders import body
 
 
-@contextmanager
-def counted(engine: Any) -> Iterator[dict[str, list[str]]]:
-    """The SQL statements and pool checkouts made on `engine` meanwhile."""
-    seen: dict[str, list[str]] = {"statements": [], "checkouts": []}
+@asynccontextmanager
+async def traced(db: Database) -> AsyncIterator[list[tuple[int, str]]]:
+    """Every statement SQLite runs meanwhile, as (connection, first word): the connections are reopened with
+    SQLite's own trace on them, so what Lineup hands the driver directly is seen as well."""
+    seen: list[tuple[int, str]] = []
 
-    def on_statement(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        seen["statements"].append(statement.split()[0].upper())
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        label = id(dbapi_connection)
+        dbapi_connection.driver_connection.set_trace_callback(lambda sql: seen.append((label, sql.split()[0])))
 
-    def on_checkout(*_args: Any) -> None:
-        seen["checkouts"].append("checkout")
-
-    event.listen(engine.sync_engine, "before_cursor_execute", on_statement)
-    event.listen(engine.sync_engine.pool, "checkout", on_checkout)
+    event.listen(db.engine.sync_engine, "connect", on_connect)
+    await db.dispose()  # the next transaction opens a traced connection
     try:
         yield seen
     finally:
-        event.remove(engine.sync_engine, "before_cursor_execute", on_statement)
-        event.remove(engine.sync_engine.pool, "checkout", on_checkout)
+        event.remove(db.engine.sync_engine, "connect", on_connect)
 
 
 async def test_update_location_coordinate_is_five_statements_in_one_transaction(api):
     """The token read with its vendor and agent, the location written, the token claimed, the next one stored,
-    the audit row: one transaction, one connection, the statements in this order."""
+    the audit row: one transaction on one connection, the statements in this order."""
     request = body("update_location_coordinate")
-    assert (await api.call("/agent", request))["msg_code"] == "RESTAPI000"  # warm: connections, caches
     token = await api.token()
-    with counted(api.db.engine) as seen:
+    async with traced(api.db) as seen:
         answer = (await api.post("/agent", request, token=token)).json()
     assert answer["msg_code"] == "RESTAPI000"
-    assert seen["statements"] == ["BEGIN", "SELECT", "INSERT", "UPDATE", "INSERT", "INSERT"]
-    assert len(seen["checkouts"]) == 1
+    assert [word for _, word in seen] == ["BEGIN", "SELECT", "INSERT", "UPDATE", "INSERT", "INSERT", "COMMIT"]
+    assert len({connection for connection, _ in seen}) == 1
 
 
 async def test_a_refusal_after_the_token_claims_it_and_keeps_nothing_else(api):
@@ -60,11 +58,16 @@ async def test_a_refusal_after_the_token_claims_it_and_keeps_nothing_else(api):
     ] == ("RESTAPI000")
 
 
-async def test_a_statement_outside_a_transaction_is_refused(api):
-    """Sessions do not autobegin: nothing can hold a connection, or SQLite's lock, between transactions."""
-    session = api.db.session()
+async def test_a_released_unit_of_work_holds_no_transaction(api):
+    """Released before an outside wait, the request's transaction is committed and SQLite's write lock free:
+    another connection can take it at once."""
+    uow = UnitOfWork(api.db)
+    await (await uow.connection()).execute(text("SELECT 1"))
+    await uow.release()
+    other = sqlite3.connect(make_url(str(api.db.engine.url)).database or "", timeout=0)
     try:
-        with pytest.raises(InvalidRequestError, match="Autobegin is disabled"):
-            await session.execute(text("SELECT 1"))
+        other.execute("BEGIN IMMEDIATE")  # "database is locked" while a transaction of the request is open
+        other.execute("ROLLBACK")
     finally:
-        await session.close()
+        other.close()
+        await uow.close()

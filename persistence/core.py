@@ -1,0 +1,114 @@
+"""The statements every authenticated call runs (the token read, its claim, the next token, the audit row, the
+location), declared once as SQLAlchemy Core on the tables and run on the transaction's connection.
+
+On SQLite a statement takes a few microseconds and SQLAlchemy's execution of it about 40 more, so there each is
+compiled once and handed to the driver itself, its values converted by the columns' own types; elsewhere the
+round trip dominates, and SQLAlchemy executes it as any other."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from sqlalchemy import Insert, Table
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import Executable
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ClauseElement, ColumnElement
+from sqlmodel import SQLModel
+
+Values = Mapping[str, object]
+Convert = Callable[[object], object]
+R = TypeVar("R", bound=tuple[object, ...])
+
+
+def table(name: str) -> Table:
+    """A mapped table by its name (every table module is imported with persistence.engine)."""
+    return SQLModel.metadata.tables[name]
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """One statement in one dialect's SQL: where each value goes and how it is stored, how each column reads."""
+
+    sql: str
+    names: tuple[str, ...]  # the value that fills each placeholder, in order
+    binds: tuple[Convert | None, ...]
+    reads: tuple[Convert | None, ...]
+
+    @classmethod
+    def of(cls, statement: Executable, dialect: Dialect, keys: Sequence[str]) -> _Compiled:
+        # An INSERT without .values() takes its columns from the keys given.
+        assert isinstance(statement, ClauseElement)
+        compiled = statement.compile(dialect=dialect, column_keys=list(keys) if isinstance(statement, Insert) else None)
+        assert isinstance(compiled, SQLCompiler) and compiled.positiontup is not None
+        missing = [name for name in compiled.positiontup if name not in keys]
+        if missing:  # a Python-side column default would be computed by SQLAlchemy's execution, bypassed here
+            raise ValueError(f"{compiled.string!r} needs values for {missing}")
+        names = tuple(compiled.positiontup)
+        # Each type as the dialect stores it (a datetime as SQLAlchemy's text form on SQLite, not the driver's).
+        binds = tuple(compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names)
+        columns: Sequence[ColumnElement[object]] = getattr(statement, "selected_columns", ())
+        reads = tuple(column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns)
+        return cls(compiled.string, names, binds, reads)
+
+    def parameters(self, values: Values) -> tuple[object, ...]:
+        return tuple(
+            value if bind is None else bind(value)
+            for value, bind in zip((values[name] for name in self.names), self.binds, strict=True)
+        )
+
+    def row(self, _cursor: sqlite3.Cursor, raw: tuple[object, ...]) -> tuple[object, ...]:
+        """The driver's row, its values as the columns' types read them (a cursor's row factory)."""
+        return tuple(value if read is None else read(value) for value, read in zip(raw, self.reads, strict=True))
+
+
+class _Statement:
+    def __init__(self, statement: Executable) -> None:
+        self.statement = statement
+        self._compiled: dict[tuple[str, ...], _Compiled] = {}
+
+    def _on_sqlite(self, connection: AsyncConnection, values: Values) -> sqlite3.Cursor | None:
+        """Runs on the driver when it is SQLite's (None elsewhere)."""
+        driver = connection.sync_connection.connection.driver_connection if connection.sync_connection else None
+        if not isinstance(driver, sqlite3.Connection):
+            return None
+        keys = tuple(values)
+        compiled = self._compiled.get(keys)
+        if compiled is None:
+            compiled = self._compiled[keys] = _Compiled.of(self.statement, connection.dialect, keys)
+        parameters = compiled.parameters(values)
+        try:
+            cursor = driver.execute(compiled.sql, parameters)
+        except sqlite3.Error as problem:  # raised as SQLAlchemy would (IntegrityError, OperationalError, …)
+            raise DBAPIError.instance(compiled.sql, parameters, problem, sqlite3.Error) from problem
+        cursor.row_factory = compiled.row
+        return cursor
+
+
+class Write(_Statement):
+    """An INSERT, UPDATE or DELETE run on the transaction's connection."""
+
+    async def run(self, connection: AsyncConnection, values: Values) -> int:
+        """The rows it touched."""
+        cursor = self._on_sqlite(connection, values)
+        if cursor is None:
+            return (await connection.execute(self.statement, dict(values))).rowcount
+        return cursor.rowcount
+
+
+class Read(_Statement, Generic[R]):
+    """A SELECT run on the transaction's connection, its rows made into `row`s."""
+
+    def __init__(self, statement: Executable, row: Callable[..., R]) -> None:
+        super().__init__(statement)
+        self.row = row
+
+    async def rows(self, connection: AsyncConnection, values: Values) -> list[R]:
+        cursor = self._on_sqlite(connection, values)
+        rows = (await connection.execute(self.statement, dict(values))).all() if cursor is None else cursor.fetchall()
+        return [self.row(*row) for row in rows]
