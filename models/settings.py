@@ -28,6 +28,12 @@ class DatabaseSettings(Group):
     connect_timeout_seconds: float = setting(
         5.0, "DB_CONNECT_TIMEOUT_SECONDS", "PostgreSQL: a host that never answers fails the request after this", gt=0
     )
+    pool_size: int = setting(
+        10,
+        "DB_POOL_SIZE",
+        "PostgreSQL: connections each process keeps open; a transaction beyond them waits for one to be free",
+        ge=1,
+    )
     ping_after_idle_seconds: float = setting(
         10.0,
         "DB_PING_AFTER_IDLE_SECONDS",

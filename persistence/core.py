@@ -1,25 +1,26 @@
 """The statements every authenticated call runs (the token read, its claim, the next token, the audit row, the
 location), declared once as SQLAlchemy Core on the tables and run on the transaction's connection.
 
-On SQLite a statement takes a few microseconds and SQLAlchemy's execution of it about 40 more, so there each is
-compiled once and handed to the driver itself, its values converted by the columns' own types; elsewhere the
-round trip dominates, and SQLAlchemy executes it as any other."""
+SQLAlchemy's execution of a statement costs more than the statement: about 40 µs of CPU beside SQLite's 6, and
+on PostgreSQL 115 µs beside asyncpg's own 110 for the round trip. So each is compiled once per dialect and
+handed to the driver (persistence.drivers), its values converted by the columns' own types both ways, in the
+transaction the connection holds. A driver not run there is left to SQLAlchemy."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from sqlalchemy import Insert, Table
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement, ColumnElement
 from sqlmodel import SQLModel
+
+from persistence.drivers import Outcome, driver_of
 
 Values = Mapping[str, object]
 Convert = Callable[[object], object]
@@ -62,8 +63,8 @@ class _Compiled:
             for value, bind in zip((values[name] for name in self.names), self.binds, strict=True)
         )
 
-    def row(self, _cursor: sqlite3.Cursor, raw: tuple[object, ...]) -> tuple[object, ...]:
-        """The driver's row, its values as the columns' types read them (a cursor's row factory)."""
+    def row(self, raw: tuple[object, ...]) -> tuple[object, ...]:
+        """The driver's row, its values as the columns' types read them."""
         return tuple(value if read is None else read(value) for value, read in zip(raw, self.reads, strict=True))
 
 
@@ -72,22 +73,18 @@ class _Statement:
         self.statement = statement
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
 
-    def _on_sqlite(self, connection: AsyncConnection, values: Values) -> sqlite3.Cursor | None:
-        """Runs on the driver when it is SQLite's (None elsewhere)."""
-        driver = connection.sync_connection.connection.driver_connection if connection.sync_connection else None
-        if not isinstance(driver, sqlite3.Connection):
+    async def _run(self, connection: AsyncConnection, values: Values, *, reads: bool) -> Outcome | None:
+        """Runs on the driver (None when it is not one run there)."""
+        driver = driver_of(connection)
+        if driver is None:
             return None
         keys = tuple(values)
-        compiled = self._compiled.get(keys)
+        compiled = self._compiled.get((connection.dialect.name, *keys))
         if compiled is None:
-            compiled = self._compiled[keys] = _Compiled.of(self.statement, connection.dialect, keys)
-        parameters = compiled.parameters(values)
-        try:
-            cursor = driver.execute(compiled.sql, parameters)
-        except sqlite3.Error as problem:  # raised as SQLAlchemy would (IntegrityError, OperationalError, …)
-            raise DBAPIError.instance(compiled.sql, parameters, problem, sqlite3.Error) from problem
-        cursor.row_factory = compiled.row
-        return cursor
+            compiled = _Compiled.of(self.statement, connection.dialect, keys)
+            self._compiled[(connection.dialect.name, *keys)] = compiled
+        outcome = await driver.run(compiled.sql, compiled.parameters(values), reads=reads)
+        return Outcome([compiled.row(row) for row in outcome.rows], outcome.count) if reads else outcome
 
 
 class Write(_Statement):
@@ -95,10 +92,10 @@ class Write(_Statement):
 
     async def run(self, connection: AsyncConnection, values: Values) -> int:
         """The rows it touched."""
-        cursor = self._on_sqlite(connection, values)
-        if cursor is None:
+        outcome = await self._run(connection, values, reads=False)
+        if outcome is None:
             return (await connection.execute(self.statement, dict(values))).rowcount
-        return cursor.rowcount
+        return outcome.count
 
 
 class Read(_Statement, Generic[R]):
@@ -109,6 +106,6 @@ class Read(_Statement, Generic[R]):
         self.row = row
 
     async def rows(self, connection: AsyncConnection, values: Values) -> list[R]:
-        cursor = self._on_sqlite(connection, values)
-        rows = (await connection.execute(self.statement, dict(values))).all() if cursor is None else cursor.fetchall()
+        outcome = await self._run(connection, values, reads=True)
+        rows = (await connection.execute(self.statement, dict(values))).all() if outcome is None else outcome.rows
         return [self.row(*row) for row in rows]

@@ -31,8 +31,13 @@ def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         return create_async_engine(make_url(url).set(drivername="sqlite+lineup"), poolclass=AsyncAdaptedQueuePool)
+    # A fixed pool: connections opened past it would be closed again as soon as the queue of idle ones is full,
+    # and under steady load that means a new connection (TCP, TLS, authentication) for many transactions.
     engine = create_async_engine(
-        url, pool_size=10, max_overflow=20, connect_args={"timeout": settings.database.connect_timeout_seconds}
+        url,
+        pool_size=settings.database.pool_size,
+        max_overflow=0,
+        connect_args={"timeout": settings.database.connect_timeout_seconds},
     )
     _ping_when_idle(engine, settings.database.ping_after_idle_seconds)
     return engine
