@@ -56,7 +56,7 @@ async def test_a_write_on_the_driver_commits_with_the_orm_work_of_its_transactio
     uow = UnitOfWork(db)
     async with uow.transaction() as session:
         await RECORD.run(await uow.connection(), row("driver"))
-        session.add(AuditEntry(**{**row("orm"), "http_status": 201}))
+        session.add(AuditEntry.model_validate({**row("orm"), "http_status": 201}))
     await uow.close()
     assert (await stored(db, "driver")) is not None and (await stored(db, "orm")) is not None
 
