@@ -20,10 +20,13 @@ run: install
 	$(BIN)/lineup seed-demo
 	LINEUP_CARRIER_ALIASES="$${LINEUP_CARRIER_ALIASES-BLUECONNECTSATT:ATT,NEXUS:TMB}" exec $(BIN)/lineup run
 
+# Coverage is printed on every run; under CI=true a total below the floor fails the run.
+COVERAGE_FLOOR ?= 93
+
 # The console's browser tests drive Debian's chromium; the script installs it once (needs root or sudo).
 test: install
 	bash scripts/apt-install.sh chromium /usr/bin/chromium
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --cov --cov-report=term $(if $(CI),--cov-fail-under=$(COVERAGE_FLOOR))
 
 # ruff (rules and why, in pyproject.toml), mypy strict, and the import contracts.
 lint: install
@@ -57,7 +60,7 @@ capacity: install
 # Records tests/workflows/histories (~1 min); `make histories FLOWS="tax_collection"` for some flows only.
 # Only for workflows that cannot still be running anywhere: docs/reliability.md, "Changing a workflow safely".
 histories: install
-	$(BIN)/python -m tests.workflows.record_histories $(FLOWS)
+	$(BIN)/python -m tests.support.record_histories $(FLOWS)
 
 migrate: install
 	$(BIN)/lineup db upgrade

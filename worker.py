@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import signal
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -16,11 +19,13 @@ from activities.registry import build_activities
 from models.settings import Settings, get_settings
 from observability.logs import configure_logging
 from observability.metrics import temporal_runtime
+from persistence import workers
 from persistence.engine import Database
 from workflows.client import connect_until_up
 from workflows.policies import STICKY_QUEUE_TIMEOUT
 from workflows.registry import WORKFLOWS
 from workflows.support import ensure_sweep_schedule
+from workflows.webhooks import ensure_dispatch
 
 log = logging.getLogger("lineup.worker")
 
@@ -39,11 +44,39 @@ async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Wo
         sticky_queue_schedule_to_start_timeout=STICKY_QUEUE_TIMEOUT,
     )
     try:
-        async with worker:
+        async with worker, heartbeating(settings, db):
+            await ensure_dispatch(client, settings)  # the event log's webhooks go out while a worker runs
             yield worker
     finally:
         await activities.close()
         await db.dispose()
+
+
+@asynccontextmanager
+async def heartbeating(settings: Settings, db: Database) -> AsyncIterator[None]:
+    """Keeps this worker's heartbeat row fresh while it runs (every third of LINEUP_WORKER_STALE_SECONDS), so
+    /readyz knows a worker is alive: written from the event loop the workflows and activities run on, it stops
+    when the process freezes or that loop is blocked. A clean stop removes the row."""
+    identity = f"{os.getpid()}@{socket.gethostname()}:{settings.temporal.task_queue}"[:200]
+    every = settings.worker.stale_seconds / 3
+
+    async def beating() -> None:
+        while True:
+            try:
+                await workers.beat(db, identity, settings.temporal.task_queue)
+            except Exception as exc:  # noqa: BLE001 — a database outage: readiness reports it; keep beating
+                log.warning("worker heartbeat not written", extra={"fields": {"error": type(exc).__name__}})
+            await asyncio.sleep(every)
+
+    task = asyncio.create_task(beating())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        with contextlib.suppress(Exception):  # the row goes stale by itself if this cannot be written
+            await workers.stopped(db, identity)
 
 
 async def serve(settings: Settings, stop: asyncio.Event) -> None:

@@ -3,14 +3,13 @@ tpiv_listing lists. The subject arrives sealed and is opened only here, next to 
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.exc import IntegrityError
 from temporalio import activity
 
 from activities.errors import outside_call
 from adapters.nlad import NladClient
 from models.crypto import FieldCipher
+from models.documents import Subject
 from models.messages.eligibility import NladAnswer, NladCheck, NladOutcome
 from models.tables.eligibility import EligibilityCheck
 from persistence.engine import Database
@@ -24,8 +23,8 @@ class EligibilityActivities:
     def __init__(self, nlad: NladClient, db: Database, cipher: FieldCipher) -> None:
         self._nlad, self._db, self._cipher = nlad, db, cipher
 
-    def _subject(self, check: NladCheck) -> dict[str, Any]:
-        return self._cipher.open(check.sealed_subject)
+    def _subject(self, check: NladCheck) -> Subject:
+        return self._cipher.open(check.sealed_subject, Subject)
 
     @activity.defn
     async def check_and_record(self, check: NladCheck) -> NladAnswer:
@@ -46,20 +45,25 @@ class EligibilityActivities:
     async def record_check(self, outcome: NladOutcome) -> None:
         await self._record(outcome.check, self._subject(outcome.check), outcome.result)
 
-    async def _ask(self, check: NladCheck) -> tuple[dict[str, Any], NladAnswer]:
+    async def _ask(self, check: NladCheck) -> tuple[Subject, NladAnswer]:
         subject = self._subject(check)
         async with outside_call():
             return subject, NladAnswer(await self._nlad.etc_check(subject))
 
-    async def _record(self, check: NladCheck, subject: dict[str, Any], result: str) -> None:
+    async def _record(self, check: NladCheck, subject: Subject, result: str) -> None:
         """One row per check (keyed by its workflow id): a retried activity finds the row it wrote."""
         first, middle, last = subject["first_name"], subject.get("middle_name"), subject["last_name"]
         row = EligibilityCheck(
-            check_key=check.check_key, vendor_id=check.vendor_id,
-            agent_username=check.agent_id, enrollment_id=check.enrollment_id,
-            zip_code=subject["zip_code"], outcome=result[:64], first_name=first,
-            last_initial=_initial(last), initials=_initial(first) + _initial(middle) + _initial(last),
-        )  # fmt: skip
+            check_key=check.check_key,
+            vendor_id=check.vendor_id,
+            agent_username=check.agent_id,
+            enrollment_id=check.enrollment_id,
+            zip_code=subject["zip_code"],
+            outcome=result[:64],
+            first_name=first,
+            last_initial=_initial(last),
+            initials=_initial(first) + _initial(middle) + _initial(last),
+        )
         try:
             async with self._db.transaction() as session:
                 session.add(row)

@@ -12,10 +12,14 @@ from sqlmodel import col, select
 from temporalio import activity
 
 from activities.errors import outside_call
+from activities.events import attempt_recorded, refusal_recorded
 from adapters.carrier import Activation, CarrierClient, LineOrder
 from adapters.http import Unavailable
 from models.clock import utcnow
 from models.crypto import FieldCipher
+from models.documents import EsimDocument, Fields
+from models.events import EventType
+from models.geography import state_of_zip
 from models.messages.enrollment import (
     ActivationRecord,
     CarrierCall,
@@ -30,8 +34,9 @@ from models.messages.enrollment import (
 )
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
+from persistence import events
 from persistence.engine import Database
-from persistence.enrollment import get_line, plan_of
+from persistence.enrollment import get_line, plan_of, ported_out
 from persistence.errors import RecordNotFound
 
 CUSTOMER_ID_ATTEMPTS = 5
@@ -68,21 +73,21 @@ class EnrollmentActivities:
                     line.status, line.status_since = LineStatus.CUSTOMER_CREATED, utcnow()
                     session.add(line)
                     await session.flush()
+                    await events.record(session, line.enrollment_id, EventType.CUSTOMER_CREATED)
             return [plan_of(lines[eid]) for eid in order.enrollment_ids]
 
     @activity.defn
     async def set_line_status(self, state: LineState) -> None:
-        async with self._db.transaction() as session:
-            line = await get_line(session, state.enrollment_id)
-            if (line.status, line.last_error) != (state.status, state.error):
-                line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
-                session.add(line)
+        await move_line(self._db, state)
 
     @activity.defn
     async def change_sim(self, change: SimChange) -> None:
         """The SIM activate_line sent replaces the attached one (a repeat writes the same values)."""
         async with self._db.transaction() as session:
             line = await get_line(session, change.enrollment_id)
+            replaced = [name for name, value in (("esn", change.esn), ("uiccid", change.iccid)) if value]
+            if (change.esn or line.esn, change.iccid or line.iccid) != (line.esn, line.iccid):
+                await events.record(session, line.enrollment_id, EventType.SIM_ATTACHED, fields=",".join(replaced))
             line.esn, line.iccid = change.esn or line.esn, change.iccid or line.iccid
             session.add(line)
 
@@ -92,11 +97,15 @@ class EnrollmentActivities:
             line = await get_line(session, record.enrollment_id)
             if line.status != LineStatus.ACTIVE:
                 done = record.activated
+                # The carrier gave this line the number: a line that held it (a port from it) no longer does.
+                await ported_out(session, done.mdn, to=line.enrollment_id)
                 line.mdn, line.msid, line.msl = done.mdn, done.msid, done.msl
                 line.iccid = line.iccid or done.iccid
                 line.status, line.last_error, line.status_since = LineStatus.ACTIVE, None, utcnow()
                 line.activated_at = utcnow()
                 session.add(line)
+                later = EventType.ACTIVATED_LATER if line.activation_later else EventType.ACTIVATED
+                await events.record(session, line.enrollment_id, later, mdn=done.mdn)
 
     @activity.defn
     async def record_shipment(self, enrollment_id: str) -> str:
@@ -105,27 +114,41 @@ class EnrollmentActivities:
         async with self._db.transaction() as session:
             line = await get_line(session, enrollment_id)
             if line.shipment_reference is None:
-                line.shipment_reference = f"SHP{enrollment_id[-10:].upper()}"
+                line.shipment_reference = _shipment_reference(enrollment_id)
                 line.status, line.status_since = LineStatus.SHIPPING, utcnow()
                 session.add(line)
             return line.shipment_reference
 
     @activity.defn
+    async def activate_and_record(self, call: CarrierCall) -> LineActivated:
+        """A new line's whole activation in one activity (LineStart.one_step): its shipment and ACTIVATING
+        written, the carrier's activation under the step's key, and its record. Each write is idempotent and
+        the carrier answers a repeated key with the same line, so a retried attempt repeats nothing."""
+        await mark_activating(self._db, call.enrollment_id)
+        activated = await self.activate_line(call)
+        await self.record_activation(ActivationRecord(call.enrollment_id, activated))
+        return activated
+
+    @activity.defn
     async def activate_line(self, call: CarrierCall) -> LineActivated:
         async with self._db.transaction() as session:
             line = await get_line(session, call.enrollment_id)
-        pii = self._cipher.open(line.pii)
+        pii = self._cipher.open(line.pii, Fields)
+        # new_number_activation_with_zip_code: the new number's area is that ZIP's, not the service address's.
+        zip_code = call.zip_code or pii["service_zip"]
+        state = (state_of_zip(call.zip_code) if call.zip_code else None) or pii["service_state"]
         order = LineOrder(
             vendor_id=call.vendor_code,
             enrollment_id=line.enrollment_id,
-            zip=pii["service_zip"],
-            state=pii["service_state"],
+            zip=zip_code,
+            state=state,
             plan_id=str(line.plan_id),
             iccid=line.iccid,
             esn=line.esn,
             esim=line.is_esim,
         )
-        async with outside_call():
+        await attempt_recorded(self._db, call.enrollment_id, EventType.ACTIVATION_ATTEMPTED)
+        async with refusal_recorded(self._db, call.enrollment_id), outside_call():
             done = await self._carrier.activate(order, key=call.idempotency_key)
         if line.is_esim:
             await self._keep_esim_profile(line.enrollment_id, done)
@@ -136,9 +159,11 @@ class EnrollmentActivities:
         the workflow (whose history would keep it). A retried activation writes the same profile again."""
         if done.iccid is None or done.activation_code is None:
             raise Unavailable(self._carrier.system, "an eSIM activation without its profile")
-        profile = {"iccid": done.iccid, "activation_code": done.activation_code}
+        profile = EsimDocument(iccid=done.iccid, activation_code=done.activation_code)
         async with self._db.transaction() as session:
             line = await get_line(session, enrollment_id)
+            if line.esim_profile is None:
+                await events.record(session, enrollment_id, EventType.ESIM_ASSIGNED)
             line.esim_profile = self._cipher.seal(profile)
             session.add(line)
 
@@ -159,3 +184,30 @@ class EnrollmentActivities:
     async def carriers(self, vendor_code: str) -> CarrierList:
         async with outside_call():
             return await self._carrier.carriers(vendor_code)
+
+
+def _shipment_reference(enrollment_id: str) -> str:
+    return f"SHP{enrollment_id[-10:].upper()}"  # from the enrollment id: a retry repeats it
+
+
+async def move_line(db: Database, state: LineState) -> None:
+    """A line's new status (and error) with its event; a repeat of the same one writes nothing."""
+    async with db.transaction() as session:
+        line = await get_line(session, state.enrollment_id)
+        if (line.status, line.last_error) != (state.status, state.error):
+            await events.line_moved(session, line, state.status, state.error)
+            line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
+            session.add(line)
+
+
+async def mark_activating(db: Database, enrollment_id: str) -> None:
+    """A one-step line's first writes (LineStart.one_step): its shipment recorded, if it ships, and ACTIVATING,
+    unless a retried attempt finds it already past that."""
+    async with db.transaction() as session:
+        line = await get_line(session, enrollment_id)
+        if line.enrollment_type == "SHIPMENT" and line.shipment_reference is None:
+            line.shipment_reference = _shipment_reference(enrollment_id)
+        if line.status not in (LineStatus.ACTIVE, LineStatus.ACTIVATING, LineStatus.PORT_PENDING):
+            await events.line_moved(session, line, LineStatus.ACTIVATING, None)
+            line.status, line.last_error, line.status_since = LineStatus.ACTIVATING, None, utcnow()
+        session.add(line)

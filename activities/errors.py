@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from adapters.http import Rejected, Unavailable
 from models.failures import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
+from observability.metrics import outside_unavailable
 from persistence.errors import RecordNotFound
 
+log = logging.getLogger("lineup.outside")
 HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat timeout anyway
 
 
@@ -28,12 +31,27 @@ async def outside_call() -> AsyncIterator[None]:
             f"{exc.code} {exc.description}", exc.code, type=CARRIER_REJECTED, non_retryable=True
         ) from None
     except Unavailable as exc:
-        raise ApplicationError(str(exc), type=UNAVAILABLE) from None
+        _attempt_failed(exc)
+        # BENIGN: the SDK logs it at DEBUG without its traceback (an outage is expected, and retried), and
+        # Temporal retries it as any other failure; the compact line above says what happened.
+        raise ApplicationError(str(exc), type=UNAVAILABLE, category=ApplicationErrorCategory.BENIGN) from None
     except RecordNotFound as exc:
         raise ApplicationError(str(exc), type=NOT_FOUND, non_retryable=True) from None
     finally:
         if beating is not None:
             beating.cancel()
+
+
+def _attempt_failed(exc: Unavailable) -> None:
+    """One line per failed attempt (no traceback: the system, the reason and where), and the outage counted."""
+    fields: dict[str, object] = {"system": exc.label, "reason": exc.reason}
+    meter = None
+    if activity.in_activity():
+        info = activity.info()
+        fields |= {"activity": info.activity_type, "attempt": info.attempt, "workflow_id": info.workflow_id}
+        meter = activity.metric_meter()
+    log.warning("outside system unavailable", extra={"fields": fields})
+    outside_unavailable(exc.label, meter)
 
 
 async def _beat() -> None:

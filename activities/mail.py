@@ -1,16 +1,20 @@
 """Mail delivery: sends one outbox message through SMTP, then marks it SENT. A row already SENT is not
-sent again, so a retried activity or a repeated workflow never makes a second e-mail."""
+sent again, so a retried activity or a repeated workflow never makes a second e-mail. A message the relay
+refuses, that cannot be composed, or that waited past LINEUP_MAIL_MAX_AGE_HOURS is REJECTED for good."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.errors import outside_call
-from adapters.http import Rejected
+from adapters.http import Rejected, Unavailable
 from adapters.smtp import Mail, SmtpSender
 from models.clock import utcnow
 from models.crypto import FieldCipher
+from models.documents import MailContent
 from models.failures import MAIL_REJECTED
 from models.messages.mail import MailDelivery, MailSent
 from models.statuses import MailStatus
@@ -18,10 +22,15 @@ from models.tables.mail import MailOutbox
 from persistence.engine import Database
 from persistence.errors import RecordNotFound
 
+# A message kept from its relay this long is given up: an outage that long needs a person, not more retries.
+DEFAULT_MAX_AGE = timedelta(hours=48)
+
 
 class MailActivities:
-    def __init__(self, smtp: SmtpSender, db: Database, cipher: FieldCipher) -> None:
-        self._smtp, self._db, self._cipher = smtp, db, cipher
+    def __init__(
+        self, smtp: SmtpSender, db: Database, cipher: FieldCipher, *, max_age: timedelta = DEFAULT_MAX_AGE
+    ) -> None:
+        self._smtp, self._db, self._cipher, self._max_age = smtp, db, cipher, max_age
 
     @activity.defn
     async def send(self, delivery: MailDelivery) -> MailSent:
@@ -29,20 +38,38 @@ class MailActivities:
             row = await self._row(delivery.outbox_id)
             if row.status == MailStatus.SENT:
                 return MailSent(row.message_id)
-            content = self._cipher.open(row.content)
+            if row.status == MailStatus.REJECTED:  # given up on by an earlier attempt or run: never sent now
+                raise ApplicationError(row.last_error or "rejected", type=MAIL_REJECTED, non_retryable=True)
+            if utcnow() - row.created_at > self._max_age:
+                await self._give_up(row)
+            content = self._cipher.open(row.content, MailContent)
             mail = Mail(
-                sender_name=content["sender_name"], sender_email=content["sender_email"],
-                subject=content["subject"], html=content["body"],
+                sender_name=content["sender_name"],
+                sender_email=content["sender_email"],
+                subject=content["subject"],
+                html=content["body"],
                 recipients=[(name, email) for name, email in content["recipients"]],
-                message_id=row.message_id, idempotency_key=row.idempotency_key,
-            )  # fmt: skip
+                message_id=row.message_id,
+                idempotency_key=row.idempotency_key,
+            )
             try:
                 await self._smtp.send(mail)
             except Rejected as exc:
                 await self._mark(delivery.outbox_id, MailStatus.REJECTED, error=f"{exc.code} {exc.description}")
                 raise ApplicationError(str(exc), exc.code, type=MAIL_REJECTED, non_retryable=True) from None
+            except Unavailable as exc:  # still QUEUED; support's listing says why it waits
+                await self._mark(delivery.outbox_id, MailStatus.QUEUED, error=str(exc))
+                raise
         await self._mark(delivery.outbox_id, MailStatus.SENT)
         return MailSent(row.message_id)
+
+    async def _give_up(self, row: MailOutbox) -> None:
+        """REJECTED after the age limit, with the last outage's reason kept beside it."""
+        assert row.id is not None
+        hours = self._max_age.total_seconds() / 3600
+        error = f"undelivered after {hours:g} h" + (f": {row.last_error}" if row.last_error else "")
+        await self._mark(row.id, MailStatus.REJECTED, error=error)
+        raise ApplicationError(error, type=MAIL_REJECTED, non_retryable=True)
 
     async def _row(self, outbox_id: int) -> MailOutbox:
         async with self._db.transaction() as session:

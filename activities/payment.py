@@ -25,6 +25,7 @@ from models.messages.payment import (
 )
 from models.statuses import PaymentStatus, TaxStatus
 from models.tables.payment import Payment, TaxCalculation
+from persistence import events
 from persistence.engine import Database
 from persistence.errors import RecordNotFound
 from persistence.idempotency import row_for_key
@@ -79,9 +80,13 @@ class PaymentActivities:
                 return PaymentStatus.DECLINED
             card = {"token": charge.payment_token or "", "brand": charge.brand or "", "last4": charge.last4 or ""}
             await settle_paid(
-                session, payment, self._cipher, status=PaymentStatus.APPROVED,
-                transaction_id=charge.transaction_id or "", card=card,
-            )  # fmt: skip
+                session,
+                payment,
+                self._cipher,
+                status=PaymentStatus.APPROVED,
+                transaction_id=charge.transaction_id or "",
+                card=card,
+            )
         return PaymentStatus.APPROVED
 
     @activity.defn
@@ -118,6 +123,7 @@ class PaymentActivities:
             calc = await session.get(TaxCalculation, receipt.calc_id)
             if calc is None:
                 raise RecordNotFound(f"tax calculation {receipt.calc_id} not found")
+            await events.tax_collected(session, calc, receipt.status)  # issue 21: the event log
             calc.status, calc.reference_number, calc.iccid = receipt.status, receipt.reference_number, iccid
             calc.updated_at = utcnow()
             session.add(calc)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import timedelta
 
 from activities.devices import DeviceActivities
 from activities.eligibility import EligibilityActivities
@@ -13,10 +13,12 @@ from activities.mail import MailActivities
 from activities.payment import PaymentActivities
 from activities.porting import PortingActivities
 from activities.support import SupportActivities
+from activities.webhooks import WebhookActivities
 from adapters.carrier import CarrierClient
 from adapters.nlad import NladClient
 from adapters.payments import PaymentGateway
 from adapters.smtp import SmtpSender
+from adapters.webhooks import WebhookSender
 from models.crypto import cipher_for
 from models.settings import Settings
 from persistence.engine import Database
@@ -25,9 +27,10 @@ from persistence.engine import Database
 @dataclass
 class ActivitySet:
     objects: list[object]
-    closers: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)
+    closers: list[Callable[[], Awaitable[object]]] = field(default_factory=list)
 
-    def functions(self) -> list[Callable[..., Any]]:
+    # Each activity takes its own arguments: the Worker takes them as callables of any signature.
+    def functions(self) -> list[Callable[..., object]]:  # type: ignore[explicit-any]
         """Every @activity.defn method of every activity object."""
         return [
             getattr(obj, name)
@@ -46,13 +49,20 @@ def build_activities(settings: Settings, db: Database) -> ActivitySet:
     carrier = CarrierClient(settings.systems.carrier_url)
     nlad = NladClient(settings.systems.nlad_url)
     gateway = PaymentGateway(settings.systems.payments_url)
+    hooks = settings.webhooks
+    webhooks = WebhookSender(
+        timeout_seconds=hooks.timeout_seconds,
+        production=settings.profile == "production",
+        allow_private=hooks.allow_private,
+    )
     objects: list[object] = [
         EnrollmentActivities(carrier, db, cipher),
         PortingActivities(carrier, db, cipher),
         PaymentActivities(gateway, carrier, db, cipher),
         DeviceActivities(carrier),
         EligibilityActivities(nlad, db, cipher),
-        MailActivities(SmtpSender(settings), db, cipher),
+        MailActivities(SmtpSender(settings), db, cipher, max_age=timedelta(hours=settings.mail.max_age_hours)),
         SupportActivities(db),
+        WebhookActivities(webhooks, db, cipher, settings.webhooks),
     ]
-    return ActivitySet(objects, closers=[carrier.close, nlad.close, gateway.close])
+    return ActivitySet(objects, closers=[carrier.close, nlad.close, gateway.close, webhooks.close])

@@ -1,19 +1,21 @@
 """Activities of the support domain's sweep: find the rows whose workflow never started (customer intake's
-RECEIVED lines, the mail outbox's QUEUED messages) and purge the tokens nobody can use any more."""
+RECEIVED lines, the mail outbox's QUEUED messages) and purge the tokens nobody can use any more, and the
+password-change proofs past their retention."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_
 from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from models.clock import utcnow
 from models.messages.mail import MailDelivery
 from models.messages.support import LeftBehind, Sweep
 from models.statuses import LineStatus, MailStatus
-from models.tables.auth import ApiToken
+from models.tables.auth import ApiToken, PasswordChange, ProofBlob, ProofImage
 from models.tables.enrollment import Line
 from models.tables.mail import MailOutbox
 from persistence.engine import Database
@@ -55,5 +57,15 @@ class SupportActivities:
             gone = await session.execute(
                 delete(ApiToken).where(or_(col(ApiToken.used_at) < before, col(ApiToken.expires_at) < before))
             )
+            await self._purge_proofs(session, utcnow() - timedelta(days=sweep.proof_retention_days))
         purged: int = gone.rowcount  # type: ignore[attr-defined]
         return purged
+
+    @staticmethod
+    async def _purge_proofs(session: AsyncSession, before: datetime) -> None:
+        """Proof images of password changes older than the retention go, and the bytes no proof names any more
+        (an image is stored once for every change that sent it: it stays while one of them is kept)."""
+        old = select(PasswordChange.id).where(col(PasswordChange.changed_at) < before)
+        await session.execute(delete(ProofImage).where(col(ProofImage.password_change_id).in_(old)))
+        named = select(ProofImage.sha256).where(col(ProofImage.sha256) == col(ProofBlob.sha256))
+        await session.execute(delete(ProofBlob).where(~named.exists()))

@@ -26,7 +26,12 @@ class Unavailable(Exception):
 
     def __init__(self, system: str, reason: str) -> None:
         super().__init__(f"{system} is unavailable: {reason}")
-        self.system = system
+        self.system, self.reason = system, reason
+
+    @property
+    def label(self) -> str:
+        """The system as a metric label: "The payment gateway" → "payment_gateway"."""
+        return self.system.lower().removeprefix("the ").replace(" ", "_")
 
 
 class Rejected(Exception):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adapters.http import JsonService, Wire
+from models.documents import Subject
 
 
 class _Subject(Wire):
@@ -25,7 +26,7 @@ class _Result(Wire):
 class NladClient(JsonService):
     system = "NLAD"
 
-    async def etc_check(self, subject: dict[str, str]) -> str:
+    async def etc_check(self, subject: Subject) -> str:
         """NLAD's answer for the subscriber (SUBSCRIBER_NOT_FOUND, TPIV_FAIL_DOB, …), passed on as it is; an
         answer without a result is as useless as no answer, and retried like an outage."""
         answer = await self.post("/etc-check", _Subject.model_validate(subject), _Result)

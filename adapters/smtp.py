@@ -18,6 +18,7 @@ from models.settings import Settings
 log = logging.getLogger("lineup.smtp")
 TIMEOUT_SECONDS = 30.0
 SYSTEM = "The mail relay"
+UNBUILDABLE = "unbuildable"  # Rejected's code for a message no relay could be handed
 
 
 @dataclass(frozen=True, repr=False)
@@ -34,7 +35,7 @@ class Mail:
         return f"Mail({self.message_id}, recipients={len(self.recipients)})"
 
 
-def compose(mail: Mail, *, envelope_sender: str) -> EmailMessage:
+def compose(mail: Mail, *, envelope_sender: str) -> EmailMessage[str, str]:
     """From is the channel's sender; Sender is our relay address (the one the SMTP envelope uses)."""
     message = EmailMessage()
     message["From"] = Address(display_name=mail.sender_name, addr_spec=mail.sender_email)
@@ -60,15 +61,27 @@ class SmtpSender:
     async def send(self, mail: Mail) -> None:
         """Hands the message over: Rejected when the relay refuses this message for good (5xx to its
         recipients or its content), Unavailable for anything that may pass (4xx, network, TLS, credentials)."""
-        message = compose(mail, envelope_sender=self.envelope_sender)
+        try:
+            message = compose(mail, envelope_sender=self.envelope_sender)
+            message.as_bytes()  # what aiosmtplib sends: a header or text it cannot serialize fails here, not there
+        except (ValueError, UnicodeError) as exc:
+            # Nothing about this message will change on a retry: it can never be sent. The exception's own
+            # text may quote the content, so only its kind is kept.
+            raise Rejected(UNBUILDABLE, f"the message cannot be composed ({type(exc).__name__})") from None
         recipients = [address for _, address in mail.recipients]
         try:
             refused, _ = await aiosmtplib.send(
-                message, sender=self.envelope_sender, recipients=recipients, hostname=self._host,
-                port=self._port, use_tls=self._tls == "tls", start_tls=self._tls == "starttls",
-                username=self._username, password=self._password if self._username else None,
+                message,
+                sender=self.envelope_sender,
+                recipients=recipients,
+                hostname=self._host,
+                port=self._port,
+                use_tls=self._tls == "tls",
+                start_tls=self._tls == "starttls",
+                username=self._username,
+                password=self._password if self._username else None,
                 timeout=TIMEOUT_SECONDS,
-            )  # fmt: skip
+            )
         except aiosmtplib.SMTPRecipientsRefused as exc:
             if all(refusal.code >= 500 for refusal in exc.recipients):
                 first = exc.recipients[0]  # its words, not its address: the reason is stored and shown

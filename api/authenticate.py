@@ -28,12 +28,14 @@ async def authenticate(request: Request) -> Response:
     facts.action = ACTION
     try:
         try:
-            form = AuthenticateRequest.model_validate(await read_object(request))
+            form = AuthenticateRequest.model_validate(
+                await read_object(request, resources.settings.api.max_json_members)
+            )
         except ValidationError as problems:
             # A credential that cannot be right (too long, not text) is answered as a wrong one.
             raise invalid(*describe_all(problems)) from None
         ip = request.client.host if request.client else None
-        login = await check_credentials(form=form, ip=ip, uow=facts.uow, settings=resources.settings)
+        login = await check_credentials(form=form, ip=ip, uow=facts.uow, resources=resources)
     except LineupError as error:
         return render(resources.settings.api, facts, refusal(error), rest_status=error.rest_status)
     envelope = Envelope(

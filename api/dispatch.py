@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -61,12 +62,24 @@ class Dispatch:
         self.request, self.group = request, group
         self.resources: Resources = request.app.state.resources
         self.facts: Facts = facts_of(request)
+        self.large = False  # the body is past the general limit: only an action declared large_body takes it
 
     async def run(self) -> Response:
+        settings = self.resources.settings.api
         try:
-            payload = await read_object(self.request)
+            raw = await read_body(
+                self.request,
+                settings.max_body_bytes,
+                settings.body_limit(self.request.url.path),
+                before_more=self.token_first,
+            )
+            payload = parse_object(self.request, raw, settings.max_json_members)
+        except TokenRefused as refused:  # a large body's token, checked before more than the general limit
+            self.facts.token_failure = refused.reason
+            return await self.answer(refusal(refused), refused.rest_status)
         except LineupError as error:  # before the token check: no token is claimed, none is issued
             return await self.answer(refusal(error), error.rest_status)
+        self.large = len(raw) > settings.max_body_bytes
         self.facts.external_transaction_id = transaction_id(payload)
         username = agent_name(payload.get("agent_id"))
         # A name no agent could have is looked up as none (the database could not even take it), and refused
@@ -106,6 +119,8 @@ class Dispatch:
         assert isinstance(name, str)
         self.facts.action = name
         settings = self.resources.settings
+        if self.large and not action.large_body:
+            raise refuse(str(BodyTooLarge(settings.api.max_body_bytes)), rest_status=413)
         check_source(action, payload.get("source"), settings)
         if (refused := named_agent_refusal(username)) is not None:
             raise refused
@@ -120,7 +135,14 @@ class Dispatch:
         owner = presented.owner
         caller = Caller(owner.vendor_id, presented.vendor_code, owner.api_user_id, owner.login_log_id, agent, name)
         ctx = Context(caller, self.facts.uow, self.resources, self.facts.request_id, chain)
-        return success(action, await action.handler(body=body, ctx=ctx))
+        return success(action, await action.handler(body, ctx))
+
+    async def token_first(self) -> None:
+        """Before a body is read past the general limit: its token must be one that works (TokenRefused if
+        not), so nobody who holds none makes the API read, let alone parse, megabytes. Read only: the claim
+        stays with the request's commit, as for any body."""
+        connection = await self.facts.uow.connection()
+        await tokens.present(connection, self.request.headers.get("token"), username=None)
 
     async def answer(self, envelope: Envelope, rest_status: int | None) -> Response:
         """Commits the request's work with its audit row (and the token claim), then renders the answer; a claim
@@ -167,21 +189,65 @@ def claim(presented: tokens.Presented, chain: TokenChain, ttl_seconds: int) -> B
     return run
 
 
-async def read_object(request: Request) -> JsonObject:
-    """The body as a JSON object, or a RESTAPI110 saying why it is not one."""
+async def read_object(request: Request, max_members: int) -> JsonObject:
+    """The body, within the general limit the edge holds it to, as a JSON object (or a RESTAPI110 saying why
+    it is not one)."""
+    return parse_object(request, await read_body(request, None, None), max_members)
+
+
+Check = Callable[[], Awaitable[None]]
+
+
+async def read_body(
+    request: Request, limit: int | None, extended: int | None, *, before_more: Check | None = None
+) -> bytes:
+    """The raw body. With `limit` and `extended`: past `limit` bytes (declared or received), `before_more` runs
+    first (the token check) and reading goes on up to `extended`; the edge refuses anything beyond that."""
+    allowed = limit if limit is not None and extended is not None and extended > limit else None
+    declared = request.headers.get("content-length", "")
     try:
-        raw = await request.body()
+        if allowed is not None and declared.isdigit() and int(declared) > allowed:
+            if before_more is not None:
+                await before_more()
+            allowed = None
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if allowed is not None and size > allowed:
+                if before_more is not None:
+                    await before_more()
+                allowed = None
+            chunks.append(chunk)
     except (BodyTooLarge, BodyTooSlow) as problem:
         raise refuse(str(problem), rest_status=problem.status) from None
+    return b"".join(chunks)
+
+
+class TooManyMembers(ValueError):
+    pass
+
+
+def parse_object(request: Request, raw: bytes, max_members: int) -> JsonObject:
+    """The body parsed once as a JSON object; an object with more than `max_members` members is refused as
+    it is met, before a dict of it is built."""
     if not raw.strip():
         raise refuse("Request body is empty; send a JSON object")
     content_type = request.headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() != "application/json":
         raise refuse("Content-Type must be application/json", rest_status=415)
+
+    def capped(pairs: list[tuple[str, object]]) -> JsonObject:
+        if len(pairs) > max_members:
+            raise TooManyMembers
+        return dict(pairs)
+
     try:
         # json (not pydantic_core.from_json): lone surrogates are read, so the field they are in is named
-        payload = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        payload = json.loads(raw, object_pairs_hook=capped)
+    except TooManyMembers:
+        raise refuse(f"A JSON object of the body has more than {max_members} members") from None
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise refuse("Request body is not valid JSON") from None
     if not isinstance(payload, dict):
         raise refuse("Request body must be a JSON object")

@@ -37,14 +37,21 @@ def install(app: FastAPI, *, base_path: str, document: dict[str, JsonValue]) -> 
     @app.get(f"{base_path}/docs", include_in_schema=False)
     async def swagger_ui() -> HTMLResponse:
         return get_swagger_ui_html(
-            openapi_url=openapi_url, title=f"{app.title} - Swagger UI", swagger_js_url=f"{assets}/swagger-ui-bundle.js",
-            swagger_css_url=f"{assets}/swagger-ui.css", swagger_favicon_url=f"{assets}/favicon.png",
-            swagger_ui_parameters=SWAGGER_PARAMETERS, oauth2_redirect_url=None,
-        )  # fmt: skip
+            openapi_url=openapi_url,
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{assets}/swagger-ui-bundle.js",
+            swagger_css_url=f"{assets}/swagger-ui.css",
+            swagger_favicon_url=f"{assets}/favicon.png",
+            swagger_ui_parameters=SWAGGER_PARAMETERS,
+            oauth2_redirect_url=None,
+        )
 
     @app.get(f"{base_path}/redoc", include_in_schema=False)
     async def redoc() -> HTMLResponse:
         return get_redoc_html(
-            openapi_url=openapi_url, title=f"{app.title} - ReDoc", redoc_js_url=f"{assets}/redoc.standalone.js",
-            redoc_favicon_url=f"{assets}/favicon.png", with_google_fonts=False,
-        )  # fmt: skip
+            openapi_url=openapi_url,
+            title=f"{app.title} - ReDoc",
+            redoc_js_url=f"{assets}/redoc.standalone.js",
+            redoc_favicon_url=f"{assets}/favicon.png",
+            with_google_fonts=False,
+        )

@@ -11,7 +11,7 @@ from starlette.responses import Response
 from api.facts import Facts
 from models.envelope import Envelope, MsgCode
 from models.errors import LineupError
-from models.settings import ApiSettings
+from models.setting_groups import ApiSettings
 
 JSON = "application/json"
 

@@ -41,7 +41,7 @@ async def on_lineup_error(request: Request, exc: Exception) -> Response:
 
 async def on_invalid_request(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    found = dict.fromkeys(message for issue in exc.errors() for message in describe(dict(issue)))
+    found = dict.fromkeys(message for issue in exc.errors() for message in describe(issue))
     return answer(request, refuse(*found))
 
 

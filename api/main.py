@@ -14,8 +14,10 @@ from starlette.routing import Route
 from temporalio.client import Client
 
 from adapters.payments import PaymentGateway
-from api import docs, errors, openapi, probes
+from api import carrier_push, docs, errors, openapi, probes
 from api.authenticate import authenticate
+from api.codec import CodecEndpoint
+from api.console import enrollments as console_enrollments
 from api.console import routes as console
 from api.dispatch import endpoint
 from api.edge import Edge
@@ -27,6 +29,8 @@ from observability.tracing import instrument_app, tracer_provider
 from persistence.engine import Database
 from services.catalog import CATALOG
 from services.context import Resources
+from services.gates import LoginGates
+from services.metrics import SnapshotCache
 from services.temporal import TemporalLink
 
 TITLE, VERSION = "Lineup", "0.1.0"
@@ -49,11 +53,16 @@ def create_app(
             cipher=cipher_for(settings),
             temporal=TemporalLink(settings, temporal),
             payments=PaymentGateway(settings.systems.payments_url),
+            gates=LoginGates.of(settings),
+            scrapes=SnapshotCache(settings.observability.metrics_cache_seconds),
         )
         app.state.resources = resources
         resources.temporal.start()
         await asyncio.to_thread(city_of_zip, "")  # loads the ZIP table before the first availability call
+        scrape_port = await probes.serve_metrics_port(resources)
         yield
+        if scrape_port is not None:
+            scrape_port.close()
         await resources.temporal.close()
         await resources.payments.close()
         await db.dispose()
@@ -71,7 +80,10 @@ def create_app(
     app.state.settings = settings
     routes = [Route(f"{base}/{group}", endpoint(group), methods=["POST"]) for group in CATALOG.groups]
     routes += [Route(f"{base}/authenticate", authenticate, methods=["POST"]), *probes.routes(base)]
+    routes += carrier_push.routes(base)
+    routes += CodecEndpoint(settings).routes(base)
     app.router.routes.extend(routes)
+    app.include_router(console_enrollments.router, prefix=base)  # before the console's catch-all page
     app.include_router(console.router, prefix=base)
     description = openapi.document(title=TITLE, version=VERSION, summary=SUMMARY, base_path=base)
     docs.install(app, base_path=base, document=description)

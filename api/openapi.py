@@ -72,7 +72,7 @@ def document(*, title: str, version: str, summary: str, base_path: str) -> JsonO
     paths: JsonObject = {f"{base_path}/{group}": _group_path(group) for group in CATALOG.groups}
     paths[f"{base_path}/authenticate"] = _authenticate_path()
     paths[f"{base_path}/healthz"] = _probe("The process is up")
-    paths[f"{base_path}/readyz"] = _probe("Ready when the database answers, Temporal answers and a worker polls")
+    paths[f"{base_path}/readyz"] = _probe("Ready when the database and Temporal answer and a worker is alive")
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": version, "summary": summary},

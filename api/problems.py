@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 LABELS = {
     "ssn": "SSN",
@@ -38,7 +39,7 @@ def label(field: str) -> str:
     return " ".join(words).capitalize()
 
 
-def _place(loc: tuple[Any, ...]) -> tuple[str, str]:
+def _place(loc: tuple[int | str, ...]) -> tuple[str, str]:
     """The field's label and, for an element of a list such as `lines`, a `Line 2: ` prefix."""
     parts = list(loc[1:] if loc[:1] == ("body",) else loc)
     prefix, field = "", "body"
@@ -50,7 +51,7 @@ def _place(loc: tuple[Any, ...]) -> tuple[str, str]:
     return prefix, field
 
 
-def describe(problem: dict[str, Any]) -> list[str]:
+def describe(problem: ErrorDetails) -> list[str]:
     """One pydantic problem as messages; a conditional rule names every field it misses."""
     prefix, _ = _place(tuple(problem.get("loc", ())))
     if problem["type"] == "required_when":
@@ -74,7 +75,7 @@ def _join(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _describe_one(problem: dict[str, Any]) -> str:
+def _describe_one(problem: ErrorDetails) -> str:
     kind = problem["type"]
     if kind == "json_invalid":
         return "Request body is not valid JSON"
@@ -114,7 +115,7 @@ def _describe_one(problem: dict[str, Any]) -> str:
     return f"{prefix}{name} is invalid"
 
 
-def _length_rule(context: dict[str, Any], field: str) -> str:
+def _length_rule(context: Mapping[str, object], field: str) -> str:
     """`Lines must hold at least 1 line`: the list's elements are named after the list."""
     low, high = context.get("min_length"), context.get("max_length")
     item, items = (
@@ -123,7 +124,7 @@ def _length_rule(context: dict[str, Any], field: str) -> str:
         else ("entry", "entries")
     )
 
-    def count(number: Any) -> str:
+    def count(number: object) -> str:
         return f"{number} {item if number == 1 else items}"
 
     if low is not None and high is not None:
@@ -138,7 +139,7 @@ MOST_ERRORS = 50  # one answer names at most this many problems: a body of 100,0
 
 def describe_all(error: ValidationError) -> list[str]:
     """Every problem of a body, in words, each once, at most MOST_ERRORS of them."""
-    messages = list(dict.fromkeys(message for problem in error.errors() for message in describe(dict(problem))))
+    messages = list(dict.fromkeys(message for problem in error.errors() for message in describe(problem)))
     if len(messages) <= MOST_ERRORS:
         return messages
     return [*messages[:MOST_ERRORS], f"… and {len(messages) - MOST_ERRORS:,} more problems"]

@@ -16,7 +16,7 @@ import os
 import signal
 import socket
 import sys
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import h11
 from uvicorn.config import Config
@@ -65,7 +65,7 @@ class ReadTimeouts(H11Protocol):
         self,
         config: Config,
         server_state: ServerState,
-        app_state: dict[str, Any],
+        app_state: dict[str, object],
         _loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)

@@ -26,7 +26,8 @@ from bench.report import table, write_json
 from bench.runner import run_plan
 from bench.stack import OPEN_DIRS, REPO
 from bench.stats import Figure
-from models.settings import PortingSettings, Settings, get_settings
+from models.setting_groups import PortingSettings
+from models.settings import Settings, get_settings
 from persistence.engine import make_engine
 
 CAPACITY_DOC = REPO / "docs" / "capacity.md"
@@ -62,7 +63,7 @@ def header(options: Options, tool: str, why: str, started: datetime, seconds: fl
 def model_facts() -> dict[str, Any]:
     """What the capacity model reads besides the figures: the settings defaults it scales by, and the connection
     pool each Lineup process opens on PostgreSQL (read from the engine Lineup makes, never connected)."""
-    engine = make_engine(Settings(_env_file=None, database_url="postgresql+asyncpg://bench@127.0.0.1:1/unused"))  # type: ignore[call-arg]
+    engine = make_engine(Settings(_env_file=None, database_url="postgresql+asyncpg://bench@127.0.0.1:1/unused"))
     pool = engine.pool
     assert isinstance(pool, QueuePool)
     return {
@@ -124,11 +125,18 @@ async def bench(options: Options) -> int:
     text = table(figures, header(options, tool, why, started, seconds, load))
     print(text, flush=True)
     meta: dict[str, Any] = {
-        "started_utc": started.isoformat(), "seconds": round(seconds, 1), "quick": options.quick,
-        "targets": sorted(options.only), "load_generator": {"tool": tool, "why": why}, "cpus": os.cpu_count(),
-        "git": git_state(), "inherited_lineup_env": inherited(),
-        "load_average_before": load, "load_average_after": os.getloadavg()[0], **model_facts(),
-    }  # fmt: skip
+        "started_utc": started.isoformat(),
+        "seconds": round(seconds, 1),
+        "quick": options.quick,
+        "targets": sorted(options.only),
+        "load_generator": {"tool": tool, "why": why},
+        "cpus": os.cpu_count(),
+        "git": git_state(),
+        "inherited_lineup_env": inherited(),
+        "load_average_before": load,
+        "load_average_after": os.getloadavg()[0],
+        **model_facts(),
+    }
     path = write_json(get_settings().data_dir / "bench", started, meta, figures, text)
     print(f"bench: written to {path}", flush=True)
     if options.capacity:

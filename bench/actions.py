@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 History = Mapping[str, Any]  # {"events": [...]}, one run
-POLL_ACTIVITY = "port_status"  # PortStatusWorkflow's poll (workflows/port_status.py)
+POLL_ACTIVITY = "port_status"  # PortStatusWorkflow's poll by timer (workflows/porting.py, before POLL_BY_RETRY)
+WATCH_ACTIVITY = "watch_port"  # its poll by retries: one activity, an attempt per poll
 CHANGE_VERSION = "TemporalChangeVersion"
 SCHEDULED_BY = "TemporalScheduledById"
 PLAIN = {
@@ -129,13 +130,20 @@ def count_all(histories: Iterable[History]) -> Actions:
 
 
 def polls(history: History) -> int:
-    """Port polls a run made: its port_status activities scheduled."""
-    return sum(
-        1
-        for event in history.get("events", [])
-        if kind(event) == "ACTIVITY_TASK_SCHEDULED"
-        and (attributes(event).get("activityType") or {}).get("name") == POLL_ACTIVITY
-    )
+    """Port polls a run made: its port_status activities scheduled, and each watch_port activity's attempts
+    (its last ACTIVITY_TASK_STARTED says how many; one cancelled or still pending shows none: counted 1)."""
+    watches: dict[str, int] = {}
+    found = 0
+    for event in history.get("events", []):
+        name, attrs = kind(event), attributes(event)
+        activity_name = (attrs.get("activityType") or {}).get("name")
+        if name == "ACTIVITY_TASK_SCHEDULED" and activity_name == POLL_ACTIVITY:
+            found += 1
+        elif name == "ACTIVITY_TASK_SCHEDULED" and activity_name == WATCH_ACTIVITY:
+            watches[str(event.get("eventId"))] = 1
+        elif name == "ACTIVITY_TASK_STARTED" and str(attrs.get("scheduledEventId")) in watches:
+            watches[str(attrs.get("scheduledEventId"))] = int(attrs.get("attempt", 1))
+    return found + sum(watches.values())
 
 
 def workflow_type(history: History) -> str:

@@ -40,9 +40,11 @@ async def bench_workers(client: Client, count: int, log_dir: Path) -> AsyncItera
 
 async def update_with_start(client: Client, queue: str) -> bool:
     start = WithStartWorkflowOperation(
-        NoopWorkflow.run, id=f"bench-noop-{secrets.token_hex(6)}", task_queue=queue,
+        NoopWorkflow.run,
+        id=f"bench-noop-{secrets.token_hex(6)}",
+        task_queue=queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-    )  # fmt: skip
+    )
     answer = await client.execute_update_with_start_workflow(NoopWorkflow.ping, start_workflow_operation=start)
     return answer == "pong"
 

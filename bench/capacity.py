@@ -98,10 +98,14 @@ def unit_costs(b: Bench) -> dict[str, list[Row]]:
     polls = b(f"{t5}.poll_cpu", "count")
     poll_how = f"{source(f'{t5}.poll_round', 'extra.cpu_seconds.ROLE')} × 1000 ÷ {source(f'{t5}.poll_cpu', 'count')}"
     per_poll = [
-        Row(f"{r} per port poll", b(f"{t5}.poll_round", f"extra.cpu_seconds.{r}") * 1000 / polls, "ms",
-            poll_how.replace("ROLE", r))
+        Row(
+            f"{r} per port poll",
+            b(f"{t5}.poll_round", f"extra.cpu_seconds.{r}") * 1000 / polls,
+            "ms",
+            poll_how.replace("ROLE", r),
+        )
         for r in ("worker", "temporal")
-    ]  # fmt: skip
+    ]
     lookups = ("device", "nlad")
     return {
         "API CPU per call (ms)": [
@@ -112,12 +116,19 @@ def unit_costs(b: Bench) -> dict[str, list[Row]]:
             *(row(f"{kind} lookup, SQLite", f"{t4}.cpu_{kind}", f"{role}.api") for kind in lookups),
         ],
         "Worker, Temporal server and database CPU (ms)": [
-            *(row(f"{r} per 1-line enrollment, PostgreSQL", f"{t7}.cpu_enrollment", f"{role}.{r}")
-              for r in ("worker", "temporal", "postgresql", "sandbox")),
-            *(row(f"{r} per NEWACTIVATION line, SQLite", f"{t3}.cpu_line", f"{role}.{r}")
-              for r in ("api", "worker", "temporal")),
-            *(row(f"{r} per {kind} lookup, SQLite", f"{t4}.cpu_{kind}", f"{role}.{r}")
-              for kind in lookups for r in ("worker", "temporal")),
+            *(
+                row(f"{r} per 1-line enrollment, PostgreSQL", f"{t7}.cpu_enrollment", f"{role}.{r}")
+                for r in ("worker", "temporal", "postgresql", "sandbox")
+            ),
+            *(
+                row(f"{r} per NEWACTIVATION line, SQLite", f"{t3}.cpu_line", f"{role}.{r}")
+                for r in ("api", "worker", "temporal")
+            ),
+            *(
+                row(f"{r} per {kind} lookup, SQLite", f"{t4}.cpu_{kind}", f"{role}.{r}")
+                for kind in lookups
+                for r in ("worker", "temporal")
+            ),
             *per_poll,
             row("all processes per port poll", f"{t5}.poll_cpu"),
         ],
@@ -127,6 +138,15 @@ def unit_costs(b: Bench) -> dict[str, list[Row]]:
             row("per port poll, the port's start spread over its polls", f"{t8}.poll", unit="actions"),
             row("per port poll, without the start", f"{t8}.poll", "extra.marginal", "actions"),
             *(row(f"per {kind} lookup", f"{t8}.{kind}", unit="actions") for kind in ("device", "nlad", "inquiry")),
+            *(
+                row(f"{label}, before issue 20 (an earlier run's count)", f"{t8}.{name}_before", unit="actions")
+                for name, label in (
+                    ("newactivation_1", "per NEWACTIVATION line"),
+                    ("portin", "per PORTIN line"),
+                    ("poll", "per port poll"),
+                    ("nlad", "per nlad lookup"),
+                )
+            ),
         ],
         "Database": [
             row("rows per 1-line enrollment, PostgreSQL", f"{t7}.db_rows", unit="rows"),
@@ -135,12 +155,14 @@ def unit_costs(b: Bench) -> dict[str, list[Row]]:
             row("bytes per NEWACTIVATION line, SQLite", f"{t3}.db_bytes", unit="bytes"),
         ],
         "Temporal history per workflow (median)": [
-            found for name, label in HISTORIES for found in (
+            found
+            for name, label in HISTORIES
+            for found in (
                 row(f"{label}, bytes", f"{t8}.history_{name}", unit="bytes"),
                 row(f"{label}, events", f"{t8}.history_{name}", "extra.events", "events"),
             )
         ],
-    }  # fmt: skip
+    }
 
 
 @dataclass(frozen=True)
@@ -170,7 +192,7 @@ def per_enrollment(b: Bench) -> PerEnrollment:
         "enrollment": b(f"{t7}.cpu_enrollment", f"{role}.api"),
         **{kind: b(f"{t4}.cpu_{kind}", f"{role}.api") for kind in lookups},
         **{call: b(f"{t1}.{call}", "extra.server_cpu_ms_per_call") for call in calls},
-    }  # fmt: skip
+    }
 
     def enrollment_and_lookups(name: str) -> float:
         return b(f"{t7}.cpu_enrollment", f"{role}.{name}") + sum(b(f"{t4}.cpu_{k}", f"{role}.{name}") for k in lookups)
@@ -180,15 +202,19 @@ def per_enrollment(b: Bench) -> PerEnrollment:
 
     return PerEnrollment(
         api_ms=sum(CALL_MIX[kind] * ms for kind, ms in api.items()),
-        worker_ms=enrollment_and_lookups("worker"), temporal_ms=enrollment_and_lookups("temporal"),
+        worker_ms=enrollment_and_lookups("worker"),
+        temporal_ms=enrollment_and_lookups("temporal"),
         database_ms=b(f"{t7}.cpu_enrollment", f"{role}.postgresql"),
-        poll_worker_ms=poll_ms("worker"), poll_temporal_ms=poll_ms("temporal"),
+        poll_worker_ms=poll_ms("worker"),
+        poll_temporal_ms=poll_ms("temporal"),
         actions=b(f"{t8}.newactivation_1") + sum(b(f"{t8}.{kind}") for kind in lookups),
-        poll_actions=b(f"{t8}.poll", "extra.marginal"), database_bytes=b(f"{t7}.db_bytes"),
+        poll_actions=b(f"{t8}.poll", "extra.marginal"),
+        database_bytes=b(f"{t7}.db_bytes"),
         history_bytes=sum(b(f"{t8}.history_{name}") for name in HISTORY_PER_ENROLLMENT),
         poll_seconds=b("meta", "settings_defaults.port_poll_seconds"),
-        pool=b("meta", "pg_pool.size"), overflow=b("meta", "pg_pool.max_overflow"),
-    )  # fmt: skip
+        pool=b("meta", "pg_pool.size"),
+        overflow=b("meta", "pg_pool.max_overflow"),
+    )
 
 
 def deployment_rows(costs: PerEnrollment, deployment: Deployment) -> list[Row]:
@@ -207,25 +233,57 @@ def deployment_rows(costs: PerEnrollment, deployment: Deployment) -> list[Row]:
         Row("API CPU per enrollment, its calls", c.api_ms, "ms", "Σ CALL_MIX × API CPU per call"),
         Row("API cores, busiest hour", api_cores, "cores", "enrollments/s × API CPU per enrollment"),
         Row("API processes", api, "processes", f"API cores ÷ CORE_BUDGET ({CORE_BUDGET:g}), up"),
-        Row("worker cores, busiest hour", worker_cores, "cores",
-            "enrollments/s × worker CPU (enrollment + its lookups) + polls/s × worker CPU per poll"),
+        Row(
+            "worker cores, busiest hour",
+            worker_cores,
+            "cores",
+            "enrollments/s × worker CPU (enrollment + its lookups) + polls/s × worker CPU per poll",
+        ),
         Row("worker processes", workers, "processes", f"worker cores ÷ CORE_BUDGET ({CORE_BUDGET:g}), up"),
-        Row("Temporal server cores if self-hosted, busiest hour", (peak * c.temporal_ms + polls * c.poll_temporal_ms)
-            / 1000, "cores", "as the worker's, with the Temporal server's CPU"),
-        Row("PostgreSQL cores for enrollments, busiest hour", peak * c.database_ms / 1000, "cores",
-            "enrollments/s × PostgreSQL CPU per 1-line enrollment (the other calls' not measured)"),
-        Row("PostgreSQL connections, pools at their size", (api + workers) * c.pool, "connections",
-            "(API + worker processes) × pool size"),
-        Row("PostgreSQL connections at most", (api + workers) * (c.pool + c.overflow), "connections",
-            "(API + worker processes) × (pool size + overflow)"),
-        Row("Temporal actions per month", actions, "actions",
-            "enrollments × (NEWACTIVATION line + device + NLAD lookups) + polls per month × per poll without start"),
+        Row(
+            "Temporal server cores if self-hosted, busiest hour",
+            (peak * c.temporal_ms + polls * c.poll_temporal_ms) / 1000,
+            "cores",
+            "as the worker's, with the Temporal server's CPU",
+        ),
+        Row(
+            "PostgreSQL cores for enrollments, busiest hour",
+            peak * c.database_ms / 1000,
+            "cores",
+            "enrollments/s × PostgreSQL CPU per 1-line enrollment (the other calls' not measured)",
+        ),
+        Row(
+            "PostgreSQL connections, pools at their size",
+            (api + workers) * c.pool,
+            "connections",
+            "(API + worker processes) × pool size",
+        ),
+        Row(
+            "PostgreSQL connections at most",
+            (api + workers) * (c.pool + c.overflow),
+            "connections",
+            "(API + worker processes) × (pool size + overflow)",
+        ),
+        Row(
+            "Temporal actions per month",
+            actions,
+            "actions",
+            "enrollments × (NEWACTIVATION line + device + NLAD lookups) + polls per month × per poll without start",
+        ),
         Row("Temporal actions per second, month's average", actions / MONTH_S, "/s", "actions per month ÷ month"),
-        Row("database growth per month, PostgreSQL", enrollments * c.database_bytes / GB, "GB",
-            "enrollments × bytes per 1-line enrollment ÷ 10⁹"),
-        Row("Temporal history written per month", enrollments * c.history_bytes / GB, "GB",
-            "enrollments × (EnrollmentWorkflow + LineWorkflow + device and NLAD lookups) history bytes ÷ 10⁹"),
-    ]  # fmt: skip
+        Row(
+            "database growth per month, PostgreSQL",
+            enrollments * c.database_bytes / GB,
+            "GB",
+            "enrollments × bytes per 1-line enrollment ÷ 10⁹",
+        ),
+        Row(
+            "Temporal history written per month",
+            enrollments * c.history_bytes / GB,
+            "GB",
+            "enrollments × (EnrollmentWorkflow + LineWorkflow + device and NLAD lookups) history bytes ÷ 10⁹",
+        ),
+    ]
 
 
 HISTORY_PER_ENROLLMENT = (
@@ -235,9 +293,10 @@ HISTORY_PER_ENROLLMENT = (
 
 def table(rows: list[Row]) -> list[str]:
     return [
-        "| | value | unit | from |", "|---|---:|---|---|",
+        "| | value | unit | from |",
+        "|---|---:|---|---|",
         *(f"| {row.label} | {number(row.value)} | {row.unit} | {row.how} |" for row in rows),
-    ]  # fmt: skip
+    ]
 
 
 def header(b: Bench, name: str) -> list[str]:
@@ -270,7 +329,7 @@ def inputs() -> list[str]:
         "- Every enrollment is one NEWACTIVATION line; pending ports poll at the default interval of their first day "
         "(later days poll 2× and 4× less often, so this bounds them from above); a PORTIN line's own actions are "
         "in the unit costs.",
-    ]  # fmt: skip
+    ]
 
 
 def generate(document: dict[str, Any], name: str) -> str:

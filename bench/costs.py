@@ -87,11 +87,15 @@ def cpu_figure(ctx: Context, target: str, name: str, what: str, spent: dict[str,
     total = sum(spent.values())
     by_role = {role: round(seconds * 1000 / units, 3) for role, seconds in sorted(spent.items())} if units else {}
     return Figure(
-        ctx.key(target, f"cpu_{name}"), target, f"{ctx.db}: CPU per {what}, all of the stack's processes", "ms",
-        value=total * 1000 / units if units else None, count=units,
+        ctx.key(target, f"cpu_{name}"),
+        target,
+        f"{ctx.db}: CPU per {what}, all of the stack's processes",
+        "ms",
+        value=total * 1000 / units if units else None,
+        count=units,
         note=", ".join(f"{role} {ms:.1f}" for role, ms in by_role.items() if ms >= 0.05) + " ms",
         extra={"units": units, "cpu_seconds": spent, "cpu_ms_by_role": by_role},
-    )  # fmt: skip
+    )
 
 
 def footprint_figures(ctx: Context, target: str, what: str, added: Footprint, units: int) -> list[Figure]:
@@ -100,12 +104,22 @@ def footprint_figures(ctx: Context, target: str, what: str, added: Footprint, un
     if found is None:
         return []
     rows = Figure(
-        ctx.key(target, "db_rows"), target, f"{ctx.db}: database rows per {what}", "count", value=found.rows,
-        count=units, note=", ".join(f"{table} {rows:g}" for table, rows in found.rows_by_table.items()),
+        ctx.key(target, "db_rows"),
+        target,
+        f"{ctx.db}: database rows per {what}",
+        "count",
+        value=found.rows,
+        count=units,
+        note=", ".join(f"{table} {rows:g}" for table, rows in found.rows_by_table.items()),
         extra={"rows_by_table": found.rows_by_table, "units": units},
-    )  # fmt: skip
+    )
     size = Figure(
-        ctx.key(target, "db_bytes"), target, f"{ctx.db}: database bytes per {what} (tables and indexes)", "count",
-        value=found.bytes, count=units, extra={"bytes_by_table": found.bytes_by_table, "units": units},
-    )  # fmt: skip
+        ctx.key(target, "db_bytes"),
+        target,
+        f"{ctx.db}: database bytes per {what} (tables and indexes)",
+        "count",
+        value=found.bytes,
+        count=units,
+        extra={"bytes_by_table": found.bytes_by_table, "units": units},
+    )
     return [rows, size]

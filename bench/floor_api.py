@@ -121,21 +121,46 @@ class SqliteStore:
                 found = dict(db.execute(sql(AGENTS), names).fetchall())
                 ids = {name: agent_id for agent_id, name in found.items()}
                 if body.agent_id in ids and body.username in ids:
-                    db.execute(sql(RECORD), {
-                        "subject": ids[body.username], "vendor": vendor, "latitude": body.latitude,
-                        "longitude": body.longitude, "ip": body.ip_address, "caller": ids[body.agent_id], "now": now,
-                    })  # fmt: skip
+                    db.execute(
+                        sql(RECORD),
+                        {
+                            "subject": ids[body.username],
+                            "vendor": vendor,
+                            "latitude": body.latitude,
+                            "longitude": body.longitude,
+                            "ip": body.ip_address,
+                            "caller": ids[body.agent_id],
+                            "now": now,
+                        },
+                    )
                     answer = {"msg_code": "RESTAPI000", "msg": "Success"}
             fresh = secrets.token_urlsafe(32)
             expires = _stored(datetime.now(UTC) + ttl)
-            db.execute(sql(ISSUE), {
-                "hash": digest(fresh), "vendor": vendor, "user": user, "login": login, "now": now, "expires": expires,
-            })  # fmt: skip
-            db.execute(sql(AUDIT), {
-                "request": uuid.uuid4().hex, "now": now, "path": PATH, "action": ACTION, "vendor": vendor,
-                "user": user, "agent": agent, "code": answer["msg_code"],
-                "duration": int((time.perf_counter() - started) * 1000),
-            })  # fmt: skip
+            db.execute(
+                sql(ISSUE),
+                {
+                    "hash": digest(fresh),
+                    "vendor": vendor,
+                    "user": user,
+                    "login": login,
+                    "now": now,
+                    "expires": expires,
+                },
+            )
+            db.execute(
+                sql(AUDIT),
+                {
+                    "request": uuid.uuid4().hex,
+                    "now": now,
+                    "path": PATH,
+                    "action": ACTION,
+                    "vendor": vendor,
+                    "user": user,
+                    "agent": agent,
+                    "code": answer["msg_code"],
+                    "duration": int((time.perf_counter() - started) * 1000),
+                },
+            )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -152,9 +177,11 @@ def _stored(moment: datetime) -> str:
 
 
 def _refused(body: Location | None) -> dict[str, str]:
-    return {"msg_code": "RESTAPI110", "msg": "Error occurred"} if body is None else {
-        "msg_code": "RESTAPI104", "msg": "Invalid Agent Id"
-    }  # fmt: skip
+    return (
+        {"msg_code": "RESTAPI110", "msg": "Error occurred"}
+        if body is None
+        else {"msg_code": "RESTAPI104", "msg": "Invalid Agent Id"}
+    )
 
 
 class PostgresStore:
@@ -190,17 +217,24 @@ class PostgresStore:
                 if body.agent_id in ids and body.username in ids:
                     statement = sql(RECORD, "subject", "vendor", "latitude", "longitude", "ip", "caller", "now")
                     await db.execute(
-                        statement, ids[body.username], vendor, body.latitude, body.longitude, body.ip_address,
-                        ids[body.agent_id], now,
-                    )  # fmt: skip
+                        statement,
+                        ids[body.username],
+                        vendor,
+                        body.latitude,
+                        body.longitude,
+                        body.ip_address,
+                        ids[body.agent_id],
+                        now,
+                    )
                     answer = {"msg_code": "RESTAPI000", "msg": "Success"}
             fresh = secrets.token_urlsafe(32)
             statement = sql(ISSUE, "hash", "vendor", "user", "login", "now", "expires")
             await db.execute(statement, digest(fresh), vendor, user, login, now, now + ttl)
             statement = sql(AUDIT, "request", "now", "path", "action", "vendor", "user", "agent", "code", "duration")
             duration = int((time.perf_counter() - started) * 1000)
-            await db.execute(statement, uuid.uuid4().hex, now, PATH, ACTION, vendor, user, agent, answer["msg_code"],
-                             duration)  # fmt: skip
+            await db.execute(
+                statement, uuid.uuid4().hex, now, PATH, ACTION, vendor, user, agent, answer["msg_code"], duration
+            )
         return JSONResponse({**answer, "token": fresh})
 
     async def close(self) -> None:

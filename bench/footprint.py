@@ -64,7 +64,9 @@ def per_unit(added: Footprint, units: int) -> PerUnit | None:
     if units <= 0:
         return None
     return PerUnit(
-        units, round(sum(added.rows.values()) / units, 2), round(sum(added.bytes.values()) / units, 1),
+        units,
+        round(sum(added.rows.values()) / units, 2),
+        round(sum(added.bytes.values()) / units, 1),
         {t: round(n / units, 2) for t, n in sorted(added.rows.items())},
         {t: round(n / units, 1) for t, n in sorted(added.bytes.items())},
-    )  # fmt: skip
+    )

@@ -90,15 +90,40 @@ def command(load: Load, tool: Tool) -> list[str]:
     connections = len(load.tokens)
     if tool == "wrk":
         return [
-            "wrk", f"-t{WRK_THREADS}", f"-c{connections}", f"-d{load.seconds:.0f}s", f"--timeout={TIMEOUT_SECONDS}s",
-            "-s", str(LUA), load.base_url, "--", str(tokens), str(body), load.path, str(auth),
+            "wrk",
+            f"-t{WRK_THREADS}",
+            f"-c{connections}",
+            f"-d{load.seconds:.0f}s",
+            f"--timeout={TIMEOUT_SECONDS}s",
+            "-s",
+            str(LUA),
+            load.base_url,
+            "--",
+            str(tokens),
+            str(body),
+            load.path,
+            str(auth),
             str(connections // WRK_THREADS),
-        ]  # fmt: skip
+        ]
     return [
-        sys.executable, "-m", "bench.loadgen", "--url", load.base_url, "--path", load.path, "--body", str(body),
-        "--auth-body", str(auth), "--tokens", str(tokens), "--connections", str(connections),
-        "--seconds", str(load.seconds),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "bench.loadgen",
+        "--url",
+        load.base_url,
+        "--path",
+        load.path,
+        "--body",
+        str(body),
+        "--auth-body",
+        str(auth),
+        "--tokens",
+        str(tokens),
+        "--connections",
+        str(connections),
+        "--seconds",
+        str(load.seconds),
+    ]
 
 
 def parse(tool: Tool, output: str) -> LoadResult:
@@ -107,10 +132,18 @@ def parse(tool: Tool, output: str) -> LoadResult:
         raise RuntimeError(f"{tool} printed no result:\n{output[-2000:]}")
     raw = json.loads(line.removeprefix(MARKER))
     return LoadResult(
-        tool, raw["duration_us"] / 1e6, int(raw["requests"]), int(raw["ok"]), int(raw["failed"]),
-        int(raw["reauth"]), int(raw["socket_errors"]), int(raw["timeouts"]),
-        raw["p50_us"] / 1000, raw["p99_us"] / 1000, raw["max_us"] / 1000,
-    )  # fmt: skip
+        tool,
+        raw["duration_us"] / 1e6,
+        int(raw["requests"]),
+        int(raw["ok"]),
+        int(raw["failed"]),
+        int(raw["reauth"]),
+        int(raw["socket_errors"]),
+        int(raw["timeouts"]),
+        raw["p50_us"] / 1000,
+        raw["p99_us"] / 1000,
+        raw["max_us"] / 1000,
+    )
 
 
 async def run_load(load: Load, tool: Tool) -> LoadResult:

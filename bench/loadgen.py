@@ -71,12 +71,17 @@ async def main(args: argparse.Namespace, tokens: list[bytes], body: bytes, auth:
     deadline = started + args.seconds
     await asyncio.gather(*(connection(args, tally, body, auth, deadline) for _ in range(args.connections)))
     result = {
-        "requests": len(tally.latencies), "duration_us": (time.monotonic() - started) * 1e6,
+        "requests": len(tally.latencies),
+        "duration_us": (time.monotonic() - started) * 1e6,
         "p50_us": (percentile(tally.latencies, 50) or 0) * 1000,
         "p99_us": (percentile(tally.latencies, 99) or 0) * 1000,
-        "max_us": max(tally.latencies, default=0) * 1000, "ok": tally.ok, "failed": tally.failed,
-        "reauth": tally.reauth, "socket_errors": tally.socket_errors, "timeouts": 0,
-    }  # fmt: skip
+        "max_us": max(tally.latencies, default=0) * 1000,
+        "ok": tally.ok,
+        "failed": tally.failed,
+        "reauth": tally.reauth,
+        "socket_errors": tally.socket_errors,
+        "timeouts": 0,
+    }
     print("BENCH_RESULT " + json.dumps(result), flush=True)
 
 

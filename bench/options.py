@@ -56,9 +56,10 @@ def parse(argv: list[str] | None = None) -> Options:
     parser.add_argument("--quick", action="store_true", help="fewer rounds and shorter windows, for iterating")
     parser.add_argument("--loadgen", choices=("auto", "python"), default="auto", help="auto: wrk, else Python")
     parser.add_argument(
-        "--postgres", default="postgresql://postgres@127.0.0.1:5432/test",
+        "--postgres",
+        default="postgresql://postgres@127.0.0.1:5432/test",
         help="a PostgreSQL the bench may create and drop its own databases on",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--capacity", action="store_true", help="at the end, write docs/capacity.md from this run (bench.capacity)"
     )

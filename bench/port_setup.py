@@ -45,11 +45,19 @@ def port_number(index: int) -> str:
 
 def port_request(index: int, enrollment_id: str) -> dict[str, str]:
     return {
-        "vendor_id": "DEMO", "enrollment_id": enrollment_id, "port_number": port_number(index),
-        "current_carrier": "ATT", "account_number": "ACC12345", "account_password": "1234",
-        "first_name": "Pat", "last_name": "Lee", "address_one": "12 Main St", "city": "Atlanta",
-        "state": "GA", "zip": "30301",
-    }  # fmt: skip
+        "vendor_id": "DEMO",
+        "enrollment_id": enrollment_id,
+        "port_number": port_number(index),
+        "current_carrier": "ATT",
+        "account_number": "ACC12345",
+        "account_password": "1234",
+        "first_name": "Pat",
+        "last_name": "Lee",
+        "address_one": "12 Main St",
+        "city": "Atlanta",
+        "state": "GA",
+        "zip": "30301",
+    }
 
 
 async def submit_ports(sandbox_url: str, enrollment_ids: list[str]) -> list[str]:
@@ -79,20 +87,45 @@ def line_rows(enrollment_ids: list[str], port_ids: list[str], vendor_id: int) ->
     rows: dict[Any, list[dict[str, Any]]] = {Enrollment: [], Line: [], PortIn: []}
     for index, (enrollment_id, port_id) in enumerate(zip(enrollment_ids, port_ids, strict=True)):
         order = f"bench-ports-{enrollment_id}"
-        rows[Enrollment].append({
-            "enrollment_id": enrollment_id, "vendor_id": vendor_id, "zip_code": "30301", "state": "GA",
-            "issued_at": now, "claimed_by": order, "claimed_at": now,
-        })  # fmt: skip
-        rows[Line].append({
-            "enrollment_id": enrollment_id, "parent_enrollment_id": enrollment_id, "order_id": order,
-            "vendor_id": vendor_id, "agent_username": "demo.agent", "plan_id": 102, "activation_type": "PORTIN",
-            "enrollment_type": "SHIPMENT", "email_hash": "0" * 64, "pii": "bench",
-            "status": LineStatus.PORT_PENDING.value, "status_since": now, "created_at": now,
-        })  # fmt: skip
-        rows[PortIn].append({
-            "enrollment_id": enrollment_id, "port_number": port_number(index), "current_carrier": "ATT",
-            "secrets": "bench", "carrier_port_id": port_id, "status": PortStatus.SUBMITTED.value, "requested_at": now,
-        })  # fmt: skip
+        rows[Enrollment].append(
+            {
+                "enrollment_id": enrollment_id,
+                "vendor_id": vendor_id,
+                "zip_code": "30301",
+                "state": "GA",
+                "issued_at": now,
+                "claimed_by": order,
+                "claimed_at": now,
+            }
+        )
+        rows[Line].append(
+            {
+                "enrollment_id": enrollment_id,
+                "parent_enrollment_id": enrollment_id,
+                "order_id": order,
+                "vendor_id": vendor_id,
+                "agent_username": "demo.agent",
+                "plan_id": 102,
+                "activation_type": "PORTIN",
+                "enrollment_type": "SHIPMENT",
+                "email_hash": "0" * 64,
+                "pii": "bench",
+                "status": LineStatus.PORT_PENDING.value,
+                "status_since": now,
+                "created_at": now,
+            }
+        )
+        rows[PortIn].append(
+            {
+                "enrollment_id": enrollment_id,
+                "port_number": port_number(index),
+                "current_carrier": "ATT",
+                "secrets": "bench",
+                "carrier_port_id": port_id,
+                "status": PortStatus.SUBMITTED.value,
+                "requested_at": now,
+            }
+        )
     return rows
 
 

@@ -48,13 +48,18 @@ def milliseconds(value: float | None) -> str:
 def row(figure: Figure, by_key: dict[str, Figure]) -> tuple[str, ...]:
     found = ratio(figure, by_key)
     return (
-        figure.target, figure.label, shown(figure.value, figure.unit, figure.per),
-        milliseconds(figure.p50_ms) if figure.unit != "ms" else "", milliseconds(figure.p99_ms),
-        str(figure.count) if figure.count else "", str(figure.errors) if figure.errors else "",
+        figure.target,
+        figure.label,
+        shown(figure.value, figure.unit, figure.per),
+        milliseconds(figure.p50_ms) if figure.unit != "ms" else "",
+        milliseconds(figure.p99_ms),
+        str(figure.count) if figure.count else "",
+        str(figure.errors) if figure.errors else "",
         f"{figure.other_cores:.2f}" if figure.other_cores is not None else "",
-        f"{found:.2f}" if found is not None else "", str(figure.goal) if figure.goal else "",
+        f"{found:.2f}" if found is not None else "",
+        str(figure.goal) if figure.goal else "",
         verdict(figure, by_key),
-    )  # fmt: skip
+    )
 
 
 def table(figures: list[Figure], header: list[str]) -> str:

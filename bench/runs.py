@@ -13,7 +13,7 @@ from workflows.ids import (
     line_workflow_id,
     nlad_workflow_id,
     port_workflow_id,
-)  # fmt: skip
+)
 
 LOOKUP_KINDS = ("device", "inquiry", "nlad")
 
@@ -38,16 +38,21 @@ class Runs:
     enrollments: list[EnrollmentRun] = field(default_factory=list)
     lookups: dict[str, list[str]] = field(default_factory=lambda: {kind: [] for kind in LOOKUP_KINDS})
     ports: list[str] = field(default_factory=list)  # PortStatusWorkflows T5 started and polled once
+    # Their pending watch_port's attempt, read before T5 ended them: polls by retries leave no trace in a
+    # history until the activity closes.
+    pending_attempts: dict[str, int] = field(default_factory=dict)
 
     def enrollment(self, enrollment_ids: list[str], activation_type: str = "NEWACTIVATION") -> None:
         """`enrollment_ids` as sent, the first one the parent."""
         ports = tuple(port_workflow_id(e) for e in enrollment_ids) if activation_type == "PORTIN" else ()
         self.enrollments.append(
             EnrollmentRun(
-                activation_type, enrollment_workflow_id(enrollment_ids[0], enrollment_ids),
-                tuple(line_workflow_id(e) for e in enrollment_ids), ports,
+                activation_type,
+                enrollment_workflow_id(enrollment_ids[0], enrollment_ids),
+                tuple(line_workflow_id(e) for e in enrollment_ids),
+                ports,
             )
-        )  # fmt: skip
+        )
 
     def lookup(self, kind: str, request_id: str, enrollment_id: str = "") -> None:
         """A lookup answered to the API request `request_id` (its x-request-id header)."""

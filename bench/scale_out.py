@@ -136,18 +136,31 @@ async def t7_enrollments(ctx: Context, baseline_key: str | None) -> list[Figure]
     latencies = [created.elapsed_ms for created in batch.answers]
     early = sum(1 for created in batch.answers if created.ok and not all(created.mdns))
     rate = Figure(
-        ctx.key("T7", "rate"), "T7",
+        ctx.key("T7", "rate"),
+        "T7",
         f"{ctx.db}: {total} enrollments, {CHANNELS} channels",
-        "/s", "enrollments", value=total / batch.seconds,
-        p50_ms=percentile(latencies, 50), p99_ms=percentile(latencies, 99), count=len(batch.answers),
-        errors=len(batch.failures), against=baseline_key, note="; ".join(batch.failures[:1]),
+        "/s",
+        "enrollments",
+        value=total / batch.seconds,
+        p50_ms=percentile(latencies, 50),
+        p99_ms=percentile(latencies, 99),
+        count=len(batch.answers),
+        errors=len(batch.failures),
+        against=baseline_key,
+        note="; ".join(batch.failures[:1]),
         extra={"seconds": round(batch.seconds, 2), "answered_before_mdn": early},
-    )  # fmt: skip
+    )
     check = Figure(
-        ctx.key("T7", "anomalies"), "T7", f"{ctx.db}: duplicates, missing, failed",
-        "count", value=float(sum(found.values())), count=total, goal=Goal("value", "==", 0), extra=dict(found),
+        ctx.key("T7", "anomalies"),
+        "T7",
+        f"{ctx.db}: duplicates, missing, failed",
+        "count",
+        value=float(sum(found.values())),
+        count=total,
+        goal=Goal("value", "==", 0),
+        extra=dict(found),
         note=", ".join(f"{name} {count}" for name, count in found.items() if count),
-    )  # fmt: skip
+    )
     if early:  # not a duplicate: the line activated after the answer; said, so the rate is read right
         early_note = f"{early} of {total} answered before the line had its MDN (sync wait passed)"
         rate.note = "; ".join(part for part in (rate.note, early_note) if part)

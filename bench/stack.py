@@ -101,16 +101,24 @@ def stack_env(data_dir: Path, spec: StackSpec, database_url: str) -> tuple[dict[
     """The environment `make run` would get, with the bench's ports, data dir and process counts on top."""
     api, temporal, ui, sandbox, smtp, spare, metrics = free_ports(7)
     overrides = {
-        "LINEUP_DATA_DIR": str(data_dir), "LINEUP_DATABASE_URL": database_url, "LINEUP_BASE_PATH": "",
-        "LINEUP_API_HOST": "127.0.0.1", "LINEUP_API_PORT": str(api),
-        "LINEUP_TEMPORAL_ADDRESS": f"127.0.0.1:{temporal}", "LINEUP_TEMPORAL_UI_PORT": str(ui),
-        "LINEUP_SANDBOX_HOST": "127.0.0.1", "LINEUP_SANDBOX_PORT": str(sandbox),
-        "LINEUP_SANDBOX_SMTP_PORT": str(smtp), "LINEUP_SMTP_HOST": "127.0.0.1", "LINEUP_SMTP_PORT": str(smtp),
-        "LINEUP_API_PROCESSES": str(spec.api_processes), "LINEUP_WORKER_PROCESSES": str(spec.worker_processes),
+        "LINEUP_DATA_DIR": str(data_dir),
+        "LINEUP_DATABASE_URL": database_url,
+        "LINEUP_BASE_PATH": "",
+        "LINEUP_API_HOST": "127.0.0.1",
+        "LINEUP_API_PORT": str(api),
+        "LINEUP_TEMPORAL_ADDRESS": f"127.0.0.1:{temporal}",
+        "LINEUP_TEMPORAL_UI_PORT": str(ui),
+        "LINEUP_SANDBOX_HOST": "127.0.0.1",
+        "LINEUP_SANDBOX_PORT": str(sandbox),
+        "LINEUP_SANDBOX_SMTP_PORT": str(smtp),
+        "LINEUP_SMTP_HOST": "127.0.0.1",
+        "LINEUP_SMTP_PORT": str(smtp),
+        "LINEUP_API_PROCESSES": str(spec.api_processes),
+        "LINEUP_WORKER_PROCESSES": str(spec.worker_processes),
         # Not the default 9464: a `make run` beside the bench would keep the bench's worker from starting.
         "LINEUP_WORKER_METRICS_PORT": str(metrics),
         **dict(spec.settings),
-    }  # fmt: skip
+    }
     return {**os.environ, **overrides}, spare
 
 

@@ -21,7 +21,10 @@ TICKS = os.sysconf("SC_CLK_TCK")
 # workflow's history).
 COUNTERS = {
     "activities": re.compile(r"^temporal_(local_)?activity_execution_latency\w*_count[{ ]"),  # local ones too
-    "port_status": re.compile(r'^temporal_activity_execution_latency\w*_count\{[^}]*activity_type="port_status"'),
+    # A port's polls: port_status activities (a timer per poll), or watch_port's attempts (polls by retries).
+    "port_status": re.compile(
+        r'^temporal_activity_execution_latency\w*_count\{[^}]*activity_type="(port_status|watch_port)"'
+    ),
     "cache_hit": re.compile(r"^temporal_sticky_cache_hit\w*[{ ]"),
     "cache_miss": re.compile(r"^temporal_sticky_cache_miss\w*[{ ]"),
 }

@@ -34,9 +34,11 @@ class Goal:
         if measured is None:
             return None
         return {
-            ">=": measured >= self.limit, "<=": measured <= self.limit,
-            "<": measured < self.limit, "==": measured == self.limit,
-        }[self.op]  # fmt: skip
+            ">=": measured >= self.limit,
+            "<=": measured <= self.limit,
+            "<": measured < self.limit,
+            "==": measured == self.limit,
+        }[self.op]
 
     def __str__(self) -> str:
         symbol = {">=": "≥", "<=": "≤", "<": "<", "==": "="}[self.op]
@@ -67,11 +69,17 @@ class Figure:
 def latency_figure(key: str, target: str, label: str, rounds: Rounds) -> Figure:
     samples = rounds.samples
     return Figure(
-        key, target, label, "ms",
+        key,
+        target,
+        label,
+        "ms",
         value=statistics.median(samples) if samples else None,
-        p50_ms=percentile(samples, 50), p99_ms=percentile(samples, 99), count=len(samples), errors=rounds.errors,
+        p50_ms=percentile(samples, 50),
+        p99_ms=percentile(samples, 99),
+        count=len(samples),
+        errors=rounds.errors,
         note=rounds.last_error,
-    )  # fmt: skip
+    )
 
 
 @dataclass
@@ -153,8 +161,16 @@ async def rate_window(loops: list[Callable[[], Awaitable[bool]]], warmup: float,
 
 def rate_figure(key: str, target: str, label: str, per: str, window: Window) -> Figure:
     return Figure(
-        key, target, label, "/s", per, value=window.rate,
-        p50_ms=percentile(window.latencies, 50), p99_ms=percentile(window.latencies, 99),
-        count=window.completed, errors=window.errors, note=window.last_error,
+        key,
+        target,
+        label,
+        "/s",
+        per,
+        value=window.rate,
+        p50_ms=percentile(window.latencies, 50),
+        p99_ms=percentile(window.latencies, 99),
+        count=window.completed,
+        errors=window.errors,
+        note=window.last_error,
         extra={"uncounted": window.uncounted, "window_seconds": window.seconds},
-    )  # fmt: skip
+    )

@@ -109,14 +109,30 @@ async def measure(
 
 def load_figure(key: str, label: str, result: LoadResult, cpu_s: float) -> Figure:
     return Figure(
-        key, "T1", label, "/s", "req", value=result.rate, p50_ms=result.p50_ms, p99_ms=result.p99_ms,
-        count=result.ok, errors=result.errors,
-        extra={"tool": result.tool, "seconds": round(result.seconds, 2), "requests": result.requests,
-               "failed": result.failed, "reauth": result.reauth, "socket_errors": result.socket_errors,
-               "timeouts": result.timeouts, "max_ms": round(result.max_ms, 1), "connections": CONNECTIONS,
-               "server_cpu_s": round(cpu_s, 3),
-               "server_cpu_ms_per_call": round(cpu_s * 1000 / result.ok, 3) if result.ok else None},
-    )  # fmt: skip
+        key,
+        "T1",
+        label,
+        "/s",
+        "req",
+        value=result.rate,
+        p50_ms=result.p50_ms,
+        p99_ms=result.p99_ms,
+        count=result.ok,
+        errors=result.errors,
+        extra={
+            "tool": result.tool,
+            "seconds": round(result.seconds, 2),
+            "requests": result.requests,
+            "failed": result.failed,
+            "reauth": result.reauth,
+            "socket_errors": result.socket_errors,
+            "timeouts": result.timeouts,
+            "max_ms": round(result.max_ms, 1),
+            "connections": CONNECTIONS,
+            "server_cpu_s": round(cpu_s, 3),
+            "server_cpu_ms_per_call": round(cpu_s * 1000 / result.ok, 3) if result.ok else None,
+        },
+    )
 
 
 async def side_app(ctx: Context, app: str, name: str, tokens: bool) -> tuple[LoadResult, float]:
@@ -129,18 +145,22 @@ async def t1_throughput(ctx: Context) -> list[Figure]:
     processes = f"{ctx.stack.spec.api_processes} process(es)"
     constant_key, floor_key = ctx.key("T1", "bare"), ctx.key("T1", "floor")
     constant = load_figure(
-        constant_key, f"{ctx.db}: constant answer, bare FastAPI, {processes} (information)",
+        constant_key,
+        f"{ctx.db}: constant answer, bare FastAPI, {processes} (information)",
         *await side_app(ctx, BARE_APP, "bare-api", tokens=False),
-    )  # fmt: skip
+    )
     floor = load_figure(
-        floor_key, f"{ctx.db}: floor, update_location_coordinate in 1 plain transaction (baseline)",
+        floor_key,
+        f"{ctx.db}: floor, update_location_coordinate in 1 plain transaction (baseline)",
         *await side_app(ctx, FLOOR_APP, "floor-api", tokens=True),
-    )  # fmt: skip
+    )
     floor.against = constant_key
     figures = [constant, floor]
     table = ProcessTable.of(ctx.stack)
-    for name, path, body in (("update_location_coordinate", "/agent", bodies.UPDATE_LOCATION),
-                             ("plan_list", "/plan", bodies.PLAN_LIST)):  # fmt: skip
+    for name, path, body in (
+        ("update_location_coordinate", "/agent", bodies.UPDATE_LOCATION),
+        ("plan_list", "/plan", bodies.PLAN_LIST),
+    ):
         result, cpu_s = await measure(
             ctx, ctx.stack.api_url, path, body, tokens=True, cpu=lambda: table.cpu_seconds().get("api", 0.0)
         )

@@ -23,6 +23,7 @@ from models.clock import utcnow
 from models.messages.support import SweepReport
 from models.tables.auth import ApiToken
 from persistence.auth.tokens import digest
+from workflows.client import connect
 from workflows.support import sweep_schedule_id
 
 TOKEN_ROWS = 100_000
@@ -36,10 +37,16 @@ def spent_tokens(vendor_id: int, api_user_id: int, how_many: int) -> list[dict[s
     used = utcnow() - SPENT_AGO
     issued = used - timedelta(seconds=1)
     return [
-        {"token_hash": digest(secrets.token_urlsafe(32)), "vendor_id": vendor_id, "api_user_id": api_user_id,
-         "issued_at": issued, "expires_at": issued + timedelta(minutes=15), "used_at": used}
+        {
+            "token_hash": digest(secrets.token_urlsafe(32)),
+            "vendor_id": vendor_id,
+            "api_user_id": api_user_id,
+            "issued_at": issued,
+            "expires_at": issued + timedelta(minutes=15),
+            "used_at": used,
+        }
         for _ in range(how_many)
-    ]  # fmt: skip
+    ]
 
 
 async def sweep_now(client: Client, schedule_id: str) -> tuple[SweepReport, str, float]:
@@ -66,8 +73,15 @@ async def t6_token_table(ctx: Context) -> list[Figure]:
     settings = stack_settings(ctx.stack)
     async with stack_database(ctx.stack) as engine:
         tokens = await fresh_tokens(ctx.http, CONNECTIONS)
-        load = Load(ctx.stack.api_url, "/agent", bodies.UPDATE_LOCATION, bodies.AUTHENTICATE, tokens,
-                    ctx.budget.token_load_s, ctx.stack.data_dir / "load-t6")  # fmt: skip
+        load = Load(
+            ctx.stack.api_url,
+            "/agent",
+            bodies.UPDATE_LOCATION,
+            bodies.AUTHENTICATE,
+            tokens,
+            ctx.budget.token_load_s,
+            ctx.stack.data_dir / "load-t6",
+        )
         result = await run_load(load, ctx.tool)
         via_http = await count(engine, ApiToken)
         inserted = max(0, TOKEN_ROWS - via_http)
@@ -78,7 +92,8 @@ async def t6_token_table(ctx: Context) -> list[Figure]:
         # What the purge must keep at most: a token lives its TTL unused, then is kept for the retention.
         window = timedelta(hours=settings.auth.token_retention_hours, seconds=settings.auth.token_ttl_seconds)
         bound = await count(engine, ApiToken, col(ApiToken.issued_at) >= utcnow() - window)
-        report, workflow_id, seconds = await sweep_now(ctx.temporal, sweep_schedule_id(settings))
+        # The sweep's report comes back encrypted as every payload does: read with the stack's own key.
+        report, workflow_id, seconds = await sweep_now(await connect(settings), sweep_schedule_id(settings))
         after = await count(engine, ApiToken)
     how = (
         f"{via_http:,} rows via HTTP ({result.requests:,} chained update_location_coordinate in {result.seconds:.0f} s"
@@ -87,14 +102,34 @@ async def t6_token_table(ctx: Context) -> list[Figure]:
     )
     retention = f"LINEUP_TOKEN_RETENTION_HOURS={settings.auth.token_retention_hours:g}"
     figures = [
-        Figure(ctx.key("T6", "rows_before"), "T6", f"{ctx.db}: token rows before the sweep", "count",
-               value=float(before), count=before, note=how),
-        Figure(ctx.key("T6", "rows_after"), "T6", f"{ctx.db}: token rows after one lineup-sweep run", "count",
-               value=float(after), count=before, goal=Goal("value", "<=", float(bound)),
-               note=f"{workflow_id} purged {report.tokens_purged:,} in {seconds:.1f} s from the trigger ({retention});"
-                    f" goal: at most the {bound:,} tokens issued within retention + TTL"
-                    f" ({window.total_seconds():,.0f} s) before the trigger",
-               extra={"via_http": via_http, "inserted": inserted, "purged": report.tokens_purged,
-                      "bound": bound, "sweep_seconds": round(seconds, 2), "http_requests": result.requests}),
-    ]  # fmt: skip
+        Figure(
+            ctx.key("T6", "rows_before"),
+            "T6",
+            f"{ctx.db}: token rows before the sweep",
+            "count",
+            value=float(before),
+            count=before,
+            note=how,
+        ),
+        Figure(
+            ctx.key("T6", "rows_after"),
+            "T6",
+            f"{ctx.db}: token rows after one lineup-sweep run",
+            "count",
+            value=float(after),
+            count=before,
+            goal=Goal("value", "<=", float(bound)),
+            note=f"{workflow_id} purged {report.tokens_purged:,} in {seconds:.1f} s from the trigger ({retention});"
+            f" goal: at most the {bound:,} tokens issued within retention + TTL"
+            f" ({window.total_seconds():,.0f} s) before the trigger",
+            extra={
+                "via_http": via_http,
+                "inserted": inserted,
+                "purged": report.tokens_purged,
+                "bound": bound,
+                "sweep_seconds": round(seconds, 2),
+                "http_requests": result.requests,
+            },
+        ),
+    ]
     return figures

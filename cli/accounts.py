@@ -8,7 +8,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from models.passwords import hash_secret_async
+from models.passwords import hash_secret_async, login_secret
 from models.tables.agents import ROLES, Agent
 from models.tables.auth import ApiUser, Vendor
 from persistence.auth import tokens
@@ -49,6 +49,14 @@ async def create_vendor(db: Database, code: str, name: str) -> bool:
     return True
 
 
+async def set_vendor_payment_rule(db: Database, code: str, required: bool) -> None:
+    """With `required`, the vendor's lines activate only once a settled payment covers their plan."""
+    async with db.transaction() as session:
+        vendor = await _vendor(session, code)
+        vendor.require_payment = required
+        session.add(vendor)
+
+
 async def create_api_user(db: Database, vendor_code: str, username: str, password: str, pin: str) -> bool:
     async with db.transaction() as session:
         vendor = await _vendor(session, vendor_code)
@@ -62,6 +70,7 @@ async def create_api_user(db: Database, vendor_code: str, username: str, passwor
                 username=username,
                 password_hash=await hash_secret_async(password),
                 pin_hash=await hash_secret_async(pin),
+                login_hash=await hash_secret_async(login_secret(password, pin)),
             )
         )
     return True

@@ -25,9 +25,14 @@ def _plan(plan_id: int, code: str, name: str, price_cents: int, carrier: str, da
     """Every demo plan has unlimited talk and text; they differ by data (None: unlimited) and carrier."""
     data = "Unlimited" if data_mb is None else f"{data_mb // GB} GB"
     return Plan(
-        plan_id=plan_id, plan_code=code, name=name, price_cents=price_cents, carrier=carrier,
-        description=f"Unlimited talk & text, {data} high-speed data", data_mb=data_mb,
-    )  # fmt: skip
+        plan_id=plan_id,
+        plan_code=code,
+        name=name,
+        price_cents=price_cents,
+        carrier=carrier,
+        description=f"Unlimited talk & text, {data} high-speed data",
+        data_mb=data_mb,
+    )
 
 
 PLANS = (

@@ -16,9 +16,11 @@ from cli.accounts import (
     create_vendor,
     set_agent_active,
     set_api_user_active,
+    set_vendor_payment_rule,
 )
 from cli.demo import seed_demo as seed
 from cli.operations import ops_app, temporal_app
+from cli.webhooks import webhook_app
 from models.settings import get_settings
 from persistence import migrate
 from persistence.engine import Database
@@ -34,6 +36,7 @@ app.add_typer(api_user_app, name="api-user")
 app.add_typer(agent_app, name="agent")
 app.add_typer(ops_app, name="ops")
 app.add_typer(temporal_app, name="temporal")
+app.add_typer(webhook_app, name="webhook")
 
 T = TypeVar("T")
 
@@ -69,6 +72,22 @@ def vendor_create(code: Annotated[str, typer.Option("--vendor-id")], name: str =
     """Creates a vendor (the `vendor_id` channels authenticate with)."""
     created = with_database(lambda s: create_vendor(s, code, name or code))
     typer.echo(f"vendor {code.upper()} {'created' if created else 'already exists'}")
+
+
+@vendor_app.command("set")
+def vendor_set(
+    code: Annotated[str, typer.Option("--vendor-id")],
+    require_payment: Annotated[
+        bool,
+        typer.Option(
+            "--require-payment/--no-require-payment",
+            help="Activate a line only once a settled payment (make_payment) covers its plan",
+        ),
+    ],
+) -> None:
+    """Changes a vendor's settings."""
+    with_database(lambda s: set_vendor_payment_rule(s, code, require_payment))
+    typer.echo(f"vendor {code.upper()}: payment {'required' if require_payment else 'not required'} before activation")
 
 
 @api_user_app.command("create")

@@ -60,19 +60,27 @@ def retry(
         try:
             async with db.transaction() as session:
                 found: ToResume = (
-                    await all_waiting(session, waiting(settings, error_contains=error, stuck_minutes=older_than),
-                                      vendor_id=None, pacing=pacing)
+                    await all_waiting(
+                        session,
+                        waiting(settings, error_contains=error, stuck_minutes=older_than),
+                        vendor_id=None,
+                        pacing=pacing,
+                    )
                     if enrollment_id is None
                     else await one_waiting(session, enrollment_id, vendor_id=None, pacing=pacing)
-                )  # fmt: skip
+                )
+            if not found.lines:
+                return [], 0
+            client = await connect(settings)
+            resumed = await resume(
+                found,
+                client=client,
+                task_queue=settings.temporal.task_queue,
+                rpc_seconds=settings.temporal.rpc_seconds,
+                transaction=db.transaction,
+            )
         finally:
             await db.dispose()
-        if not found.lines:
-            return [], 0
-        client = await connect(settings)
-        resumed = await resume(
-            found, client=client, task_queue=settings.temporal.task_queue, rpc_seconds=settings.temporal.rpc_seconds
-        )
         return resumed, found.remaining
 
     try:

@@ -44,25 +44,45 @@ def temporal_binary() -> str:
 def temporal_command(settings: Settings) -> list[str]:
     host, port = settings.temporal.address.rsplit(":", 1)
     return [
-        temporal_binary(), "server", "start-dev",
-        "--ip", host, "--port", port, "--ui-port", str(settings.temporal.ui_port),
-        "--db-filename", str(settings.data_dir / "temporal.db"),
-        "--namespace", settings.temporal.namespace,
-        "--log-level", "warn",
-        *LATENCY_FLAGS, *dev_server_flags(),
-    ]  # fmt: skip
+        temporal_binary(),
+        "server",
+        "start-dev",
+        "--ip",
+        host,
+        "--port",
+        port,
+        "--ui-port",
+        str(settings.temporal.ui_port),
+        "--db-filename",
+        str(settings.data_dir / "temporal.db"),
+        "--namespace",
+        settings.temporal.namespace,
+        "--log-level",
+        "warn",
+        *LATENCY_FLAGS,
+        *dev_server_flags(),
+    ]
 
 
 def api_command(settings: Settings) -> list[str]:
     """uvicorn with `api_processes` processes sharing one socket (`--workers 1` is a single process)."""
     return [
-        sys.executable, "-m", "uvicorn", "api.main:app_from_env", "--factory",
-        "--host", settings.api.host, "--port", str(settings.api.port), "--no-access-log",
-        "--workers", str(settings.api.processes),
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "api.main:app_from_env",
+        "--factory",
+        "--host",
+        settings.api.host,
+        "--port",
+        str(settings.api.port),
+        "--no-access-log",
+        "--workers",
+        str(settings.api.processes),
         # The h11 protocol with read timeouts. One argument with `=`: bench swaps the argument that looks
         # like `module:attribute` (the app) for its own.
         f"--http={API_PROTOCOL}",
-    ]  # fmt: skip
+    ]
 
 
 def worker_names(settings: Settings) -> list[str]:
@@ -245,13 +265,21 @@ def stages(settings: Settings) -> list[Stage]:
     api = ChildSpec("api", api_command(settings), [(settings.api.host, settings.api.port)], env.get("api", {}))
     api_url = f"http://{settings.api.host}:{settings.api.port}{settings.api.base_path}"
     temporal = ChildSpec("temporal", temporal_command(settings), temporal_ports)
-    sandbox = ChildSpec("sandbox", [python, "-m", "sandbox"], sandbox_ports)
+    sandbox = ChildSpec("sandbox", [python, "-m", "sandbox"], sandbox_ports, sandbox_push(settings, api_url))
     return [
         Stage([temporal], f"http://127.0.0.1:{settings.temporal.ui_port}/api/v1/namespaces", "Temporal"),
         Stage([sandbox], f"{settings.systems.sandbox_url}/sandbox/healthz", "the sandbox"),
         Stage(workers, None, "the workers"),
         Stage([api], f"{api_url}/readyz", "the API"),
     ]
+
+
+def sandbox_push(settings: Settings, api_url: str) -> dict[str, str]:
+    """With LINEUP_PORT_PUSH_SECRET set, the sandbox carrier pushes port-status changes to this API."""
+    secret = settings.porting.push_secret.get_secret_value()
+    if not secret:
+        return {}
+    return {"LINEUP_SANDBOX_PORT_PUSH_URL": f"{api_url}/carrier/port-status", "LINEUP_SANDBOX_PORT_PUSH_SECRET": secret}
 
 
 def _metrics_ports(settings: Settings, env: dict[str, str]) -> list[tuple[str, int]]:

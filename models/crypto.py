@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import os
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypeVar, cast
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from pydantic import TypeAdapter
 
 from models.settings import Settings
 
@@ -45,11 +49,23 @@ def _decode(text: str) -> bytes:
     return key
 
 
+D = TypeVar("D")
+# Built once per shape: a TypeAdapter costs far more to build than to use.
+_ADAPTERS: dict[object, TypeAdapter[object]] = {}
+
+
 class FieldCipher:
     """Encrypts one string column value; the prefix names the scheme so keys and schemes can rotate."""
 
     def __init__(self, key: bytes) -> None:
         self._aead = AESGCM(key)
+        # The keyed digests' own key, derived: one secret to keep, and no key serving two schemes.
+        self._mac = hmac.new(key, b"lineup keyed digest v1", hashlib.sha256).digest()
+
+    def digest(self, purpose: str, text: str) -> str:
+        """HMAC-SHA256 (hex) of `text` for a column looked up by equality (a customer's e-mail, a login OTP):
+        equal texts give equal digests, and without the key a digest cannot be tested against guesses."""
+        return hmac.new(self._mac, f"{purpose}:{text}".encode(), hashlib.sha256).hexdigest()
 
     def encrypt(self, plaintext: str) -> str:
         nonce = secrets.token_bytes(12)
@@ -60,13 +76,16 @@ class FieldCipher:
         raw = base64.urlsafe_b64decode(stored.removeprefix(PREFIX))
         return self._aead.decrypt(raw[:12], raw[12:], None).decode()
 
-    def seal(self, document: dict[str, Any]) -> str:
-        """A JSON document (a line's PII, a port's secrets) as one encrypted column value."""
+    def seal(self, document: Mapping[str, object]) -> str:
+        """A JSON document (a line's PII, a port's secrets: models.documents) as one encrypted column value."""
         return self.encrypt(json.dumps(document, separators=(",", ":")))
 
-    def open(self, sealed: str) -> dict[str, Any]:
-        document: dict[str, Any] = json.loads(self.decrypt(sealed))
-        return document
+    def open(self, sealed: str, shape: type[D]) -> D:
+        """The document sealed in `sealed`, validated as `shape` (models.documents)."""
+        adapter = _ADAPTERS.get(shape)
+        if adapter is None:
+            adapter = _ADAPTERS[shape] = TypeAdapter(shape)
+        return cast(D, adapter.validate_json(self.decrypt(sealed)))  # the adapter of `shape`, as built above
 
 
 def cipher_for(settings: Settings) -> FieldCipher:

@@ -8,3 +8,5 @@ NOT_FOUND = "NotFound"  # a row a workflow works from is missing: retrying canno
 MAIL_REJECTED = "MailRejected"  # the relay refused this message for good (5xx)
 UNAVAILABLE = "Unavailable"  # an outside system did not answer usefully: retried
 INVALID_TRANSITION = "InvalidTransition"  # a state change the workflow refuses (e.g. temporary after final)
+ENDPOINT_DISABLED = "EndpointDisabled"  # a webhook endpoint switched off: its deliveries end
+PORT_UNCHANGED = "PortUnchanged"  # a poll found the port as it was: the activity is retried at the poll interval

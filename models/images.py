@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from models.rules import Plain, blank, fail
-from models.settings import MiB
+from models.setting_groups import MiB
 
 
 @dataclass(frozen=True, repr=False)
@@ -76,4 +76,4 @@ def image(limit: int) -> Plain:
 
 
 SignatureImage = Annotated[Image, image(2 * MiB)]
-ProofImage = Annotated[Image, image(4 * MiB)]
+ProofImage = Annotated[Image, image(1 * MiB)]  # three a call, kept for LINEUP_PROOF_RETENTION_DAYS

@@ -33,3 +33,9 @@ async def verify_secret_async(stored: str | None, offered: str) -> bool:
 
 async def hash_secret_async(secret: str) -> str:
     return await asyncio.to_thread(hash_secret, secret)
+
+
+def login_secret(password: str, pin: str) -> str:
+    """What an API user's login_hash is the hash of: password and PIN, one argon2 for both. The password's
+    length goes first, so no two pairs give one secret."""
+    return f"{len(password)}:{password}{pin}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -271,13 +272,19 @@ def port_carrier(value: str) -> str:
     raise fail("must be a numeric carrier id or one of SPR, TMB, VER, ATT")
 
 
+# Controls (C0, DEL, C1) and lone surrogates: no header can carry them, and UTF-8 cannot encode a surrogate.
+UNSENDABLE = frozenset(("Cc", "Cs"))
+
+
 def single_line(limit: int) -> Check:
     """Text that goes into a mail header: a line break there would start a header of the sender's choosing."""
 
     def check(value: str) -> str:
-        if "\r" in value or "\n" in value:
+        # Python's mail headers (and many readers) break lines at every character str.splitlines() knows:
+        # U+2028, U+2029 and U+0085 as much as CR and LF; such a subject could never be sent.
+        if len(f"{value}.".splitlines()) > 1:
             raise fail("must not contain line breaks")
-        if any(ord(char) < 32 or ord(char) == 127 for char in value):
+        if any(unicodedata.category(char) in UNSENDABLE for char in value):
             raise fail("must not contain control characters")
         if len(value) > limit:
             raise fail(f"must be at most {limit} characters")

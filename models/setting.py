@@ -20,8 +20,15 @@ class Declared:
     description: str
 
 
-def setting(default: T, variable: str, description: str, *, gt: float | None = None, ge: float | None = None,
-            le: float | None = None) -> T:  # fmt: skip
+def setting(
+    default: T,
+    variable: str,
+    description: str,
+    *,
+    gt: float | None = None,
+    ge: float | None = None,
+    le: float | None = None,
+) -> T:
     """A field read from `LINEUP_<variable>`; typed as its default so the group's annotation stays its own."""
     found: T = Field(default, validation_alias=variable.lower(), description=description, gt=gt, ge=ge, le=le)
     return found

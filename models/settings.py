@@ -6,7 +6,7 @@ declarations (`python -m models.settings_table`) and a test keeps it in step."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
@@ -14,230 +14,23 @@ from pydantic import BaseModel, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources import DotEnvSettingsSource, EnvSettingsSource
 
-from models.carriers import parse_aliases
-from models.setting import Group, setting
-
-MiB = 1024 * 1024
-PREFIX = "LINEUP_"
-
-
-class DatabaseSettings(Group):
-    url: str = setting(
-        "", "DATABASE_URL", "SQLAlchemy URL (`postgresql+asyncpg://…`); empty: `lineup.db` in the data dir"
-    )
-    connect_timeout_seconds: float = setting(
-        5.0, "DB_CONNECT_TIMEOUT_SECONDS", "PostgreSQL: a host that never answers fails the request after this", gt=0
-    )
-    pool_size: int = setting(
-        10,
-        "DB_POOL_SIZE",
-        "PostgreSQL: connections each process keeps open; a transaction beyond them waits for one to be free",
-        ge=1,
-    )
-    ping_after_idle_seconds: float = setting(
-        10.0,
-        "DB_PING_AFTER_IDLE_SECONDS",
-        "PostgreSQL: a pooled connection idle this long is checked before use (one that died is replaced)",
-        ge=0,
-    )
-
-
-class ApiSettings(Group):
-    host: str = setting("127.0.0.1", "API_HOST", "Address the API listens on")
-    port: int = setting(8000, "API_PORT", "Port the API listens on")
-    processes: int = setting(
-        1, "API_PROCESSES", "API processes sharing the socket under `lineup run` (uvicorn --workers)"
-    )
-    base_path: str = setting("", "BASE_PATH", "Prefix every path is served under, e.g. `/RESTAPI`")
-    http_status: Literal["legacy", "rest"] = setting(
-        "legacy", "HTTP_STATUS", "`legacy`: HTTP 200 for every envelope; `rest`: meaningful statuses, same bodies"
-    )
-    extra_sources: str = setting("", "EXTRA_SOURCES", "More `source` values every operation accepts, comma-separated")
-    max_body_bytes: int = setting(1 * MiB, "MAX_BODY_BYTES", "Largest request body")
-    max_auth_body_bytes: int = setting(
-        12 * MiB, "MAX_AUTH_BODY_BYTES", "Largest body of an authenticated `agent_change_password` (three images)"
-    )
-    header_timeout_seconds: float = setting(
-        10.0, "HEADER_TIMEOUT_SECONDS", "A request head unfinished by then: connection closed", gt=0
-    )
-    body_timeout_seconds: float = setting(
-        30.0, "BODY_TIMEOUT_SECONDS", "A body unfinished by then: RESTAPI110 (408), connection closed", gt=0
-    )
-    keep_alive_seconds: float = setting(
-        5.0, "KEEP_ALIVE_SECONDS", "An idle kept-alive connection is closed after this", gt=0
-    )
-
-    @cached_property
-    def extra_source_list(self) -> frozenset[str]:
-        return frozenset(s.strip().upper() for s in self.extra_sources.split(",") if s.strip())
-
-    def body_limit(self, path: str) -> int:
-        """Bytes a request body may carry: `/auth` carries three proof images."""
-        group = path.removeprefix(self.base_path).strip("/").split("/", 1)[0]
-        return self.max_auth_body_bytes if group == "auth" else self.max_body_bytes
-
-
-class TemporalSettings(Group):
-    address: str = setting("127.0.0.1:7233", "TEMPORAL_ADDRESS", "Temporal frontend, host:port")
-    namespace: str = setting("default", "TEMPORAL_NAMESPACE", "Temporal namespace")
-    task_queue: str = setting("lineup", "TEMPORAL_TASK_QUEUE", "Task queue of Lineup's workflows and activities")
-    ui_port: int = setting(8233, "TEMPORAL_UI_PORT", "Port of the dev server's web UI under `lineup run`")
-    ui_url: str = setting("", "TEMPORAL_UI_URL", "Where the console links workflows; empty: the dev server's UI")
-    tls_ca: str = setting("", "TEMPORAL_TLS_CA", "PEM file of the CA that signed the server's certificate")
-    tls_cert: str = setting("", "TEMPORAL_TLS_CERT", "PEM client certificate for mutual TLS (with the key)")
-    tls_key: str = setting("", "TEMPORAL_TLS_KEY", "PEM private key of the client certificate")
-    tls_server_name: str = setting("", "TEMPORAL_TLS_SERVER_NAME", "Name the server's certificate is checked against")
-    api_key: SecretStr = setting(
-        SecretStr(""), "TEMPORAL_API_KEY", "Temporal Cloud API key, sent as a bearer token (turns TLS on)"
-    )
-    rpc_seconds: float = setting(
-        5.0, "TEMPORAL_RPC_SECONDS", "How long the API waits for a workflow start, signal or query", gt=0
-    )
-    workflow_task_timeout_seconds: float = setting(
-        5.0,
-        "TEMPORAL_WORKFLOW_TASK_TIMEOUT_SECONDS",
-        "A workflow task a dead worker held goes elsewhere after this",
-        gt=0,
-    )
-    sticky_queue_timeout_seconds: float = setting(
-        1.0, "TEMPORAL_STICKY_QUEUE_TIMEOUT_SECONDS", "How long a task waits for its worker's cache first", gt=0
-    )
-
-    @property
-    def tls(self) -> bool:
-        return any((self.tls_ca, self.tls_cert, self.tls_server_name))
-
-    @property
-    def ui(self) -> str:
-        return (self.ui_url or f"http://127.0.0.1:{self.ui_port}").rstrip("/")
-
-
-class WorkerSettings(Group):
-    processes: int = setting(1, "WORKER_PROCESSES", "Worker processes `lineup run` starts")
-    metrics_port: int = setting(9464, "WORKER_METRICS_PORT", "The worker's Temporal SDK metrics on loopback; 0: off")
-
-
-class SystemsSettings(Group):
-    """The outside systems: the carrier's wholesale API, NLAD, the payment gateway (the local sandbox by default)."""
-
-    carrier_base_url: str = setting("", "CARRIER_BASE_URL", "Carrier API base URL; empty: the local sandbox")
-    nlad_base_url: str = setting("", "NLAD_BASE_URL", "NLAD base URL; empty: the local sandbox")
-    payments_base_url: str = setting("", "PAYMENTS_BASE_URL", "Payment gateway base URL; empty: the local sandbox")
-    carrier_aliases: str = setting(
-        "", "CARRIER_ALIASES", "Vendor carrier codes channels send, `CODE:ABBR,…` (e.g. `BLUECONNECTSATT:ATT`)"
-    )
-    sandbox_host: str = setting("127.0.0.1", "SANDBOX_HOST", "Where the local sandbox listens")
-    sandbox_port: int = setting(8100, "SANDBOX_PORT", "The sandbox's HTTP port")
-    sandbox_smtp_port: int = setting(1025, "SANDBOX_SMTP_PORT", "The sandbox's SMTP sink port")
-    lookup_budget_seconds: float = setting(
-        10.0,
-        "LOOKUP_BUDGET_SECONDS",
-        "A lookup a channel waits on (line inquiry, NLAD, device…), retries included",
-        gt=0,
-    )
-
-    @model_validator(mode="after")
-    def _aliases_parse(self) -> SystemsSettings:
-        parse_aliases(self.carrier_aliases)  # a bad alias list fails at start, not on the first call using it
-        return self
-
-    @cached_property
-    def carrier_alias_map(self) -> dict[str, str]:
-        return parse_aliases(self.carrier_aliases)
-
-    @property
-    def sandbox_url(self) -> str:
-        return f"http://{self.sandbox_host}:{self.sandbox_port}"
-
-    @property
-    def carrier_url(self) -> str:
-        return self.carrier_base_url or f"{self.sandbox_url}/carrier"
-
-    @property
-    def nlad_url(self) -> str:
-        return self.nlad_base_url or f"{self.sandbox_url}/nlad"
-
-    @property
-    def payments_url(self) -> str:
-        return self.payments_base_url or f"{self.sandbox_url}/payments"
-
-
-class MailSettings(Group):
-    smtp_host: str = setting("127.0.0.1", "SMTP_HOST", "SMTP relay host")
-    smtp_port: int = setting(1025, "SMTP_PORT", "SMTP relay port")
-    smtp_tls: Literal["none", "starttls", "tls"] = setting("none", "SMTP_TLS", "`none`, `starttls` or `tls`")
-    smtp_username: str = setting("", "SMTP_USERNAME", "SMTP login; empty: none")
-    smtp_password: SecretStr = setting(SecretStr(""), "SMTP_PASSWORD", "SMTP password")
-    sender: str = setting("no-reply@lineup.local", "MAIL_FROM", "Envelope sender of every e-mail")
-    wait_seconds: float = setting(
-        3.0, "MAIL_WAIT_SECONDS", "How long `send` waits for the relay before answering queued"
-    )
-
-
-class AuthSettings(Group):
-    token_ttl_seconds: int = setting(900, "TOKEN_TTL_SECONDS", "Lifetime of a single-use token")
-    token_retention_hours: float = setting(
-        24.0, "TOKEN_RETENTION_HOURS", "Used and expired tokens are purged after this"
-    )
-    max_failures: int = setting(10, "LOGIN_MAX_FAILURES", "Failed logins that lock a login")
-    lockout_seconds: int = setting(900, "LOGIN_LOCKOUT_SECONDS", "How long a locked login stays refused")
-    wait_seconds: float = setting(
-        30.0, "LOGIN_WAIT_SECONDS", "A login beyond the verifications in flight waits this long for a slot", ge=0
-    )
-    stale_seconds: int = setting(
-        60, "LOGIN_STALE_SECONDS", "A verification unsettled this long is taken for a dead one"
-    )
-    otp_ttl_hours: float = setting(24.0, "LOGIN_OTP_TTL_HOURS", "A login-log OTP works this long after /authenticate")
-    otp_max_failures: int = setting(5, "LOGIN_OTP_MAX_FAILURES", "Wrong OTPs one API user may send per window")
-    otp_window_seconds: int = setting(900, "LOGIN_OTP_WINDOW_SECONDS", "The window of wrong OTPs")
-    console_idle_minutes: float = setting(
-        30.0, "CONSOLE_IDLE_MINUTES", "A support console session unused this long is over", gt=0
-    )
-
-
-class EnrollmentSettings(Group):
-    max_lines: int = setting(10, "MAX_LINES", "Lines one create request may carry", ge=1, le=100)
-    sync_wait_seconds: float = setting(
-        5.0, "SYNC_WAIT_SECONDS", "How long a create or activate waits for the carrier's MDN before answering"
-    )
-    carrier_max_attempts: int = setting(8, "CARRIER_MAX_ATTEMPTS", "Attempts of a line's carrier step before STUCK")
-    stuck_retry_minutes: float = setting(15.0, "STUCK_RETRY_MINUTES", "A stuck line tries its step again this often…")
-    stuck_retry_hours: float = setting(24.0, "STUCK_RETRY_HOURS", "…for this long; then it waits for support")
-
-
-class PortingSettings(Group):
-    poll_seconds: float = setting(300.0, "PORT_POLL_SECONDS", "Interval between polls of a pending port (first day)")
-    max_days: float = setting(14.0, "PORT_MAX_DAYS", "A port without a final answer by then is ABANDONED")
-
-
-class PaymentSettings(Group):
-    tax_idle_days: float = setting(30.0, "TAX_IDLE_DAYS", "A tax calculation's workflow not updated this long ends")
-    guard_seconds: float = setting(
-        60.0, "PAYMENT_GUARD_SECONDS", "How long a charge's answer may go unrecorded before the guard records it"
-    )
-
-
-class SweepSettings(Group):
-    interval_seconds: float = setting(60.0, "SWEEP_SECONDS", "How often the sweep looks for work left behind; 0: off")
-    grace_seconds: float = setting(120.0, "SWEEP_GRACE_SECONDS", "A row younger than this may still be starting")
-
-
-class ObservabilitySettings(Group):
-    log_level: str = setting("INFO", "LOG_LEVEL", "Log level of the JSON log lines")
-    otlp_endpoint: str = setting("", "OTLP_ENDPOINT", "OTLP/HTTP collector base URL; empty: no tracing")
-    otlp_service_name: str = setting("lineup", "OTLP_SERVICE_NAME", "Service name of the traces")
-
-
-GROUPS: dict[str, type[Group]] = {
-    "database": DatabaseSettings, "api": ApiSettings, "temporal": TemporalSettings, "worker": WorkerSettings,
-    "systems": SystemsSettings, "mail": MailSettings, "auth": AuthSettings, "enrollment": EnrollmentSettings,
-    "porting": PortingSettings, "payment": PaymentSettings, "sweep": SweepSettings,
-    "observability": ObservabilitySettings,
-}  # fmt: skip
-# Flat variable name (without LINEUP_, lower case) → (group, field).
-FLAT: dict[str, tuple[str, str]] = {
-    info.alias_name: (group, name) for group, model in GROUPS.items() for name, info in model.declared().items()
-}
+from models.setting_groups import (
+    FLAT,
+    PREFIX,
+    ApiSettings,
+    AuthSettings,
+    DatabaseSettings,
+    EnrollmentSettings,
+    MailSettings,
+    ObservabilitySettings,
+    PaymentSettings,
+    PortingSettings,
+    SweepSettings,
+    SystemsSettings,
+    TemporalSettings,
+    WebhookSettings,
+    WorkerSettings,
+)
 
 
 class Settings(BaseSettings):
@@ -257,6 +50,7 @@ class Settings(BaseSettings):
     porting: PortingSettings = PortingSettings()
     payment: PaymentSettings = PaymentSettings()
     sweep: SweepSettings = SweepSettings()
+    webhooks: WebhookSettings = WebhookSettings()
     observability: ObservabilitySettings = ObservabilitySettings()
 
     @classmethod

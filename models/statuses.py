@@ -19,6 +19,8 @@ class LineStatus(StrEnum):
     PORT_CANCELLED = "PORT_CANCELLED"
     PORT_ABANDONED = "PORT_ABANDONED"
     PORT_COMPLETED = "PORT_COMPLETED"  # the carrier reported the port done without the number: needs a look
+    RETRYING = "RETRYING"  # support's retry was accepted (STUCK → RETRYING, once); the workflow moves it on
+    PORTED_OUT = "PORTED_OUT"  # its number was ported into another line
 
     @classmethod
     def after_port(cls, port: PortStatus) -> LineStatus:

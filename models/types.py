@@ -3,6 +3,7 @@ and its JSON schema (models.rules builds them). Request models only compose thes
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, StringConstraints, WithJsonSchema
@@ -72,6 +73,15 @@ Ssn4 = Annotated[str, rule(r"\d{4}", "must be exactly 4 digits", example="1234")
 TransactionId = Annotated[
     str, rule(r"[A-Za-z0-9]{1,64}", "must be letters and digits only, at most 64", example="ORD20261121A1")
 ]
+# A payment processor's reference as it gives it (ch_…, pi_…, pm_…; decisions.md "External payment references").
+ProcessorReference = Annotated[
+    str,
+    rule(
+        r"[A-Za-z0-9_.:\-]{1,255}",
+        "must be 1 to 255 letters, digits and _ . : - (the processor's reference)",
+        example="ch_3P0kXa2eZvKYlo2C1aBcDeFg",
+    ),
+]
 Alnum = Annotated[str, rule(r"[A-Za-z0-9]{1,24}", "must be letters and digits only", example="EA1B2C3D4E5F6G7H")]
 
 PersonName = Annotated[
@@ -125,6 +135,8 @@ CardHolder = Annotated[
 AccountNumber = Annotated[str, rule(r"[A-Za-z0-9-]{1,30}", "must be letters, digits and hyphens, at most 30")]
 AccountPin = Annotated[str, rule(r"[A-Za-z0-9]{1,20}", "must be letters and digits, at most 20")]
 PortSsn = Annotated[str, rule(r"\d{4}|\d{9}", "must be the last 4 digits or all 9 digits")]
+# A customer's account PIN (port-out, account checks): 4 digits, a JSON number taken as its text.
+CustomerPin = Annotated[str, replace(rule(r"\d{4}", "must be exactly 4 digits", example="4821"), numbers=True)]
 PortCarrier = Annotated[str, Checked(port_carrier, {"type": "string", "examples": ["TMB", "4"]}, numbers=True)]
 Iccid18to22 = Annotated[str, rule(r"\d{18,22}", "must be 18 to 22 digits", example="890126096321234567")]
 

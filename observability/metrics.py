@@ -13,6 +13,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, g
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
+from temporalio.common import MetricMeter
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
 CONTENT_TYPE = prometheus_client.CONTENT_TYPE_PLAIN_0_0_4
@@ -24,13 +25,19 @@ prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
 
 REQUESTS = Counter("lineup_requests", "Operation calls answered, by action and msg_code", ["action", "msg_code"])
 REQUEST_SECONDS = Histogram(
-    "lineup_request_seconds", "Time to answer an operation call, by action", ["action"],
+    "lineup_request_seconds",
+    "Time to answer an operation call, by action",
+    ["action"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
-)  # fmt: skip
+)
 TOKEN_FAILURES = Counter("lineup_token_failures", "Calls refused at the token check, by reason", ["reason"])
 ENROLLMENTS_STARTED = Counter(
     "lineup_enrollments_started", "Enrollment requests accepted (a repeated request is not counted again)"
 )
+
+OUTSIDE_UNAVAILABLE = "lineup_outside_unavailable"
+OUTSIDE_UNAVAILABLE_HELP = "Calls to an outside system that found it unavailable (each retried attempt), by system"
+OUTSIDE_OUTAGES = Counter(OUTSIDE_UNAVAILABLE, OUTSIDE_UNAVAILABLE_HELP, ["system"])
 
 
 def request_answered(action: str | None, msg_code: str, seconds: float) -> None:
@@ -44,6 +51,16 @@ def token_refused(reason: str) -> None:
 
 def enrollment_started() -> None:
     ENROLLMENTS_STARTED.inc()
+
+
+def outside_unavailable(system: str, meter: MetricMeter | None = None) -> None:
+    """One attempt that found `system` down: in this process's registry (the API's /metrics, or every process's
+    with PROMETHEUS_MULTIPROC_DIR) and, given the activity's SDK meter, on the worker's metrics endpoint
+    (LINEUP_WORKER_METRICS_PORT) beside the SDK's own series, labelled with task queue and activity type."""
+    OUTSIDE_OUTAGES.labels(system=system).inc()
+    if meter is not None:
+        counter = meter.create_counter(OUTSIDE_UNAVAILABLE, OUTSIDE_UNAVAILABLE_HELP)
+        counter.add(1, {"system": system})
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ activity is one trace, across processes."""
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
+from fastapi import FastAPI
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
@@ -42,7 +42,7 @@ def temporal_interceptor(provider: TracerProvider) -> TracingInterceptor:
     return TracingInterceptor(provider.get_tracer(TRACER_NAME))
 
 
-def instrument_app(app: Any, provider: TracerProvider) -> None:
+def instrument_app(app: FastAPI, provider: TracerProvider) -> None:
     """A server span per HTTP request; a workflow started while handling it becomes that span's child."""
     # No spans per ASGI send/receive: a request is one span, with its workflow calls beneath it.
     FastAPIInstrumentor.instrument_app(

@@ -4,10 +4,7 @@ expires or lazy-loads after a rolled-back transaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
-
-from sqlmodel import select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from typing import Protocol, cast
 
 from models.tables.agents import Agent, role_set
 from persistence.core import table
@@ -49,20 +46,21 @@ class AgentRef:
     def of_entity(cls, agent: Agent) -> AgentRef:
         """From an Agent read from the database (so it has its id)."""
         assert agent.id is not None
-        return cls(
-            id=agent.id, username=agent.username, vendor_id=agent.vendor_id, active=agent.active,
-            roles=role_set(agent.roles), email=agent.email,
-            requires_api_password=agent.requires_api_password, api_password_hash=agent.api_password_hash,
-        )  # fmt: skip
+        return cls.of(cast(AgentFields, agent))
 
     @classmethod
     def of(cls, row: AgentFields) -> AgentRef:
         """From a row of AGENT_COLUMNS."""
         return cls(
-            id=row.id, username=row.username, vendor_id=row.vendor_id, active=row.active,
-            roles=role_set(row.roles), email=row.email,
-            requires_api_password=row.requires_api_password, api_password_hash=row.api_password_hash,
-        )  # fmt: skip
+            id=row.id,
+            username=row.username,
+            vendor_id=row.vendor_id,
+            active=row.active,
+            roles=role_set(row.roles),
+            email=row.email,
+            requires_api_password=row.requires_api_password,
+            api_password_hash=row.api_password_hash,
+        )
 
 
 _AGENTS = table("agent")
@@ -77,9 +75,3 @@ AGENT_COLUMNS = (
     _AGENTS.c.requires_api_password,
     _AGENTS.c.api_password_hash,
 )
-
-
-async def vendor_agent(session: AsyncSession, *, vendor_id: int, username: str) -> Agent | None:
-    """The vendor's agent with this username, or None."""
-    query = select(Agent).where(Agent.username == username, Agent.vendor_id == vendor_id)
-    return (await session.exec(query)).first()

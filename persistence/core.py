@@ -8,14 +8,15 @@ transaction the connection holds. A driver not run there is left to SQLAlchemy."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from sqlalchemy import Insert, Table
+from sqlalchemy import Column, Insert, Table
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement, ColumnElement
 from sqlmodel import SQLModel
@@ -27,7 +28,11 @@ Convert = Callable[[object], object]
 R = TypeVar("R", bound=tuple[object, ...])
 
 
-def table(name: str) -> Table:
+# A table's columns as SQLAlchemy types them (its default names them with Any).
+Columns = ReadOnlyColumnCollection[str, Column[object]]
+
+
+def table(name: str) -> Table[Columns]:
     """A mapped table by its name (every table module is imported with persistence.engine)."""
     return SQLModel.metadata.tables[name]
 
@@ -99,13 +104,13 @@ class Write(_Statement):
 
 
 class Read(_Statement, Generic[R]):
-    """A SELECT run on the transaction's connection, its rows made into `row`s."""
+    """A SELECT run on the transaction's connection, each row made by `row` (a NamedTuple's `_make`)."""
 
-    def __init__(self, statement: Executable, row: Callable[..., R]) -> None:
+    def __init__(self, statement: Executable, row: Callable[[Iterable[object]], R]) -> None:
         super().__init__(statement)
         self.row = row
 
     async def rows(self, connection: AsyncConnection, values: Values) -> list[R]:
         outcome = await self._run(connection, values, reads=True)
         rows = (await connection.execute(self.statement, dict(values))).all() if outcome is None else outcome.rows
-        return [self.row(*row) for row in rows]
+        return [self.row(row) for row in rows]

@@ -3,24 +3,27 @@ row; the caller opens it (models.crypto) only where it is used."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Collection
 from itertools import groupby
 
+from sqlalchemy import update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.expression import SelectOfScalar
 
+from models.clock import utcnow
+from models.crypto import FieldCipher
 from models.messages.enrollment import EnrollmentOrder, LinePlan, Pacing
 from models.statuses import LineStatus
 from models.tables.auth import Vendor
-from models.tables.enrollment import Line
+from models.tables.enrollment import Enrollment, Line, Plan
 from persistence.errors import RecordNotFound
 
 
-def email_hash(email: str) -> str:
-    """What a line stores of its e-mail for the customer login: the digest of the normalized address."""
-    return hashlib.sha256(email.strip().lower().encode()).hexdigest()
+def email_hash(cipher: FieldCipher, email: str) -> str:
+    """What a line stores of its e-mail for the customer login: the keyed digest of the normalized address (an
+    unkeyed one could be matched against a list of addresses by anyone holding the table)."""
+    return cipher.digest("email", email.strip().lower())
 
 
 async def get_line(session: AsyncSession, enrollment_id: str) -> Line:
@@ -44,18 +47,44 @@ async def customer_line(session: AsyncSession, *, customer_id: str, vendor_id: i
     return (await session.exec(query)).first()
 
 
-async def account_lines(session: AsyncSession, *, cust_id: str, vendor_id: int) -> list[Line]:
-    """Every line of the account (the account holder's customer id is each line's cust_id), oldest first."""
-    query = select(Line).where(Line.cust_id == cust_id, Line.vendor_id == vendor_id).order_by(col(Line.created_at))
+async def email_lines(session: AsyncSession, *, cipher: FieldCipher, email: str, vendor_id: int) -> list[Line]:
+    """The vendor's lines enrolled with this e-mail (compared as the login compares it), oldest first."""
+    query = (
+        select(Line)
+        .where(Line.email_hash == email_hash(cipher, email), Line.vendor_id == vendor_id)
+        .order_by(col(Line.created_at), col(Line.enrollment_id))
+    )
     return list((await session.exec(query)).all())
 
 
-async def esim_profiles(session: AsyncSession, enrollment_ids: list[str]) -> dict[str, str]:
-    """The sealed eSIM profile of each of these lines that has one."""
-    query = select(Line.enrollment_id, Line.esim_profile).where(
-        col(Line.enrollment_id).in_(enrollment_ids), col(Line.esim_profile).is_not(None)
+async def accounts_lines(
+    session: AsyncSession, *, cust_ids: Collection[str], vendor_id: int
+) -> list[tuple[Line, str, Plan]]:
+    """Every line of these accounts (the account holder's customer id is each line's cust_id), oldest first,
+    with the ZIP its enrollment id was issued for and its plan."""
+    query = (
+        select(Line, Enrollment.zip_code, Plan)
+        .join(Enrollment, col(Enrollment.enrollment_id) == col(Line.enrollment_id))
+        .join(Plan, col(Plan.plan_id) == col(Line.plan_id))
+        .where(col(Line.cust_id).in_(cust_ids), Line.vendor_id == vendor_id)
+        .order_by(col(Line.created_at), col(Line.enrollment_id))
     )
-    return {enrollment_id: profile for enrollment_id, profile in (await session.exec(query)).all() if profile}
+    return [(line, zip_code, plan) for line, zip_code, plan in (await session.exec(query)).all()]
+
+
+async def sealed_extras(
+    session: AsyncSession, enrollment_ids: Collection[str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """Each line's sealed account PIN and sealed eSIM profile (None where it has none), by enrollment id."""
+    query = select(Line.enrollment_id, Line.pin, Line.esim_profile).where(col(Line.enrollment_id).in_(enrollment_ids))
+    return {enrollment_id: (pin, profile) for enrollment_id, pin, profile in (await session.exec(query)).all()}
+
+
+async def give_pin(session: AsyncSession, enrollment_id: str, sealed_pin: str) -> None:
+    """Gives a line without a PIN this one; a line that got one meanwhile keeps its own (the first writer wins)."""
+    await session.execute(
+        update(Line).where(col(Line.enrollment_id) == enrollment_id, col(Line.pin).is_(None)).values(pin=sealed_pin)
+    )
 
 
 async def lines_of_order(session: AsyncSession, order_id: str) -> list[Line]:
@@ -90,8 +119,37 @@ def plan_of(line: Line) -> LinePlan:
     """A line with its customer record, as the enrollment workflow plans and answers it."""
     assert line.customer_id is not None and line.cust_id is not None
     return LinePlan(
-        enrollment_id=line.enrollment_id, customer_id=line.customer_id, cust_id=line.cust_id,
-        enrollment_type=line.enrollment_type, activation_type=line.activation_type,
-        activation_later=line.activation_later, invoice_number=line.invoice_number, carrier=line.carrier,
-        status=LineStatus(line.status), mdn=line.mdn, msid=line.msid, msl=line.msl,
-    )  # fmt: skip
+        enrollment_id=line.enrollment_id,
+        customer_id=line.customer_id,
+        cust_id=line.cust_id,
+        enrollment_type=line.enrollment_type,
+        activation_type=line.activation_type,
+        activation_later=line.activation_later,
+        invoice_number=line.invoice_number,
+        carrier=line.carrier,
+        status=LineStatus(line.status),
+        mdn=line.mdn,
+        msid=line.msid,
+        msl=line.msl,
+    )
+
+
+async def active_holders(session: AsyncSession, mdns: Collection[str], *, vendor_id: int) -> dict[str, str]:
+    """The vendor's ACTIVE lines holding any of these numbers: number → enrollment id."""
+    if not mdns:
+        return {}
+    query = select(Line.mdn, Line.enrollment_id).where(
+        col(Line.mdn).in_(mdns), Line.status == LineStatus.ACTIVE, Line.vendor_id == vendor_id
+    )
+    return {mdn: enrollment_id for mdn, enrollment_id in (await session.exec(query)).all() if mdn}
+
+
+async def ported_out(session: AsyncSession, mdn: str, *, to: str) -> None:
+    """Any other ACTIVE line holding `mdn` is PORTED_OUT: the carrier moved the number to line `to`. Written
+    before `to` becomes ACTIVE with it (the unique index on active lines' numbers)."""
+    await session.execute(
+        update(Line)
+        .where(col(Line.mdn) == mdn, col(Line.status) == LineStatus.ACTIVE, col(Line.enrollment_id) != to)
+        .values(status=LineStatus.PORTED_OUT, last_error=f"Number ported to line {to}", status_since=utcnow())
+    )
+    await session.flush()

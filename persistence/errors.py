@@ -11,9 +11,12 @@ from sqlalchemy import exc as sql
 
 # A database's own word for "not now": refused, shutting down, starting up, out of connections.
 _POSTGRES_DOWN = (
-    asyncpg.PostgresConnectionError | asyncpg.CannotConnectNowError | asyncpg.AdminShutdownError
-    | asyncpg.CrashShutdownError | asyncpg.TooManyConnectionsError
-)  # fmt: skip
+    asyncpg.PostgresConnectionError
+    | asyncpg.CannotConnectNowError
+    | asyncpg.AdminShutdownError
+    | asyncpg.CrashShutdownError
+    | asyncpg.TooManyConnectionsError
+)
 # SQLite says "OperationalError" for syntax errors too: only these mean the file cannot be used now.
 _SQLITE_DOWN = ("unable to open", "database is locked", "disk i/o error")
 _DRIVERS = ("asyncpg", "aiosqlite", "sqlalchemy", "sqlite3")

@@ -121,7 +121,8 @@ class InlineConnection(AdaptedConnection):
     def isolation_level(self, value: Literal["DEFERRED", "EXCLUSIVE", "IMMEDIATE"] | None) -> None:
         self.sqlite.isolation_level = value
 
-    def create_function(self, name: str, arguments: int, function: Callable[..., SqlValue], **flags: bool) -> None:
+    # SQLAlchemy registers its functions (regexp, floor) through this; each takes its own arguments.
+    def create_function(self, name: str, arguments: int, function: Callable[..., SqlValue], **flags: bool) -> None:  # type: ignore[explicit-any]
         self.sqlite.create_function(name, arguments, function, **flags)
 
     def commit(self) -> None:

@@ -1,7 +1,8 @@
 """Repository of the support domain: the lines waiting for support, the console's views of a vendor's lines
 (waiting for a later activation, port-ins waiting for a correction, the search by enrollment id, MDN or
 customer id), and console sessions (the browser keeps a random token in its cookie, the database only the
-token's hash; a session ends when its agent signs out, or when it has not been used for the idle timeout)."""
+token's hash; a session ends when its agent signs out, when it has not been used for the idle timeout, when it
+is older than its longest life, or when its agent's password changed after it began)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, and_, delete, false, func, insert, or_, update
+from sqlalchemy import ColumnElement, and_, delete, exists, false, func, insert, or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -47,15 +48,22 @@ async def ports_in_status(
     return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
 
 
-async def find_lines(session: AsyncSession, wanted: str, *, vendor_id: int, limit: int) -> list[Line]:
-    """The vendor's lines whose enrollment id, parent enrollment id, MDN, customer id or account id is `wanted`."""
+async def find_lines(
+    session: AsyncSession, wanted: str, *, vendor_id: int, limit: int
+) -> list[tuple[Line, PortIn | None]]:
+    """The vendor's lines whose enrollment id, parent enrollment id, MDN, customer id or account id is `wanted`,
+    or that port the number `wanted` in, each with its port order if it has one."""
     columns = (Line.enrollment_id, Line.parent_enrollment_id, Line.mdn, Line.customer_id, Line.cust_id)
     query = (
-        select(Line)
-        .where(Line.vendor_id == vendor_id, or_(*(col(column) == wanted for column in columns)))
+        select(Line, PortIn)
+        .outerjoin(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
+        .where(
+            Line.vendor_id == vendor_id,
+            or_(*(col(column) == wanted for column in columns), col(PortIn.port_number) == wanted),
+        )
         .order_by(col(Line.created_at), col(Line.enrollment_id))
     )
-    return list((await session.exec(query.limit(limit))).all())
+    return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
 
 
 @dataclass(frozen=True)
@@ -78,27 +86,48 @@ async def agent_login(session: AsyncSession, username: str) -> AgentLogin | None
     return AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active)
 
 
-async def open_session(session: AsyncSession, *, agent_id: int, vendor_id: int, ip: str | None, idle: timedelta) -> str:
-    """A new session's token. Sessions idle past the timeout (of anyone) are deleted here, so the table holds
-    little more than the sessions in use."""
+@dataclass(frozen=True)
+class SessionLimits:
+    idle: timedelta  # unused this long: over
+    most: timedelta  # begun this long ago: over, however busy
+
+
+async def open_session(
+    session: AsyncSession, *, agent_id: int, vendor_id: int, ip: str | None, limits: SessionLimits
+) -> str:
+    """A new session's token. Sessions over (of anyone) are deleted here, so the table holds little more than
+    the sessions in use."""
     token, now = secrets.token_urlsafe(32), utcnow()
-    await session.execute(delete(ConsoleSession).where(col(ConsoleSession.last_seen_at) <= now - idle))
+    over = or_(
+        col(ConsoleSession.last_seen_at) <= now - limits.idle, col(ConsoleSession.started_at) <= now - limits.most
+    )
+    await session.execute(delete(ConsoleSession).where(over))
     await session.execute(
         insert(ConsoleSession).values(
-            token_hash=digest(token), agent_id=agent_id, vendor_id=vendor_id, ip_address=ip, started_at=now,
+            token_hash=digest(token),
+            agent_id=agent_id,
+            vendor_id=vendor_id,
+            ip_address=ip,
+            started_at=now,
             last_seen_at=now,
         )
-    )  # fmt: skip
+    )
     return token
 
 
-async def touch_session(session: AsyncSession, token: str, *, idle: timedelta) -> int | None:
-    """The session's agent id, moving its idle clock; None (and the row deleted) once it sat idle too long.
-    The conditional UPDATE decides alone, so a request racing the timeout sees one answer."""
+async def touch_session(session: AsyncSession, token: str, *, limits: SessionLimits) -> int | None:
+    """The session's agent id, moving its idle clock; None (and the row deleted) once it sat idle too long,
+    lasted longer than the limits allow, or its agent's password changed after it began (the old password's
+    holder must not keep a way in). The conditional UPDATE decides alone, so a request racing a limit sees one
+    answer."""
     hashed, now = digest(token), utcnow()
+    password_changed = exists().where(
+        col(Agent.id) == col(ConsoleSession.agent_id), col(Agent.password_changed_at) >= col(ConsoleSession.started_at)
+    )
     touched = await session.execute(
         update(ConsoleSession)
-        .where(col(ConsoleSession.token_hash) == hashed, col(ConsoleSession.last_seen_at) > now - idle)
+        .where(col(ConsoleSession.token_hash) == hashed, col(ConsoleSession.last_seen_at) > now - limits.idle)
+        .where(col(ConsoleSession.started_at) > now - limits.most, ~password_changed)
         .values(last_seen_at=now)
         .returning(col(ConsoleSession.agent_id))
     )
@@ -141,8 +170,9 @@ class Waiting:
     def clause(self) -> ColumnElement[bool]:
         stuck: list[ColumnElement[bool]] = [col(Line.status) == LineStatus.STUCK]
         received: list[ColumnElement[bool]] = [
-            col(Line.status) == LineStatus.RECEIVED, col(Line.created_at) < self.received_before
-        ]  # fmt: skip
+            col(Line.status) == LineStatus.RECEIVED,
+            col(Line.created_at) < self.received_before,
+        ]
         if self.waiting_since is not None:
             stuck.append(col(Line.status_since) <= self.waiting_since)
             received.append(col(Line.created_at) <= self.waiting_since)
@@ -172,3 +202,27 @@ async def count_waiting(session: AsyncSession, waiting: Waiting, *, vendor_id: i
 def shown_error(line: Line) -> str:
     """The last error as support reads it; a RECEIVED line has none of its own."""
     return line.last_error or (NEVER_STARTED if line.status == LineStatus.RECEIVED else "")
+
+
+async def claim_retries(session: AsyncSession, enrollment_ids: list[str]) -> set[str]:
+    """Support's retry of these lines, taken once: one conditional write moves each line still STUCK to
+    RETRYING (its workflow moves it on). The ids it moved; of N retries of one line at once, one gets it."""
+    if not enrollment_ids:
+        return set()
+    moved = await session.execute(
+        update(Line)
+        .where(col(Line.enrollment_id).in_(enrollment_ids), col(Line.status) == LineStatus.STUCK)
+        .values(status=LineStatus.RETRYING)
+        .returning(col(Line.enrollment_id))
+    )
+    return set(moved.scalars().all())
+
+
+async def release_retries(session: AsyncSession, enrollment_ids: list[str]) -> None:
+    """Retries that never reached their workflow (the engine was away): the lines are STUCK again."""
+    if enrollment_ids:
+        await session.execute(
+            update(Line)
+            .where(col(Line.enrollment_id).in_(enrollment_ids), col(Line.status) == LineStatus.RETRYING)
+            .values(status=LineStatus.STUCK)
+        )

@@ -25,5 +25,9 @@ class SandboxConfig(BaseSettings):
     latency_ms: int = Field(default=0, ge=0)
     # Time from (re)submission to COMPLETED for a default port-in; CONFIRMED at half of it.
     port_complete_seconds: float = Field(default=60.0, ge=0.0)
+    # Where port-status changes are pushed (Lineup's /carrier/port-status), and the secret they are signed
+    # with; empty: no pushes (sandbox/port_push.py).
+    port_push_url: str = ""
+    port_push_secret: str = ""
     # ":memory:" is accepted so tests need no files.
     db_path: str = Field(default_factory=default_db_path)

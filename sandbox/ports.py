@@ -33,6 +33,7 @@ from sandbox.deps import ConfigDep, IdempotencyKey, StoreDep
 from sandbox.faults import add_latency, maybe_fail
 from sandbox.identifiers import is_valid_mdn, random_digits
 from sandbox.lines import open_line
+from sandbox.port_push import schedule
 from sandbox.store import Row, Store
 
 router = APIRouter(prefix="/carrier/ports", dependencies=[Depends(add_latency), Depends(maybe_fail)])
@@ -171,6 +172,22 @@ def status_answer(store: Store, port: Row, *, complete_seconds: float, now: floa
     return answer
 
 
+def push_document(config: SandboxConfig, store: Store, port_id: str) -> Row | None:
+    """What the carrier's push says about this port now (sandbox.port_push)."""
+    now = time.time()
+    settle_due_ports(store, complete_seconds=config.port_complete_seconds, now=now)
+    port = store.get_port(port_id)
+    if port is None:
+        return None
+    status = current_status(port, complete_seconds=config.port_complete_seconds, now=now)
+    return {
+        "vendor_id": port["vendor_id"],
+        "port_id": port_id,
+        "enrollment_id": port["enrollment_id"],
+        "status": status,
+    }
+
+
 def _vendor_port(store: Store, ref: PortRef, config: SandboxConfig, now: float) -> Row | None:
     settle_due_ports(store, complete_seconds=config.port_complete_seconds, now=now)
     port = store.get_port(ref.port_id)
@@ -200,12 +217,12 @@ async def validate_port(body: PortValidationRequest) -> dict[str, Any]:
 
 
 @router.post("")
-async def submit_port(body: PortRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
+async def submit_port(body: PortRequest, key: IdempotencyKey, store: StoreDep, config: ConfigDep) -> dict[str, Any]:
     """Submit a port-in; the number's last digits and the old-account fields decide its path."""
-    return store.idempotent(endpoint=SUBMISSIONS, key=key, compute=lambda: _submit(store, body))
+    return store.idempotent(endpoint=SUBMISSIONS, key=key, compute=lambda: _submit(store, body, config))
 
 
-def _submit(store: Store, body: PortRequest) -> Row:
+def _submit(store: Store, body: PortRequest, config: SandboxConfig) -> Row:
     if not is_valid_mdn(body.port_number):
         return {"STATUSCODE": "604", "DESCRIPTION": "MDN invalid"}
     if body.port_number.endswith("98"):
@@ -221,6 +238,7 @@ def _submit(store: Store, body: PortRequest) -> Row:
     }
     port["stage"] = _stage_for(port)
     store.add_port(port)
+    schedule(config, store, port, push_document)
     return {
         "STATUSCODE": "00",
         "DESCRIPTION": "Port request submitted",
@@ -269,6 +287,7 @@ def _update(store: Store, body: PortUpdate, config: SandboxConfig) -> Row:
     merged = {**port, **changes}
     changes.update(stage=_stage_for(merged), submitted_at=now)
     store.update_port(port["port_id"], changes)
+    schedule(config, store, {**merged, **changes}, push_document)
     return status_answer(store, {**merged, **changes}, complete_seconds=config.port_complete_seconds, now=now)
 
 
@@ -283,4 +302,5 @@ async def cancel_port(body: PortRef, store: StoreDep, config: ConfigDep) -> dict
         return {"STATUSCODE": "932", "DESCRIPTION": "Port already completed"}
     store.update_port(port["port_id"], {"stage": "CANCELLED"})
     cancelled = {**port, "stage": "CANCELLED"}
+    schedule(config, store, cancelled, push_document, cancelled=True)
     return status_answer(store, cancelled, complete_seconds=config.port_complete_seconds, now=now)

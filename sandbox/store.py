@@ -35,6 +35,8 @@ CREATE TABLE IF NOT EXISTS ports (
     account_issue INTEGER NOT NULL, pin_issue INTEGER NOT NULL, stuck INTEGER NOT NULL,
     stage TEXT NOT NULL, submitted_at REAL NOT NULL, completed_at REAL, line_id INTEGER
 );
+-- Every status read first completes the ports that are due: without it, a scan of every port per read.
+CREATE INDEX IF NOT EXISTS ports_due ON ports (stage, stuck, submitted_at);
 CREATE TABLE IF NOT EXISTS tax_calcs (
     calc_id TEXT PRIMARY KEY, vendor_id TEXT NOT NULL, state TEXT NOT NULL, amount_cents INTEGER NOT NULL,
     tax_cents INTEGER NOT NULL, rate_bps INTEGER NOT NULL, status TEXT NOT NULL, iccid TEXT,

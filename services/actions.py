@@ -11,12 +11,12 @@ import types
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar, cast, get_args, get_origin, get_type_hints
+from typing import Never, Protocol, TypeVar, cast, get_args, get_origin, get_type_hints
 
 from pydantic import JsonValue, TypeAdapter
 
 from models.requests.base import ActionRequest
-from services.context import Reply
+from services.context import Context, Reply
 
 CORE_SOURCES = frozenset({"API", "TABLET", "WEBSITE"})
 WEB_SOURCES = frozenset({"API", "WEBSITE"})
@@ -24,8 +24,20 @@ VOICE_SOURCES = CORE_SOURCES | {"IVR"}
 ALL_SOURCES = VOICE_SOURCES | {"CSR"}
 PORTAL_SOURCE = "ENROLLMENT_PORTAL"  # the samples' source, accepted on every operation (decisions.md)
 
-Handler = Callable[..., Awaitable[object]]
-H = TypeVar("H", bound=Handler)
+B = TypeVar("B", bound=ActionRequest, contravariant=True)
+
+
+class Handler(Protocol[B]):
+    """An action's handler: its request model, the call's context, its answer."""
+
+    __name__: str  # the action's name
+
+    def __call__(self, *, body: B, ctx: Context) -> Awaitable[object]: ...
+
+
+# What the dispatcher calls: any declared action's handler, given a body its request model validated.
+Invoke = Callable[[ActionRequest, Context], Awaitable[object]]
+H = TypeVar("H", bound=Handler[Never])
 DECLARED = "__lineup_action__"
 
 
@@ -37,12 +49,15 @@ class Action:
     groups: tuple[str, ...]  # the paths it is posted to (most have one)
     request: type[ActionRequest]
     answer: object  # the type of `data`; None: the answer carries no `data`
-    handler: Handler
+    handler: Invoke
     aliases: tuple[str, ...] = ()
     sources: frozenset[str] = CORE_SOURCES
     source_required: bool = True
     agent_required: bool = True
     role: str | None = None
+    # May carry a body up to LINEUP_MAX_AUTH_BODY_BYTES (images), read past the general limit only once the
+    # token was accepted; every other action's body stays within LINEUP_MAX_BODY_BYTES.
+    large_body: bool = False
     msg: str = "Success"  # the success message, unless the handler replies with its own
     example: object = None  # an example of `data`, shown in the OpenAPI document and checked against `answer`
     summary: str = ""
@@ -73,6 +88,7 @@ def action(
     source_required: bool = True,
     agent_required: bool = True,
     role: str | None = None,
+    large_body: bool = False,
     msg: str = "Success",
     example: object = None,
 ) -> Callable[[H], H]:
@@ -87,12 +103,13 @@ def action(
             groups=(group, *more_groups),
             request=request,
             answer=data_type(hints["return"]),
-            handler=handler,
+            handler=_invoker(handler, request),
             aliases=aliases,
             sources=sources,
             source_required=source_required,
             agent_required=agent_required,
             role=role,
+            large_body=large_body,
             msg=msg,
             example=example,
             summary=(handler.__doc__ or "").strip().split("\n\n")[0],
@@ -101,6 +118,14 @@ def action(
         return handler
 
     return declare
+
+
+def _invoker(handler: Handler[B], request: type[ActionRequest]) -> Invoke:
+    async def invoke(body: ActionRequest, ctx: Context) -> object:
+        assert isinstance(body, request)  # the dispatcher validated it against this very model
+        return await handler(body=cast(B, body), ctx=ctx)
+
+    return invoke
 
 
 def data_type(returned: object) -> object:

@@ -14,8 +14,7 @@ from models.errors import refuse
 from models.requests.agents import CheckSignature, SaveSignature, UpdateLocationCoordinate
 from models.tables.agents import Signature
 from models.tables.enrollment import Enrollment
-from persistence.agents import vendor_agent
-from persistence.auth.logins import OtpPolicy, check_otp
+from persistence.auth.logins import OtpPolicy, check_otp, otp_digest
 from persistence.core import Write, table
 from persistence.idempotency import insert_once
 from services.actions import action
@@ -23,6 +22,7 @@ from services.context import Context, Reply
 
 INVALID_OTP = "Please provide valid otp"
 TOO_MANY_OTPS = "Too many wrong OTPs; try again later"
+NOT_OWN_LOCATION = "Username must be the agent_id's own: an agent records only its own location"
 # Core statements built once: agents report their location often, and the rows are never read back here.
 _RECORD_LOCATION = Write(insert(table("agent_location")))
 _LOGINS = table("login_log")
@@ -52,22 +52,19 @@ async def update_location_coordinate(*, body: UpdateLocationCoordinate, ctx: Con
             "longitude": body.longitude,
             "ip_address": body.ip_address,
             "login_log_id": entry_id,
-            "reported_by": caller.agent.id if caller.agent else subject_id,
+            "reported_by": subject_id,
             "recorded_at": utcnow(),
         },
     )
 
 
 async def _subject(ctx: Context, username: str) -> int:
-    """The id of the vendor's active agent `username`, whose location is reported."""
+    """The acting agent's id: an agent reports where it is itself, never where another agent is (a location
+    recorded for someone else would be a false record of where that agent worked)."""
     caller = ctx.caller
-    if caller.agent is not None and caller.agent.username == username:
-        return caller.agent.id  # the usual case: the agent reports itself, already read with the token
-    async with ctx.uow.transaction() as session:
-        subject = await vendor_agent(session, vendor_id=caller.vendor_id, username=username)
-    if subject is None or not subject.active or subject.id is None:
-        raise refuse("Username is not an active agent of this vendor")
-    return subject.id
+    if caller.agent is None or caller.agent.username != username:
+        raise refuse(NOT_OWN_LOCATION, rest_status=403)
+    return caller.agent.id
 
 
 @action("agent", example=SIGNATURE_SAVED)
@@ -125,7 +122,7 @@ async def _login_entry(ctx: Context, otp: str) -> int:
         ctx.uow,
         vendor_id=ctx.caller.vendor_id,
         api_user_id=ctx.caller.api_user_id,
-        otp=otp,
+        otp_hash=otp_digest(ctx.cipher, otp),
         policy=OtpPolicy.of(ctx.settings),
     )
     if check.throttled:

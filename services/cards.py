@@ -10,9 +10,9 @@ from datetime import date
 from sqlmodel import col, select
 
 from models.answers.cards import SAVED_CARD, SavedCard
+from models.documents import Fields
 from models.envelope import MsgCode
 from models.errors import LineupError, refuse
-from models.passwords import verify_secret_async
 from models.requests.cards import SavedCardList
 from models.tables.enrollment import Line
 from models.tables.payment import SavedCard as SavedCardRow
@@ -20,6 +20,7 @@ from persistence.auth.logins import LOCKED, Throttle, claim_customer_attempt, se
 from persistence.enrollment import email_hash, vendor_line
 from services.actions import action
 from services.context import Context
+from services.enrollment.passwords import verify_line_password
 
 INVALID_PAIR = "Invalid username or password"
 
@@ -41,7 +42,7 @@ async def saved_card_list(*, body: SavedCardList, ctx: Context) -> list[SavedCar
         saved = list((await session.exec(query)).all())
     today = date.today()
     return [
-        SavedCard.of(card, ctx.cipher.open(card.holder), primary=index == 0, today=today)
+        SavedCard.of(card, ctx.cipher.open(card.holder, Fields), primary=index == 0, today=today)
         for index, card in enumerate(saved)
         if body.card_id is None or card.id == int(body.card_id)
     ]
@@ -59,8 +60,8 @@ async def customer_login(ctx: Context, *, enrollment_id: str, email: str, passwo
     if line is not None and not await claim_customer_attempt(ctx.uow, enrollment_id, throttle):
         raise refuse(LOCKED, rest_status=429)
     # Always verified: an unknown line or a wrong e-mail costs as much time as a wrong password.
-    email_ok = line is not None and hmac.compare_digest(line.email_hash, email_hash(email))
-    password_ok = await verify_secret_async(line.password_hash if line else None, password)
+    email_ok = line is not None and hmac.compare_digest(line.email_hash, email_hash(ctx.cipher, email))
+    password_ok = await verify_line_password(ctx.resources.db, ctx.cipher, line, password)
     if line is not None:
         await settle_customer_attempt(ctx.uow, enrollment_id, throttle, ok=email_ok and password_ok)
     if line is None or not (email_ok and password_ok):

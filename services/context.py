@@ -16,6 +16,8 @@ from models.settings import Settings
 from persistence.agents import AgentRef
 from persistence.engine import Database
 from persistence.uow import UnitOfWork
+from services.gates import LoginGates
+from services.metrics import SnapshotCache
 from services.temporal import TemporalLink, outside_system
 
 
@@ -34,6 +36,11 @@ class Caller:
     def agent_username(self) -> str | None:
         return self.agent.username if self.agent else None
 
+    @property
+    def actor(self) -> str:
+        """Who acts, as the event log names them: the agent, or else the channel's API user."""
+        return f"agent:{self.agent.username}" if self.agent else f"api_user:{self.api_user_id}"
+
     def request_key(self, external_transaction_id: str | None) -> str | None:
         """Unique per vendor and action; None when the channel sent no external_transaction_id."""
         if not external_transaction_id:
@@ -50,6 +57,8 @@ class Resources:
     cipher: FieldCipher
     temporal: TemporalLink
     payments: PaymentGateway
+    gates: LoginGates  # the rates and the verification queue of the doors that need no token
+    scrapes: SnapshotCache  # /metrics' database snapshot, reused for LINEUP_METRICS_CACHE_SECONDS
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from models.answers.eligibility import TPIV_LISTING, TpivListingData, TpivRecord
+from models.documents import Subject
 from models.messages.eligibility import NladCheck
 from models.requests.eligibility import NladEtcCheck, TpivListing
 from models.tables.eligibility import EligibilityCheck
@@ -15,9 +16,6 @@ from services.lookups import run_lookup
 from workflows.eligibility import NladCheckWorkflow
 from workflows.ids import nlad_workflow_id
 
-SUBJECT_FIELDS = (
-    "first_name", "middle_name", "last_name", "dob", "address_one", "address_two", "city", "state", "zip_code",
-)  # fmt: skip
 TPIV_PREFIX = "TPIV_"
 TPIV_LISTING_LIMIT = 100
 
@@ -26,8 +24,18 @@ TPIV_LISTING_LIMIT = 100
 async def nlad_etc_check(*, body: NladEtcCheck, ctx: Context) -> str:
     """NLAD's answer about the subscriber, as it gave it; the check is recorded for tpiv_listing (never the
     SSN), and the subject travels sealed, so no workflow history holds it."""
-    subject: dict[str, str | None] = {field: getattr(body, field) for field in SUBJECT_FIELDS}
-    subject["ssn4"] = body.ssn
+    subject = Subject(
+        first_name=body.first_name,
+        middle_name=body.middle_name,
+        last_name=body.last_name,
+        dob=body.dob,
+        address_one=body.address_one,
+        address_two=body.address_two,
+        city=body.city,
+        state=body.state,
+        zip_code=body.zip_code,
+        ssn4=body.ssn,
+    )
     check_key = nlad_workflow_id(ctx.request_id)
     check = NladCheck(
         check_key=check_key,

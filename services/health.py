@@ -1,4 +1,5 @@
-"""Readiness: the database answers, Temporal answers and a worker polls the task queue."""
+"""Readiness: the database answers, Temporal answers, a worker polls the task queue and one of its workers wrote
+its heartbeat within LINEUP_WORKER_STALE_SECONDS (a frozen worker stays a listed poller for a minute or more)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 
+from persistence.workers import last_beat
 from services.context import Resources
 
 # A worker long-polls for about a minute; a poller seen within two is still there.
@@ -48,4 +50,22 @@ async def _worker(resources: Resources) -> list[str]:
         return ["Temporal is not reachable"]
     now = datetime.now(UTC)
     fresh = [p for p in reply.pollers if now - p.last_access_time.ToDatetime(UTC) < POLLER_FRESHNESS]
-    return [] if fresh else [f"No worker is polling task queue {settings.temporal.task_queue}"]
+    if not fresh:
+        return [f"No worker is polling task queue {settings.temporal.task_queue}"]
+    return await _heartbeat(resources)
+
+
+async def _heartbeat(resources: Resources) -> list[str]:
+    """A poller stays listed for a minute or more after its process froze (its last long poll); the worker's
+    heartbeat row, written every few seconds from its event loop, says it still runs."""
+    settings = resources.settings
+    try:
+        async with resources.db.transaction() as session:
+            seen = await asyncio.wait_for(last_beat(session, settings.temporal.task_queue), CHECK_TIMEOUT)
+    except Exception:  # noqa: BLE001 — the database check reports the outage
+        return []
+    stale = timedelta(seconds=settings.worker.stale_seconds)
+    if seen is None or datetime.now(UTC) - seen > stale:
+        queue, seconds = settings.temporal.task_queue, stale.total_seconds()
+        return [f"No worker of task queue {queue} answered in the last {seconds:g} s"]
+    return []

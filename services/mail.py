@@ -1,5 +1,6 @@
 """The mail domain: send. The message is written to the outbox first, then a workflow delivers it through SMTP;
-the channel hears "sent" once the relay accepted it, or "queued" when the relay is down and retries go on.
+the channel hears "sent" once the relay accepted it, or "queued" when the relay is down and retries go on, or
+when Temporal is down and the sweep will start the delivery (the row is committed first).
 agent_change_password's e-mail takes the same path (outbox_row, deliver)."""
 
 from __future__ import annotations
@@ -8,9 +9,10 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
 from temporalio.client import WorkflowFailureError
@@ -18,19 +20,25 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
+from models.answers.mail import UNDELIVERED, UndeliveredMail
+from models.clock import utcnow
 from models.crypto import FieldCipher
+from models.documents import MailContent
 from models.errors import refuse
 from models.messages.mail import MailDelivery
-from models.requests.mail import Send
+from models.requests.mail import ListUndeliveredMail, Send
 from models.settings import Settings
 from models.statuses import MailStatus
 from models.tables.mail import MailOutbox
 from persistence.idempotency import row_for_key
-from services.actions import action
+from persistence.mail import undelivered
+from services.actions import ALL_SOURCES, action
 from services.context import Context, Reply
+from services.support.retries import SUPPORT
 from workflows.ids import mail_workflow_id
 from workflows.mail import MailDeliveryWorkflow
 
+log = logging.getLogger("lineup.mail")
 SENT_MSG, QUEUED_MSG = "Mail sent successfully", "Mail queued for delivery"
 
 
@@ -88,13 +96,13 @@ def outbox_row(
     key: str, message: Message, *, vendor_id: int, agent_username: str | None, settings: Settings, cipher: FieldCipher
 ) -> MailOutbox:
     """The outbox row of a message; its content is encrypted, so no workflow history ever holds it."""
-    content: dict[str, object] = {
-        "sender_name": message.sender_name,
-        "sender_email": message.sender_email,
-        "subject": message.subject,
-        "body": message.html,
-        "recipients": [list(pair) for pair in message.recipients],
-    }
+    content = MailContent(
+        sender_name=message.sender_name,
+        sender_email=message.sender_email,
+        subject=message.subject,
+        body=message.html,
+        recipients=list(message.recipients),
+    )
     return MailOutbox(
         idempotency_key=key,
         vendor_id=vendor_id,
@@ -124,8 +132,9 @@ async def _enqueue(ctx: Context, row: MailOutbox) -> MailOutbox:
 
 async def deliver(outbox: MailOutbox, ctx: Context) -> MailStatus:
     """Starts (or finds) the message's delivery and waits up to LINEUP_MAIL_WAIT_SECONDS: SENT once the relay
-    accepted it, QUEUED while the relay is down (retries go on), REJECTED when it refused for good. The row is
-    read again, so its last_error says why."""
+    accepted it, QUEUED while the relay is down (retries go on) or while Temporal is (the row is committed,
+    and the sweep starts its delivery once Temporal is back), REJECTED when it refused for good. The row is read
+    again, so its last_error says why."""
     if outbox.status not in (MailStatus.SENT, MailStatus.REJECTED):
         await _deliver(outbox, ctx)
         async with ctx.uow.transaction() as session:
@@ -137,9 +146,13 @@ async def _deliver(outbox: MailOutbox, ctx: Context) -> None:
     """Starts (or finds) the message's delivery workflow and waits for it a little; a delivery that already
     ended is never run again (the outbox row says how it ended)."""
     assert outbox.id is not None
-    client = await ctx.temporal_client()
+    await ctx.uow.release()  # commits the outbox row: from here on the message is durably queued
+    client = ctx.resources.temporal.connected
+    if client is None:
+        log.warning("mail queued while the workflow engine is unreachable; the sweep starts it")
+        return
     try:
-        async with ctx.outside("The workflow engine"):
+        async with asyncio.timeout(ctx.settings.temporal.rpc_seconds):
             handle = await client.start_workflow(
                 MailDeliveryWorkflow.run,
                 MailDelivery(outbox.id, outbox.idempotency_key),
@@ -150,6 +163,29 @@ async def _deliver(outbox: MailOutbox, ctx: Context) -> None:
             )
     except WorkflowAlreadyStartedError:
         return
+    except (RPCError, TimeoutError):
+        log.warning("mail queued while the workflow engine is unreachable; the sweep starts it")
+        return
     # Still retrying (the relay is down), refused, or Temporal went away after the start: the row says which.
     with contextlib.suppress(TimeoutError, WorkflowFailureError, RPCError):
         await asyncio.wait_for(handle.result(), timeout=ctx.settings.mail.wait_seconds)
+
+
+@action("ops", sources=ALL_SOURCES, role=SUPPORT, example=UNDELIVERED)
+async def list_undelivered_mail(*, body: ListUndeliveredMail, ctx: Context) -> list[UndeliveredMail]:
+    """The vendor's mail support should look at: REJECTED (refused, unbuildable or past
+    LINEUP_MAIL_MAX_AGE_HOURS) or QUEUED for longer than the sweep's grace, with why, oldest first."""
+    waiting_since = utcnow() - timedelta(seconds=ctx.settings.sweep.grace_seconds)
+    async with ctx.uow.transaction() as session:
+        rows = await undelivered(session, vendor_id=ctx.caller.vendor_id, queued_before=waiting_since, limit=body.limit)
+    return [
+        UndeliveredMail(
+            message_id=row.message_id,
+            status=row.status,
+            recipient_count=row.recipient_count,
+            agent_username=row.agent_username,
+            last_error=row.last_error or "",
+            queued_at=row.created_at.isoformat(),
+        )
+        for row in rows
+    ]

@@ -19,12 +19,14 @@ from models.answers.porting import (
     PortRecord,
     PortUpdate,
 )
+from models.documents import Fields
 from models.errors import refuse
 from models.messages.porting import PortCheck, PortCorrection, PortView
 from models.requests.porting import QueryPortin, UpdatePortin, ValidatePortin
 from models.statuses import PortStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
+from persistence import events
 from services.actions import action
 from services.context import Context, Reply
 from services.lookups import run_lookup
@@ -51,26 +53,31 @@ async def query_portin(*, body: QueryPortin, ctx: Context) -> Reply[PortQuery]:
 async def update_portin(*, body: UpdatePortin, ctx: Context) -> PortUpdate:
     """Corrected old-account data (any subset) for a port the carrier marked RESOLUTION_REQUIRED: stored
     encrypted, and resubmitted by the port's workflow."""
+    return await correct_port(ctx, body.enroll_id, body.corrections())
+
+
+async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]) -> PortUpdate:
+    """Stores the corrections (encrypted) with the vendor's port of line `enroll_id` and has the port's
+    workflow resubmit them (update_portin, submit_portin)."""
     async with ctx.uow.transaction() as session:
-        found = await _order(session, body.enroll_id, ctx.caller.vendor_id)
+        found = await _order(session, enroll_id, ctx.caller.vendor_id)
         if found is None:
             raise refuse("No port-in order found for this enrollment id", rest_status=404)
         order = found[1]
         if order.status != PortStatus.RESOLUTION_REQUIRED:
             raise refuse(_not_awaiting(order.status), rest_status=409)
-        order.secrets = ctx.cipher.seal({**ctx.cipher.open(order.secrets), **body.corrections()})
+        order.secrets = ctx.cipher.seal({**ctx.cipher.open(order.secrets, Fields), **corrections})
         session.add(order)
+        await events.corrected(session, enroll_id, sorted(corrections), actor=ctx.caller.actor)  # issue 21
     client = await ctx.temporal_client()
-    handle = client.get_workflow_handle(port_workflow_id(body.enroll_id), result_type=PortView)
-    correction = PortCorrection(
-        body.enroll_id, ctx.request_id, budget_seconds=ctx.settings.systems.lookup_budget_seconds
-    )
+    handle = client.get_workflow_handle(port_workflow_id(enroll_id), result_type=PortView)
+    correction = PortCorrection(enroll_id, ctx.request_id, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
     try:
         async with ctx.outside("The carrier", within=ctx.lookup_seconds()):
             view = await handle.execute_update(PortStatusWorkflow.correct, correction)
     except WorkflowUpdateFailedError as failure:
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
-    return PortUpdate(enroll_id=body.enroll_id, portin_status=view.status)
+    return PortUpdate(enroll_id=enroll_id, portin_status=view.status)
 
 
 async def _order(session: AsyncSession, enroll_id: str, vendor_id: int) -> tuple[Line, PortIn] | None:
@@ -101,13 +108,15 @@ async def _view(ctx: Context, order: PortIn) -> PortView:
     )
 
 
-@action("port", example=PORT_ELIGIBILITY)
+@action("port", "inventory", example=PORT_ELIGIBILITY)
 async def validate_portin(*, body: ValidatePortin, ctx: Context) -> PortEligibility:
     """Whether a number can be ported in, and the carrier it is with now: the carrier's answer."""
     check = PortCheck(
-        ctx.caller.vendor_code, body.port_number, body.zip_code,
+        ctx.caller.vendor_code,
+        body.port_number,
+        body.zip_code,
         budget_seconds=ctx.settings.systems.lookup_budget_seconds,
-    )  # fmt: skip
+    )
     workflow_id = lookup_workflow_id("portcheck", ctx.request_id)
     return PortEligibility.of(await run_lookup(ctx, PortValidationWorkflow.run, check, workflow_id=workflow_id))
 

@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -73,7 +72,7 @@ async def outside_system(system: str, *, within: float) -> AsyncIterator[None]:
     except RPCError:
         raise upstream_down("The workflow engine") from None
     except WorkflowFailureError as failure:
-        cause: Any = failure.cause
+        cause: BaseException | None = failure.cause
         while isinstance(cause, ActivityError):
             cause = cause.cause
         if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:

@@ -43,11 +43,21 @@ def sim() -> str:
 
 def payment(enrollment_id: str) -> dict[str, Any]:
     return {
-        "action": "make_payment", **AGENT, "enrollment_id": enrollment_id, "plan_id": "102",
-        "card_number": "4111111111111111", "exp_month": "12", "exp_year": "2030", "cvv": "123",
-        "name_on_card": "Pat Lee", "address1": "12 Main St", "city": "Atlanta", "state": "GA", "zip": "30301",
+        "action": "make_payment",
+        **AGENT,
+        "enrollment_id": enrollment_id,
+        "plan_id": "102",
+        "card_number": "4111111111111111",
+        "exp_month": "12",
+        "exp_year": "2030",
+        "cvv": "123",
+        "name_on_card": "Pat Lee",
+        "address1": "12 Main St",
+        "city": "Atlanta",
+        "state": "GA",
+        "zip": "30301",
         "save_card": "N",
-    }  # fmt: skip
+    }
 
 
 def order_line(enrollment_id: str, port_number: str | None) -> dict[str, Any]:
@@ -60,15 +70,24 @@ def order_line(enrollment_id: str, port_number: str | None) -> dict[str, Any]:
 
 def create(parent: str, lines: list[dict[str, Any]], invoice_number: str) -> dict[str, Any]:
     return {
-        "action": "create_customer_prepaid_multiline", **AGENT,
-        "parent_enrollment_id": parent, "invoice_number": invoice_number, "lines": lines,
-    }  # fmt: skip
+        "action": "create_customer_prepaid_multiline",
+        **AGENT,
+        "parent_enrollment_id": parent,
+        "invoice_number": invoice_number,
+        "lines": lines,
+    }
 
 
 def mail(parent: str, address: str) -> dict[str, Any]:
     """The order's welcome e-mail; its transaction id makes a repeated send the same e-mail."""
     return {
-        "action": "send", **AGENT, "external_transaction_id": f"SOAK{parent}",
-        "sender_name": "Lineup Soak", "sender_email": "soak@lineup.example", "subject": f"Welcome {parent}",
-        "body": "<p>Your lines are on their way.</p>", "receiver_name": ["Pat Lee"], "receiver_email": [address],
-    }  # fmt: skip
+        "action": "send",
+        **AGENT,
+        "external_transaction_id": f"SOAK{parent}",
+        "sender_name": "Lineup Soak",
+        "sender_email": "soak@lineup.example",
+        "subject": f"Welcome {parent}",
+        "body": "<p>Your lines are on their way.</p>",
+        "receiver_name": ["Pat Lee"],
+        "receiver_email": [address],
+    }

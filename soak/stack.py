@@ -72,16 +72,27 @@ def soak_settings(options: Options, data_dir: Path, database_url: str) -> dict[s
     15 s for work older than 30 s: the soak waits for all of it to settle."""
     api, temporal, ui, sandbox, smtp = free_ports(5)
     return {
-        "LINEUP_DATA_DIR": str(data_dir), "LINEUP_DATABASE_URL": database_url, "LINEUP_BASE_PATH": "",
-        "LINEUP_API_HOST": "127.0.0.1", "LINEUP_API_PORT": str(api), "LINEUP_API_PROCESSES": str(API_PROCESSES),
+        "LINEUP_DATA_DIR": str(data_dir),
+        "LINEUP_DATABASE_URL": database_url,
+        "LINEUP_BASE_PATH": "",
+        "LINEUP_API_HOST": "127.0.0.1",
+        "LINEUP_API_PORT": str(api),
+        "LINEUP_API_PROCESSES": str(API_PROCESSES),
         "LINEUP_WORKER_PROCESSES": str(len(WORKERS)),
-        "LINEUP_TEMPORAL_ADDRESS": f"127.0.0.1:{temporal}", "LINEUP_TEMPORAL_UI_PORT": str(ui),
-        "LINEUP_SANDBOX_HOST": "127.0.0.1", "LINEUP_SANDBOX_PORT": str(sandbox), "LINEUP_SANDBOX_SMTP_PORT": str(smtp),
-        "LINEUP_SMTP_HOST": "127.0.0.1", "LINEUP_SMTP_PORT": str(smtp),
+        "LINEUP_TEMPORAL_ADDRESS": f"127.0.0.1:{temporal}",
+        "LINEUP_TEMPORAL_UI_PORT": str(ui),
+        "LINEUP_SANDBOX_HOST": "127.0.0.1",
+        "LINEUP_SANDBOX_PORT": str(sandbox),
+        "LINEUP_SANDBOX_SMTP_PORT": str(smtp),
+        "LINEUP_SMTP_HOST": "127.0.0.1",
+        "LINEUP_SMTP_PORT": str(smtp),
         "LINEUP_SANDBOX_PORT_COMPLETE_SECONDS": str(options.port_complete_seconds),
-        "LINEUP_PORT_POLL_SECONDS": "5", "LINEUP_CARRIER_MAX_ATTEMPTS": "5", "LINEUP_STUCK_RETRY_MINUTES": "0.5",
-        "LINEUP_SWEEP_SECONDS": "15", "LINEUP_SWEEP_GRACE_SECONDS": "30",
-    }  # fmt: skip
+        "LINEUP_PORT_POLL_SECONDS": "5",
+        "LINEUP_CARRIER_MAX_ATTEMPTS": "5",
+        "LINEUP_STUCK_RETRY_MINUTES": "0.5",
+        "LINEUP_SWEEP_SECONDS": "15",
+        "LINEUP_SWEEP_GRACE_SECONDS": "30",
+    }
 
 
 def settings_of(variables: dict[str, str]) -> Settings:

@@ -3,7 +3,6 @@ PostgreSQL), the API in-process over ASGI, and tokens."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -14,7 +13,8 @@ import pytest
 
 from tests.support.databases import postgres_database, sqlite_template
 
-pytest_plugins = ["tests.support.exit_guard"]
+# Fixtures shared across directories live in tests/support and are registered here.
+pytest_plugins = ["tests.support.exit_guard", "tests.support.mail_relay"]
 
 
 @pytest.fixture(scope="session")
@@ -116,9 +116,13 @@ async def sandbox_url(tmp_path_factory: pytest.TempPathFactory, sandbox_smtp_por
 
 @pytest.fixture
 async def stack(
-    data_dir: Path, sqlite_url: str, temporal_env: Any, sandbox_url: str, sandbox_smtp_port: int,
+    data_dir: Path,
+    sqlite_url: str,
+    temporal_env: Any,
+    sandbox_url: str,
+    sandbox_smtp_port: int,
     settings_overrides: dict[str, Any],
-) -> AsyncIterator[Any]:  # fmt: skip
+) -> AsyncIterator[Any]:
     """API, worker, Temporal and sandbox wired together, on a task queue of this test's own."""
     from tests.support.stack import Stack
 
@@ -132,13 +136,16 @@ async def time_skipping() -> AsyncIterator[Any]:
     """A fresh time-skipping test server per test: its skipped clock is global to the server."""
     from temporalio.testing import WorkflowEnvironment
 
-    from tests.support.temporal import SHUTDOWN_SETTLE_SECONDS, venv_binary
+    from tests.support.temporal import STARTUP, venv_binary
     from workflows.search_attributes import register
 
-    env = await WorkflowEnvironment.start_time_skipping(test_server_existing_path=venv_binary("temporal-test-server"))
+    env = await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=venv_binary("temporal-test-server"), test_server_startup_timeout=STARTUP
+    )
     try:
         await register(env.client, env.client.namespace)  # a workflow setting an unknown one would stall
         yield env
     finally:
+        # No settling sleep after it (sdk-python#300 aborts an interpreter at exit, not a running one): the
+        # exit guard (tests.support.exit_guard) leaves through os._exit, so a second per test is not spent.
         await env.shutdown()
-        await asyncio.sleep(SHUTDOWN_SETTLE_SECONDS)

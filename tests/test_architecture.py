@@ -31,8 +31,12 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
     this test session has created (and so the log assertions of the tests after this one)."""
     return subprocess.run(
         [sys.executable, "-c", LINT_IMPORTS, "--no-cache"],
-        cwd=cwd, env={**os.environ, "PYTHONPATH": str(cwd)}, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(cwd)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_import_contracts_are_kept() -> None:
@@ -72,3 +76,81 @@ def test_the_layer_contract_rejects_an_upward_import(tmp_path: Path) -> None:
     checked = lint_imports(tmp_path)
     assert checked.returncode != 0
     assert "models.upward -> services" in checked.stdout
+
+
+TESTS = ROOT / "tests"
+
+
+def _named_modules(tree: ast.Module) -> set[str]:
+    """Every module a file imports (relative ones with their leading dots) and every plugin it registers."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            found.add("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.ImportFrom) and node.module == "tests":  # `from tests import builders`
+            found.update(f"tests.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytest_plugins" for t in node.targets):
+            found.update(
+                c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            )
+    return found
+
+
+def helpers_outside_support(source: str) -> list[str]:
+    """What of the tests a module imports from elsewhere than tests/support (a test module, a conftest, a
+    relative import)."""
+    return sorted(
+        name
+        for name in _named_modules(ast.parse(source))
+        if name.startswith(".") or (name.split(".")[0] == "tests" and name.split(".")[:2] != ["tests", "support"])
+    )
+
+
+def test_test_modules_share_helpers_only_through_tests_support() -> None:
+    """A helper two test modules need lives in tests/support (a fixture there is registered by a conftest's
+    pytest_plugins): a test module imported by another runs its import-time side effects twice, drags its tests'
+    dependencies along, and breaks when the tests it holds move."""
+    offenders = {
+        str(path.relative_to(ROOT)): found
+        for path in sorted(TESTS.rglob("*.py"))
+        if (found := helpers_outside_support(path.read_text()))
+    }
+    assert offenders == {}, "move these helpers to a module of tests/support"
+
+
+def test_the_support_rule_catches_a_test_module_a_conftest_and_a_relative_import() -> None:
+    source = (
+        "import tests.workflows.test_sweep\nfrom tests.console.conftest import PASSWORD\nfrom tests import builders\n"
+        "from .builders import body\nfrom tests.support.lines import wait_for\nimport tests.support.ports\n"
+        'pytest_plugins = ["tests.support.mail_relay", "tests.workflows.test_mail_delivery"]\n'
+    )
+    assert helpers_outside_support(source) == [
+        ".builders",
+        "tests.builders",
+        "tests.console.conftest",
+        "tests.workflows.test_mail_delivery",
+        "tests.workflows.test_sweep",
+    ]
+
+
+def test_every_registered_workflow_is_tested_alone_on_the_time_skipping_server() -> None:
+    """Each workflow the worker runs has a test module of its own contract: one that imports the workflow and
+    runs on the `time_skipping` fixture (stand-in activities under the real names, timers skipped)."""
+    from workflows.registry import WORKFLOWS
+
+    alone: set[str] = set()
+    for path in (TESTS / "workflows").glob("test_*.py"):
+        source = path.read_text()
+        if "time_skipping" in source:
+            tree = ast.parse(source)
+            alone |= {
+                alias.name
+                for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("workflows.")
+                for alias in node.names
+            }
+    assert sorted(cls.__name__ for cls in WORKFLOWS if cls.__name__ not in alone) == []

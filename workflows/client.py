@@ -1,5 +1,5 @@
 """Connecting to Temporal, for the API, the worker and the CLI alike: the one place that applies the TLS and
-API-key settings and the tracing interceptor."""
+API-key settings, the tracing interceptor and the payload encryption (workflows.codec)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from temporalio.client import Client, Interceptor
 from temporalio.runtime import Runtime
 from temporalio.service import TLSConfig
 
+from models.crypto import load_key
 from models.settings import Settings
 from observability.tracing import temporal_interceptor, tracer_provider
+from workflows.codec import data_converter
 
 log = logging.getLogger("lineup.temporal")
 
@@ -35,6 +37,7 @@ async def connect(
         api_key=api_key,
         interceptors=interceptors,
         runtime=runtime,
+        data_converter=data_converter(load_key(settings)),
     )
 
 

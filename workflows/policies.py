@@ -8,7 +8,7 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-from models.failures import CARRIER_REJECTED, MAIL_REJECTED, NOT_FOUND
+from models.failures import CARRIER_REJECTED, ENDPOINT_DISABLED, MAIL_REJECTED, NOT_FOUND
 
 
 def carrier(max_attempts: int) -> workflow.ActivityConfig:
@@ -61,6 +61,23 @@ PORT_POLL: workflow.ActivityConfig = {
     "retry_policy": RetryPolicy(maximum_attempts=1),
 }
 
+
+def port_watch(interval: timedelta, within: timedelta) -> workflow.ActivityConfig:
+    """A pending port polled by one activity's retries: every `interval` (no backoff, no attempt limit) for
+    `within`, the rest of the port's current age band; "unchanged" and "no answer" are both retried."""
+    return {
+        "schedule_to_close_timeout": max(within, timedelta(seconds=1)),
+        "start_to_close_timeout": timedelta(seconds=30),
+        "retry_policy": RetryPolicy(
+            initial_interval=interval,
+            backoff_coefficient=1.0,
+            maximum_interval=interval,
+            maximum_attempts=0,
+            non_retryable_error_types=[NOT_FOUND],
+        ),
+    }
+
+
 # Mail: an SMTP outage delays a message, never loses it. Unlimited attempts, backoff from 1 s doubling to at
 # most a minute; only the relay's permanent refusal of this message (5xx) ends it.
 MAIL: workflow.ActivityConfig = {
@@ -110,3 +127,28 @@ SWEEP: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3),
 }
+
+
+def webhook(give_up_hours: float, max_backoff_seconds: float) -> workflow.ActivityConfig:
+    """One webhook delivery: backoff from 2 s, doubling, to at most an hour, for up to 72 hours (issue 21); the
+    POST waits 10 s for an answer, so an attempt on a worker that died is retried after 15 s."""
+    return {
+        "start_to_close_timeout": timedelta(seconds=15),
+        "schedule_to_close_timeout": timedelta(hours=give_up_hours),
+        "retry_policy": RetryPolicy(
+            initial_interval=timedelta(seconds=min(2.0, max_backoff_seconds)),
+            backoff_coefficient=2.0,
+            maximum_interval=timedelta(seconds=max_backoff_seconds),
+            maximum_attempts=0,  # the schedule-to-close budget ends it
+            non_retryable_error_types=[ENDPOINT_DISABLED, NOT_FOUND],
+        ),
+    }
+
+
+def webhook_poll(poll_seconds: float) -> workflow.ActivityConfig:
+    """The dispatcher's long poll for queued deliveries: heartbeats find a dead worker in seconds."""
+    return {
+        "start_to_close_timeout": timedelta(seconds=poll_seconds + 30),
+        "heartbeat_timeout": timedelta(seconds=5),
+        "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=10)),
+    }

@@ -12,6 +12,7 @@ from workflows.mail import MailDeliveryWorkflow
 from workflows.payment import PaymentGuardWorkflow, TaxCollectionWorkflow, TaxEstimateWorkflow, TaxQuoteWorkflow
 from workflows.porting import PortStatusWorkflow, PortValidationWorkflow
 from workflows.support import SweepWorkflow
+from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
 
 WORKFLOWS: list[type] = [
     EnrollmentWorkflow,
@@ -28,6 +29,8 @@ WORKFLOWS: list[type] = [
     DeviceCheckWorkflow,
     MailDeliveryWorkflow,
     SweepWorkflow,
+    WebhookDispatchWorkflow,
+    WebhookDeliveryWorkflow,
     # Until no LookupWorkflow started by a release before the typed lookups can still run (each lives at most
     # its lookup budget, ~10 s): docs/reliability.md, "Changing a workflow safely".
     LookupWorkflow,

@@ -6,9 +6,9 @@ settings may have changed). And the signal support staff send to a stuck line, s
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from contextlib import suppress
 from datetime import timedelta
-from typing import Any
 
 from temporalio import workflow
 from temporalio.client import (
@@ -54,22 +54,34 @@ class SweepWorkflow:
         left = await workflow.execute_activity_method(SupportActivities.left_behind, sweep, **policies.SWEEP)
         enrollments = 0
         for order in left.orders:
-            enrollments += await self._start(EnrollmentWorkflow.run, order, **start_options(order))
+            enrollments += await _started(
+                workflow.start_child_workflow(
+                    EnrollmentWorkflow.run, order, parent_close_policy=ParentClosePolicy.ABANDON, **start_options(order)
+                )
+            )
         mails = 0
         for mail in left.mails:
-            mails += await self._start(MailDeliveryWorkflow.run, mail, id=mail_workflow_id(mail.idempotency_key))
+            mails += await _started(
+                workflow.start_child_workflow(
+                    MailDeliveryWorkflow.run,
+                    mail,
+                    id=mail_workflow_id(mail.idempotency_key),
+                    # A run that failed or was terminated may start again; one that completed has done its work.
+                    id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+                    parent_close_policy=ParentClosePolicy.ABANDON,
+                )
+            )
         purged = await workflow.execute_activity_method(SupportActivities.purge_tokens, sweep, **policies.SWEEP)
         return SweepReport(enrollments, mails, purged)
 
-    async def _start(self, run: Any, argument: Any, **options: Any) -> int:
-        """1 when the workflow was started here, 0 when it runs (or ran to its end) already."""
-        # A run that failed or was terminated may start again; one that completed has done its work.
-        options.setdefault("id_reuse_policy", WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY)
-        try:
-            await workflow.start_child_workflow(run, argument, parent_close_policy=ParentClosePolicy.ABANDON, **options)
-        except WorkflowAlreadyStartedError:
-            return 0
-        return 1
+
+async def _started(start: Awaitable[object]) -> int:
+    """1 when the workflow was started here, 0 when it runs (or ran to its end) already."""
+    try:
+        await start
+    except WorkflowAlreadyStartedError:
+        return 0
+    return 1
 
 
 def sweep_schedule_id(settings: Settings) -> str:
@@ -78,7 +90,12 @@ def sweep_schedule_id(settings: Settings) -> str:
 
 
 def sweep_schedule(settings: Settings) -> Schedule:
-    sweep = Sweep(settings.sweep.grace_seconds, settings.auth.token_retention_hours, Pacing.of(settings))
+    sweep = Sweep(
+        settings.sweep.grace_seconds,
+        settings.auth.token_retention_hours,
+        Pacing.of(settings),
+        proof_retention_days=settings.auth.proof_retention_days,
+    )
     return Schedule(
         action=ScheduleActionStartWorkflow(
             SweepWorkflow.run, sweep, id=sweep_schedule_id(settings), task_queue=settings.temporal.task_queue

@@ -4,7 +4,6 @@ carries. The pages have no JavaScript, so the Content-Security-Policy allows non
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import Request
@@ -28,7 +27,7 @@ HEADERS = {
 }
 
 
-def html(request: Request, template: str, *, status: int = 200, **context: Any) -> HTMLResponse:
+def html(request: Request, template: str, *, status: int = 200, **context: object) -> HTMLResponse:
     context = {"console": console_path(request), **context}
     response = templates.TemplateResponse(request, template, context, status_code=status)
     response.headers.update(HEADERS)

@@ -4,9 +4,9 @@ queries and actions are services.console's. Not in the OpenAPI document: these a
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Protocol
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
@@ -33,7 +33,17 @@ DONE = {
     "activated": "Line activated.",
     "activating": "Activation sent; the carrier has not answered yet. Reload to follow it.",
 }
-PAGES: dict[str, tuple[str, Callable[..., Awaitable[list[console.Row]]]]] = {
+
+
+class Listing(Protocol):
+    def __call__(self, *, ctx: Context) -> Awaitable[list[console.Row]]: ...
+
+
+class RowAction(Protocol):
+    def __call__(self, *, enrollment_id: str, ctx: Context) -> Awaitable[str]: ...
+
+
+PAGES: dict[str, tuple[str, Listing]] = {
     "stuck": ("Stuck lines", console.stuck_lines),
     "waiting": ("Waiting for activation", console.lines_waiting_activation),
     "ports": ("Port-ins awaiting resolution", console.ports_awaiting_resolution),
@@ -107,13 +117,22 @@ def refusal(error: LineupError) -> str:
     return error.errors[0] if error.errors else error.msg
 
 
-def listing(request: Request, signed: SignedIn, kind: str, rows: list[console.Row], **extra: Any) -> Response:
+def listing(
+    request: Request, signed: SignedIn, kind: str, rows: list[console.Row], *, status: int = 200, **extra: object
+) -> Response:
     assert signed.who is not None and signed.token is not None
     title = PAGES[kind][0] if kind in PAGES else "Search"
     return html(
-        request, "lines.html", status=extra.pop("status", 200), who=signed.who, csrf=cookies.session_csrf(signed.token),
-        kind=kind, title=title, rows=rows, **extra,
-    )  # fmt: skip
+        request,
+        "lines.html",
+        status=status,
+        who=signed.who,
+        csrf=cookies.session_csrf(signed.token),
+        kind=kind,
+        title=title,
+        rows=rows,
+        **extra,
+    )
 
 
 @router.get("/console.css")
@@ -147,7 +166,9 @@ async def login(request: Request) -> Response:
         return login_form(request, status=400, error=first_problem(invalid))
     ip = request.client.host if request.client else None
     try:
-        session = await sign_in(form=form, ip=ip, uow=facts_of(request).uow, settings=cookies.settings_of(request))
+        gates = request.app.state.resources.gates
+        settings = cookies.settings_of(request)
+        session = await sign_in(form=form, ip=ip, uow=facts_of(request).uow, settings=settings, gates=gates)
     except LineupError as refused:
         audit(request, None, "console_sign_in", refused.code)
         return login_form(request, status=refused.rest_status or 401, error=refusal(refused))
@@ -216,9 +237,7 @@ async def activate(request: Request, signed: CurrentAgent, enrollment_id: str) -
     return await act(request, signed, enrollment_id, "activate_line", console.activate)
 
 
-async def act(
-    request: Request, signed: SignedIn, enrollment_id: str, action: str, run: Callable[..., Awaitable[str]]
-) -> Response:
+async def act(request: Request, signed: SignedIn, enrollment_id: str, action: str, run: RowAction) -> Response:
     """A row's button: checks the session and its CSRF token, runs the action, and shows the line (its new
     state) in the search, or the page again with what went wrong. Audited as `/ops` calls are."""
     if signed.who is None or signed.token is None:
@@ -235,8 +254,16 @@ async def act(
     except LineupError as refused:
         audit(request, signed.who, action, refused.code)
         rows = await console.search(wanted=line.enrollment_id, ctx=ctx)
-        return listing(request, signed, "search", rows, q=line.enrollment_id, searched=True, error=refusal(refused),
-                       status=refused.rest_status or 400)  # fmt: skip
+        return listing(
+            request,
+            signed,
+            "search",
+            rows,
+            q=line.enrollment_id,
+            searched=True,
+            error=refusal(refused),
+            status=refused.rest_status or 400,
+        )
     audit(request, signed.who, action, MsgCode.SUCCESS)
     return redirect(request, "/search", q=line.enrollment_id, done=done)
 

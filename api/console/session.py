@@ -29,16 +29,23 @@ def console_path(request: Request) -> str:
 
 def keep_cookie(request: Request, response: Response, name: str, value: str) -> None:
     response.set_cookie(
-        name, value, path=console_path(request), httponly=True, samesite="strict",
+        name,
+        value,
+        path=console_path(request),
+        httponly=True,
+        samesite="strict",
         secure=settings_of(request).profile == "production",
-    )  # fmt: skip
+    )
 
 
 def drop_cookie(request: Request, response: Response, name: str) -> None:
     response.delete_cookie(
-        name, path=console_path(request), httponly=True, samesite="strict",
+        name,
+        path=console_path(request),
+        httponly=True,
+        samesite="strict",
         secure=settings_of(request).profile == "production",
-    )  # fmt: skip
+    )
 
 
 def session_csrf(session_token: str) -> str:

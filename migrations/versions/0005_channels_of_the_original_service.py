@@ -19,11 +19,18 @@ depends_on: str | Sequence[str] | None = None
 
 plan = sa.table(
     "plan",
-    sa.column("plan_id", sa.Integer), sa.column("carrier", sa.String), sa.column("name", sa.String),
-    sa.column("talk", sa.String), sa.column("text", sa.String), sa.column("data", sa.String),
-    sa.column("plan_code", sa.String), sa.column("description", sa.String), sa.column("talk_minutes", sa.Integer),
-    sa.column("text_messages", sa.Integer), sa.column("data_mb", sa.Integer),
-)  # fmt: skip
+    sa.column("plan_id", sa.Integer),
+    sa.column("carrier", sa.String),
+    sa.column("name", sa.String),
+    sa.column("talk", sa.String),
+    sa.column("text", sa.String),
+    sa.column("data", sa.String),
+    sa.column("plan_code", sa.String),
+    sa.column("description", sa.String),
+    sa.column("talk_minutes", sa.Integer),
+    sa.column("text_messages", sa.Integer),
+    sa.column("data_mb", sa.Integer),
+)
 
 
 def _amount(text: str | None) -> int | None:
@@ -50,10 +57,13 @@ def upgrade() -> None:
             plan.update()
             .where(plan.c.plan_id == row["plan_id"])
             .values(
-                plan_code=f"{row['carrier']}-{row['plan_id']}", description=row["name"],
-                talk_minutes=_amount(row["talk"]), text_messages=_amount(row["text"]), data_mb=_amount(row["data"]),
+                plan_code=f"{row['carrier']}-{row['plan_id']}",
+                description=row["name"],
+                talk_minutes=_amount(row["talk"]),
+                text_messages=_amount(row["text"]),
+                data_mb=_amount(row["data"]),
             )
-        )  # fmt: skip
+        )
     with op.batch_alter_table("plan") as batch:
         batch.alter_column("plan_code", nullable=False, existing_type=sqlmodel.sql.sqltypes.AutoString(length=32))
         batch.alter_column("description", nullable=False, existing_type=sqlmodel.sql.sqltypes.AutoString(length=200))
@@ -67,10 +77,12 @@ def upgrade() -> None:
     with op.batch_alter_table("payment") as batch:
         batch.add_column(
             sa.Column(
-                "payment_method", sqlmodel.sql.sqltypes.AutoString(length=24), nullable=False,
+                "payment_method",
+                sqlmodel.sql.sqltypes.AutoString(length=24),
+                nullable=False,
                 server_default="CREDIT_CARD",
             )
-        )  # fmt: skip
+        )
         batch.add_column(sa.Column("payment_method_option", sqlmodel.sql.sqltypes.AutoString(length=32), nullable=True))
 
 

@@ -55,7 +55,20 @@ class SavedCard(Shape):
 
 
 SAVED_CARD = SavedCard(
-    id="7", status="Y", card_number="************1111", cvv="", name_on_card="Pat Lee", card_type="Visa",
-    exp_month="12", exp_year="2030", address1="12 Main St", address2="", zip="30301", city="Atlanta", state="GA",
-    country="US", is_expired="N", is_primary="Y",
-)  # fmt: skip
+    id="7",
+    status="Y",
+    card_number="************1111",
+    cvv="",
+    name_on_card="Pat Lee",
+    card_type="Visa",
+    exp_month="12",
+    exp_year="2030",
+    address1="12 Main St",
+    address2="",
+    zip="30301",
+    city="Atlanta",
+    state="GA",
+    country="US",
+    is_expired="N",
+    is_primary="Y",
+)

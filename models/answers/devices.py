@@ -95,7 +95,14 @@ def _name(status: DeviceStatus) -> str:
 
 DEVICE = Device.of(
     DeviceReply(
-        "00", "Success", "352099081234508", "512093847261", "YES", "Apple iPhone 15", "YES", "COMPATIBLE",
+        "00",
+        "Success",
+        "352099081234508",
+        "512093847261",
+        "YES",
+        "Apple iPhone 15",
+        "YES",
+        "COMPATIBLE",
         DeviceStatus("352099081234508", "GREEN", Manufacturer("Apple", "iPhone 15"), False, True, True, "SMARTPHONE"),
     )
-)  # fmt: skip
+)

@@ -33,8 +33,11 @@ TPIV_LISTING = TpivListingData(
     zip_code="30301",
     records=[
         TpivRecord(
-            enrollment_id="EA7KQ2M4XZP9R3TBWVC", failure_code="TPIV_FAIL_DOB", first_name="Pat", last_initial="L",
+            enrollment_id="EA7KQ2M4XZP9R3TBWVC",
+            failure_code="TPIV_FAIL_DOB",
+            first_name="Pat",
+            last_initial="L",
             checked_at="2026-11-22T10:15:02+00:00",
         )
     ],
-)  # fmt: skip
+)

@@ -13,7 +13,8 @@ class Payment(Shape):
     tax_amount: str
     order_id: str
     payment_method: str
-    payment_status: str
+    payment_status: str  # SUCCESS: every answer is of a settled payment
+    settlement: str  # how it settled: APPROVED (card charged) or RECORDED (paid elsewhere, or cash)
     total_amount: str
     plan_tax: str
     transaction_no: str
@@ -29,7 +30,8 @@ class TaxItem(Shape):
 class DetailedPlan(Shape):
     plan_id: str
     plan_name: str
-    plan_price: str
+    plan_price: str  # one month's
+    no_of_months: str
     tax_breakup: list[TaxItem]
 
 
@@ -38,7 +40,8 @@ class PaymentDetailsData(Shape):
     total_actual_amount: str
     total_tax: str
     total_amount: str
-    plan: DetailedPlan
+    plan: DetailedPlan | None = omitted_when_none()  # one plan
+    plans: list[DetailedPlan] | None = omitted_when_none()  # a list of more than one
 
 
 class TaxStatus(Shape):
@@ -51,17 +54,33 @@ class TaxStatus(Shape):
 
 
 PAYMENT = Payment(
-    invoice_number="INV4829135671", transaction_id="ch_7Hq2Lm9Xa", calc_id="TX0482913567", amount="25.00",
-    tax_amount="1.00", order_id="1042", payment_method="CREDIT_CARD", payment_status="APPROVED",
-    total_amount="26.00", plan_tax="1.00", transaction_no="ch_7Hq2Lm9Xa", card_id="7",
-)  # fmt: skip
+    invoice_number="INV4829135671",
+    transaction_id="ch_7Hq2Lm9Xa",
+    calc_id="TX0482913567",
+    amount="25.00",
+    tax_amount="1.00",
+    order_id="1042",
+    payment_method="CREDIT_CARD",
+    payment_status="SUCCESS",
+    settlement="APPROVED",
+    total_amount="26.00",
+    plan_tax="1.00",
+    transaction_no="ch_7Hq2Lm9Xa",
+    card_id="7",
+)
 DETAILS = PaymentDetailsData(
-    state="GA", total_actual_amount="25.00", total_tax="1.00", total_amount="26.00",
+    state="GA",
+    total_actual_amount="25.00",
+    total_tax="1.00",
+    total_amount="26.00",
     plan=DetailedPlan(
-        plan_id="102", plan_name="Everyday 5GB", plan_price="25.00",
+        plan_id="102",
+        plan_name="Everyday 5GB",
+        plan_price="25.00",
+        no_of_months="1",
         tax_breakup=[TaxItem(tax_name="State sales tax", tax_amount="1.00")],
     ),
-)  # fmt: skip
+)
 TAX_STATUS = TaxStatus(
     STATUSCODE="00", DESCRIPTION="Tax collected", CALCID="TX0482913567", REFERENCENUMBER="830571926403"
 )

@@ -1,4 +1,5 @@
-"""`data` of the porting domain: query_portin, update_portin, validate_portin."""
+"""`data` of the porting domain: query_portin, update_portin (and submit_portin), validate_portin, get_list and
+create_portin_v2…, the last two in the original service's own member names."""
 
 from __future__ import annotations
 
@@ -52,15 +53,79 @@ class PortEligibility(Shape):
         )
 
 
+class PortListRecord(Shape):
+    port_subscriber_id: str  # the line the port brings the number to
+    enroll_id: str
+    portin_status: str
+    number_to_port: str
+    carrier: str
+    attempt_count: int  # submissions: the first and each resubmission with corrections
+    portin_company: str
+    account_number: str  # its last 4 only
+    first_name: str
+    last_name: str
+    address_one: str
+    city: str
+    state: str
+    zip_code: str
+    resolution_description: str
+    request_datetime: str
+
+
+class PortList(Shape):
+    records: list[PortListRecord]
+
+
+class PortCreateResult(Shape):
+    accountId: str
+    portRequestNumber: str
+
+
+class PortCreated(Shape):
+    MDN: str
+    REFRENCENO: str  # sic: the original's spelling
+    RESULT: PortCreateResult
+
+
 PORT_QUERY = PortQuery(
     records=[
         PortRecord(
-            portin_status="CONFIRMED", resolution_description="", carrier_response="Port confirmed",
-            request_datetime="2026-11-22T10:15:02+00:00", response_datetime="2026-11-22T10:15:32+00:00",
+            portin_status="CONFIRMED",
+            resolution_description="",
+            carrier_response="Port confirmed",
+            request_datetime="2026-11-22T10:15:02+00:00",
+            response_datetime="2026-11-22T10:15:32+00:00",
         )
     ]
-)  # fmt: skip
+)
 PORT_UPDATE = PortUpdate(enroll_id="EA7KQ2M4XZP9R3TBWVC", portin_status="SUBMITTED")
 PORT_ELIGIBILITY = PortEligibility(
     port_number="4045551234", eligible="Y", current_carrier="TMB", current_carrier_name="T-Mobile USA"
+)
+PORT_LIST = PortList(
+    records=[
+        PortListRecord(
+            port_subscriber_id="EA7KQ2M4XZP9R3TBWVC",
+            enroll_id="EA7KQ2M4XZP9R3TBWVC",
+            portin_status="SUBMITTED",
+            number_to_port="4045551234",
+            carrier="TMB",
+            attempt_count=1,
+            portin_company="T-Mobile USA",
+            account_number="6789",
+            first_name="John",
+            last_name="Doe",
+            address_one="1 Main St",
+            city="Atlanta",
+            state="GA",
+            zip_code="30301",
+            resolution_description="",
+            request_datetime="2026-11-22T10:15:02+00:00",
+        )
+    ]
+)
+PORT_CREATED = PortCreated(
+    MDN="4045551234",
+    REFRENCENO="PORT_CREATE_EA7KQ2M4XZP9R3TBWVC",
+    RESULT=PortCreateResult(accountId="482913746", portRequestNumber="PRT5K2M9Q4XZ"),
 )

@@ -20,13 +20,18 @@ class Pacing:
     port_max_days: float = 14.0
     stuck_retry_minutes: float = 15.0  # a stuck line tries its step again by itself this often…
     stuck_retry_hours: float = 24.0  # …for this long; then it waits for support
+    history_events: int = 2000  # a stuck line continues as new past this many events in its history
 
     @classmethod
     def of(cls, settings: Settings) -> Pacing:
         return cls(
-            settings.enrollment.carrier_max_attempts, settings.porting.poll_seconds, settings.porting.max_days,
-            settings.enrollment.stuck_retry_minutes, settings.enrollment.stuck_retry_hours,
-        )  # fmt: skip
+            settings.enrollment.carrier_max_attempts,
+            settings.porting.effective_poll_seconds,
+            settings.porting.max_days,
+            settings.enrollment.stuck_retry_minutes,
+            settings.enrollment.stuck_retry_hours,
+            settings.enrollment.line_history_events,
+        )
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,23 @@ class LineStart:
     vendor_code: str
     agent_id: str | None = None
     pacing: Pacing = field(default_factory=Pacing)
+    resume: StuckResume | None = None  # set when a stuck line continued as new
+    # Lines started since issue 20: a new activation's shipment, status, carrier call and record run as one
+    # activity (activate_and_record), four Temporal actions fewer per line. False for lines started before,
+    # whose histories have the steps apart; chosen by the input, so it costs no patch marker.
+    one_step: bool = False
+
+
+@dataclass(frozen=True)
+class StuckResume:
+    """A stuck line's state carried into its next run (continue-as-new): the step it waits to retry."""
+
+    step: str  # "activate" or "port"
+    key_round: int
+    stuck_since: str  # ISO time the step first got stuck: the line's own retries count from it
+    port_requested: bool = False  # ported in after creation (create_portin_v2…)
+    number_zip: str | None = None  # new_number_activation_with_zip_code's ZIP
+    error: str | None = None  # the error it is stuck with
 
 
 @dataclass(frozen=True)
@@ -91,6 +113,7 @@ class Activation:
     wait_seconds: float
     esn: str | None = None
     iccid: str | None = None
+    zip_code: str | None = None  # new_number_activation_with_zip_code: the new number's area
 
 
 @dataclass(frozen=True)
@@ -119,6 +142,7 @@ class CarrierCall:
     enrollment_id: str
     vendor_code: str
     idempotency_key: str
+    zip_code: str | None = None  # the new number's area, when not the service address's
 
 
 @dataclass(frozen=True)
@@ -205,3 +229,9 @@ class CarrierEntry:
 @dataclass(frozen=True)
 class CarrierList:
     carriers: list[CarrierEntry] = field(default_factory=list)
+
+
+def straight_to_the_carrier(plan: LinePlan) -> bool:
+    """A line neither waiting for activate_line nor already done: started since issue 20, its shipment, status,
+    carrier call (activation or port submission) and their record are one activity (LineStart.one_step)."""
+    return not plan.activation_later and plan.status != LineStatus.ACTIVE

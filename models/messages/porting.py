@@ -21,6 +21,9 @@ class PortWatch:
     polls: int = 0
     corrections: int = 0
     view: PortView | None = None
+    # How the run polls: True by retries of one activity (no workflow task while nothing changes), False by a
+    # timer per poll (ports started before that); None: decided by workflow.patched on the first run.
+    by_retry: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,27 @@ class PortPoll:
     enrollment_id: str
     vendor_code: str
     port_id: str
+
+
+@dataclass(frozen=True)
+class PortWatchPoll:
+    """watch_port's input: the port, and the state the workflow knows (an answer with the same state is no
+    news, and waits for the next retry)."""
+
+    enrollment_id: str
+    vendor_code: str
+    port_id: str
+    known: PortView
+
+
+def same_state(one: PortView, other: PortView) -> bool:
+    """Whether two answers say the same thing about the port: its status and resolution. The carrier's
+    RESPONSE_DATETIME changes on every answer, so comparing whole answers would make every poll news."""
+    return (one.status, one.resolution_code, one.resolution_description) == (
+        other.status,
+        other.resolution_code,
+        other.resolution_description,
+    )
 
 
 @dataclass(frozen=True)
@@ -74,4 +98,22 @@ class PortEligibility:
     eligible: bool
     current_carrier: str
     current_carrier_name: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class PortRequest:
+    """create_portin_v2…'s update of a line waiting for activation: its port order is already stored (the
+    old account's data sealed in the row); the line's workflow submits and follows it."""
+
+    enrollment_id: str
+    request_id: str
+
+
+@dataclass(frozen=True)
+class PortStarted:
+    """The update's answer: the line's state once the carrier took (or refused) the port, or it got stuck."""
+
+    status: str
+    port_id: str | None = None
     reason: str | None = None

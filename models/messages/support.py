@@ -16,6 +16,7 @@ class Sweep:
     grace_seconds: float = 120.0  # a row younger than this may still be starting its own workflow
     token_retention_hours: float = 24.0  # used and expired tokens are kept this long for the audit trail
     pacing: Pacing = field(default_factory=Pacing)
+    proof_retention_days: float = 365.0  # password-change proof images are purged this long after their change
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ customer information, and the supporting operations that issue enrollment ids an
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -18,6 +19,7 @@ from models.types import (
     Alnum,
     CarrierCode,
     City,
+    CustomerPin,
     Email,
     Esn,
     Iccid,
@@ -35,7 +37,7 @@ from models.types import (
     Text64,
     YesNo,
     Zip5,
-)  # fmt: skip
+)
 
 
 class CheckServiceAvailability(ActionRequest):
@@ -119,14 +121,15 @@ class LineRequest(BlankIsAbsent, ConditionalFields):
     coupon_transaction_id: Text32 | None = None
     activation_later: YesNo | None = None
     is_esim: YesNo | None = None  # Y: no physical SIM; the carrier assigns an eSIM profile
+    pin: CustomerPin | None = None  # the customer's account PIN; generated when not given
     # The original service's per-line forms (create_prepaid_postpaid_customer_v2): see CreateMultiline.
     is_portin: YesNo | None = None
     parent_enrollment_id: Alnum | None = None
     order_id: NumText32 | None = None  # make_payment's order_id; the payment is found by enrollment id anyway
-    action: Any = None  # the sample sends it per line, as null
+    action: object = None  # the sample sends it per line, as null
 
     @classmethod
-    def required_when(cls, data: dict[str, Any]) -> dict[str, list[str]]:
+    def required_when(cls, data: Mapping[str, object]) -> dict[str, list[str]]:
         """PORTIN needs the port fields; HANDOVER needs handover_type, carrier and (unless eSIM) esn; phone
         type 4G needs uiccid unless the carrier assigns an eSIM."""
         esim = data.get("is_esim") == "Y"
@@ -160,7 +163,7 @@ class CreateMultiline(ActionRequest):
 
     @model_validator(mode="before")
     @classmethod
-    def _original_forms(cls, data: Any) -> Any:
+    def _original_forms(cls, data: object) -> object:
         """The aliases take the original's forms too (decisions.md): the parent named inside the lines, and
         activation_type from is_portin. create_customer_prepaid_multiline keeps the interface's rules."""
         if not isinstance(data, dict) or data.get("action") not in ALIASES or not isinstance(data.get("lines"), list):
@@ -175,22 +178,39 @@ class CreateMultiline(ActionRequest):
 ALIASES = ("add_line_nonlifeline_customer", "create_prepaid_postpaid_customer_v2")
 
 
-def _with_activation_type(line: Any) -> Any:
+def _with_activation_type(line: object) -> object:
     if not isinstance(line, dict) or sent(line, "activation_type"):
         return line
     return {**line, "activation_type": "PORTIN" if line.get("is_portin") == "Y" else "NEWACTIVATION"}
 
 
-def _holder(lines: list[Any]) -> str | None:
+def _holder(lines: list[object]) -> str | None:
     """The account holder the lines name: each line's parent_enrollment_id, or the line itself when that is
-    empty or its own id. Lines naming different holders name none (parent_enrollment_id stays missing)."""
+    empty or its own id. Lines naming different holders name none (parent_enrollment_id stays missing).
+
+    A line without its own id and without a parent names nobody: it is refused for its missing id whatever
+    the parent, so reporting the parent missing as well would name an error the channel did not make
+    (decisions.md, "v2 lines without their own id"). When no line names anyone, the holder is such a line,
+    and the request cannot validate: the placeholder only keeps the parent from being reported."""
     named = set()
     for line in lines:
-        if not isinstance(line, dict) or not isinstance(line.get("enrollment_id"), str):
+        if not isinstance(line, dict):
             return None
-        parent = line.get("parent_enrollment_id")
-        named.add(parent.strip() if isinstance(parent, str) and parent.strip() else line["enrollment_id"].strip())
+        if (parent := _text(line.get("parent_enrollment_id"))) is not None:
+            named.add(parent)
+        elif (own := _text(line.get("enrollment_id"))) is not None:
+            named.add(own)
+    if not named:
+        return UNNAMED_HOLDER if lines else None
     return named.pop() if len(named) == 1 else None
+
+
+# Stands for an account holder whose own enrollment id is missing; such a request never validates.
+UNNAMED_HOLDER = "UNNAMED"
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 class LineInquiry(ActionRequest):
@@ -221,14 +241,36 @@ class ActivateLine(ActionRequest):
         return self
 
 
+class NewNumberActivation(ActionRequest):
+    """new_number_activation_with_zip_code: activates a line waiting for activation with a new number in the
+    ZIP's area; a SIM (esn, or sim / iccid) may replace the attached one."""
+
+    enrollment_id: Alnum
+    zip_code: Zip5
+    esn: Esn | None = None
+    sim: Iccid | None = None
+    iccid: Iccid | None = None
+
+    @model_validator(mode="after")
+    def _one_sim(self) -> NewNumberActivation:
+        if sum(value is not None for value in (self.esn, self.sim, self.iccid)) > 1:
+            raise PydanticCustomError("rule", "Send one of Esn, Sim or Iccid, not several")
+        return self
+
+    @property
+    def sim_number(self) -> str | None:
+        return self.sim or self.iccid
+
+
 class CustomerInfo(ActionRequest):
-    """A customer of the calling vendor and the lines of its account, by enrollment id or customer id."""
+    """The customers of the calling vendor that match one key (an e-mail may match several), line by line."""
 
     enrollment_id: Alnum | None = None
     customer_id: Numeric | None = None
+    email: Email | None = None
 
     @model_validator(mode="after")
     def _one_key(self) -> CustomerInfo:
-        if self.enrollment_id is None and self.customer_id is None:
-            raise PydanticCustomError("rule", "Please enter either Customer ID or Enrollment ID")
+        if self.enrollment_id is None and self.customer_id is None and self.email is None:
+            raise PydanticCustomError("rule", "Please enter either Customer ID, Enrollment ID or Email")
         return self

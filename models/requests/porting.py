@@ -1,8 +1,9 @@
-"""`/port`: query_portin and update_portin."""
+"""`/port`: query_portin, update_portin and submit_portin (corrections), validate_portin (also on `/inventory`),
+get_list, and create_portin_v2… (a port added to a line created without one)."""
 
 from __future__ import annotations
 
-from pydantic import model_validator
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.requests.base import ActionRequest
@@ -17,7 +18,10 @@ from models.types import (
     Mdn,
     PersonName,
     PortCarrier,
+    PortSsn,
     State,
+    Text32,
+    YesNo,
     Zip5,
 )
 
@@ -36,10 +40,9 @@ class QueryPortin(ActionRequest):
     carrier: PortCarrier
 
 
-class UpdatePortin(ActionRequest):
+class PortCorrections(ActionRequest):
     """Corrected old-account data for a port the carrier marked RESOLUTION_REQUIRED; any subset."""
 
-    enroll_id: Alnum
     port_account_number: AccountNumber | None = None
     port_account_password: AccountPin | None = None
     port_first_name: PersonName | None = None
@@ -50,19 +53,66 @@ class UpdatePortin(ActionRequest):
     port_zip_code: Zip5 | None = None
 
     @model_validator(mode="after")
-    def _at_least_one_correction(self) -> UpdatePortin:
+    def _at_least_one_correction(self) -> PortCorrections:
         if all(getattr(self, name) is None for name in CORRECTIONS):
             raise PydanticCustomError("rule", "Please provide at least one corrected port field")
         return self
 
     def corrections(self) -> dict[str, str]:
         """The corrected values under the names the port's stored secrets use."""
-        return {name.removeprefix("port_").replace("zip_code", "zip"): getattr(self, name)
-                for name in CORRECTIONS if getattr(self, name) is not None}  # fmt: skip
+        return {
+            name.removeprefix("port_").replace("zip_code", "zip"): getattr(self, name)
+            for name in CORRECTIONS
+            if getattr(self, name) is not None
+        }
+
+
+class UpdatePortin(PortCorrections):
+    """update_portin: corrections for the port of line `enroll_id`."""
+
+    enroll_id: Alnum
+
+
+class SubmitPortin(PortCorrections):
+    """submit_portin (the mobile channels' name): corrections for the port `portin_enrollment_id` (a
+    port_subscriber_id from get_list) of the account of `enrollment_id`; `password_pin` is the old PIN."""
+
+    enrollment_id: Alnum
+    portin_enrollment_id: Alnum
+    port_account_password: AccountPin | None = Field(
+        default=None, validation_alias=AliasChoices("port_account_password", "password_pin")
+    )
 
 
 class ValidatePortin(ActionRequest):
-    """Whether a number can be ported in, and the carrier it is with now (the carrier answers)."""
+    """Whether a number can be ported in, and the carrier it is with now (the carrier answers); the mobile
+    channels send it as `mdn` on `/inventory`."""
 
-    port_number: Mdn
+    port_number: Mdn = Field(validation_alias=AliasChoices("port_number", "mdn"))
     zip_code: Zip5 | None = None
+
+
+class GetPortList(ActionRequest):
+    """The port orders of a line, or with get_child_list Y of its whole account."""
+
+    enroll_id: Alnum
+    get_child_list: YesNo | None = None
+
+
+class CreatePortin(ActionRequest):
+    """create_portin_v2_when_create_customer_was_called_without_portin_tag: a port for a line created without
+    PORTIN that is still waiting for activation; the port fields as at creation (port_ssn required)."""
+
+    enrollment_id: Alnum
+    port_number: Mdn
+    port_current_carrier: Text32
+    port_first_name: PersonName
+    port_last_name: LastName
+    port_address_one: AddressLine
+    port_address_two: AddressLine | None = None
+    port_city: City
+    port_state: State
+    port_zip_code: Zip5
+    port_account_number: AccountNumber
+    port_account_password: AccountPin
+    port_ssn: PortSsn

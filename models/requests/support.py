@@ -4,14 +4,29 @@ before them."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.requests.base import ActionRequest
 from models.requests.conditional import ConditionalFields, sent
-from models.types import Alnum, Text100, YesNo
+from models.types import (
+    AccountNumber,
+    AccountPin,
+    AddressLine,
+    Alnum,
+    City,
+    Esn,
+    Iccid,
+    LastName,
+    PersonName,
+    State,
+    Text100,
+    YesNo,
+    Zip5,
+)
 
 A_YEAR_OF_MINUTES = 525_600
 
@@ -35,7 +50,7 @@ class RetryEnrollment(ActionRequest, ConditionalFields):
     )
 
     @classmethod
-    def required_when(cls, data: dict[str, Any]) -> dict[str, list[str]]:
+    def required_when(cls, data: Mapping[str, object]) -> dict[str, list[str]]:
         """One line needs its enrollment id; a bulk retry (`all_stuck` Y) names none."""
         if data.get("all_stuck") == "Y":
             return {}
@@ -78,3 +93,62 @@ class LineAction(ConsoleForm):
     """Retry or Activate, posted from a row: the line's enrollment id comes in the path."""
 
     enrollment_id: Alnum
+
+
+class FixForm(ConsoleForm):
+    """A correction form: a field left blank is not corrected; at least one must be given."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_absent(cls, data: object) -> object:
+        if isinstance(data, Mapping):
+            return {key: value for key, value in data.items() if not (isinstance(value, str) and not value.strip())}
+        return data
+
+    def given(self) -> dict[str, str]:
+        return {name: value for name, value in self.model_dump().items() if isinstance(value, str)}
+
+    @model_validator(mode="after")
+    def _something(self) -> FixForm:
+        if not self.given():
+            raise PydanticCustomError("rule", "Please enter at least one corrected field")
+        return self
+
+
+class SimReplacement(FixForm):
+    """A new SIM for a stuck line, checked as at creation (esn, or uiccid with its check digit)."""
+
+    esn: Esn | None = Field(default=None, title="ESN")
+    uiccid: Iccid | None = Field(default=None, title="SIM (ICCID)")
+
+
+class PortFix(FixForm):
+    """Corrected old-account data of a line's port-in (the same fields and rules as update_portin)."""
+
+    port_account_number: AccountNumber | None = None
+    port_account_password: AccountPin | None = None
+    port_first_name: PersonName | None = None
+    port_last_name: LastName | None = None
+    port_address_one: AddressLine | None = None
+    port_city: City | None = None
+    port_state: State | None = None
+    port_zip_code: Zip5 | None = None
+
+
+class RetryMany(ConsoleForm):
+    """The console's bulk retry: every stuck line whose last error contains the text and that waited long enough."""
+
+    error_contains: Text100 | None = None
+    stuck_minutes: int | None = Field(default=None, ge=1, le=A_YEAR_OF_MINUTES)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_absent(cls, data: object) -> object:
+        if isinstance(data, Mapping):
+            return {key: value for key, value in data.items() if not (isinstance(value, str) and not value.strip())}
+        return data
+
+
+class WebhookForm(ConsoleForm):
+    url: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] = Field(title="URL")
+    events: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] = ""

@@ -20,6 +20,8 @@ class Vendor(SQLModel, table=True):
     name: str = Field(max_length=200)
     active: bool = True
     created_at: datetime = Field(default_factory=utcnow)
+    # A line activates only with a settled payment covering its plan (`lineup vendor set --require-payment`).
+    require_payment: bool = False
 
 
 class ApiUser(SQLModel, table=True):
@@ -33,6 +35,9 @@ class ApiUser(SQLModel, table=True):
     username: str = Field(max_length=100)
     password_hash: str = Field(max_length=255)
     pin_hash: str = Field(max_length=255)
+    # argon2 of password and PIN together: one verification a login (services/auth/authenticate.py). None until
+    # a login with both right sets it (rows from before it, and after a password change, which knows no PIN).
+    login_hash: str | None = Field(default=None, max_length=255)
     active: bool = True
     failed_logins: int = 0
     locked_until: datetime | None = None
@@ -63,7 +68,7 @@ class LoginLog(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     vendor_id: int = Field(foreign_key="vendor.id", index=True)
     api_user_id: int = Field(foreign_key="api_user.id")
-    otp: str = Field(max_length=6, index=True)
+    otp: str = Field(max_length=64, index=True)  # the OTP's keyed digest (persistence.auth.logins.otp_digest)
     ip_address: str | None = Field(default=None, max_length=45)
     opened_at: datetime = Field(default_factory=utcnow)
     closed_at: datetime | None = None
@@ -99,11 +104,24 @@ class PasswordChange(SQLModel, table=True):
 
 
 class ProofImage(SQLModel, table=True):
+    """One proof of one password change; its bytes are the ProofBlob of its digest, kept once however often sent."""
+
     __tablename__ = "proof_image"
 
     id: int | None = Field(default=None, primary_key=True)
     password_change_id: int = Field(foreign_key="password_change.id", index=True)
     kind: str = Field(max_length=32)  # one of PROOF_KINDS
     media_type: str = Field(max_length=16)
-    sha256: str = Field(max_length=64)
+    sha256: str = Field(max_length=64, foreign_key="proof_blob.sha256", index=True)
+
+
+class ProofBlob(SQLModel, table=True):
+    """A proof image's bytes, by their SHA-256: an image sent again (by any agent) is stored once. Purged with
+    the last proof naming it, LINEUP_PROOF_RETENTION_DAYS after its change."""
+
+    __tablename__ = "proof_blob"
+
+    sha256: str = Field(primary_key=True, max_length=64)
+    media_type: str = Field(max_length=16)
     image: bytes
+    created_at: datetime = Field(default_factory=utcnow)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
 from models.clock import utcnow
@@ -50,6 +51,16 @@ class Line(SQLModel, table=True):
     """One line of an enrollment request: its customer record, device and activation state."""
 
     __tablename__ = "line"
+    # One active line per number: the backstop behind intake's refusal and the port-out marking.
+    __table_args__ = (
+        Index(
+            "uq_line_active_mdn",
+            "mdn",
+            unique=True,
+            sqlite_where=text("status = 'ACTIVE'"),
+            postgresql_where=text("status = 'ACTIVE'"),
+        ),
+    )
 
     enrollment_id: str = Field(primary_key=True, foreign_key="enrollment.enrollment_id", max_length=24)
     parent_enrollment_id: str = Field(max_length=24, index=True)
@@ -75,6 +86,7 @@ class Line(SQLModel, table=True):
     coupon_code: str | None = Field(default=None, max_length=64)
     email_hash: str = Field(max_length=64, index=True)  # sha256 of the lower-cased e-mail: customer login
     password_hash: str | None = Field(default=None, max_length=255)
+    pin: str | None = None  # encrypted: the customer's 4-digit account PIN (None only on lines made before it)
     pii: str  # encrypted JSON: names, e-mail, phones, service and billing addresses
     customer_id: str | None = Field(default=None, max_length=16, unique=True)
     cust_id: str | None = Field(default=None, max_length=16)

@@ -5,14 +5,29 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
 from models.clock import utcnow
 from models.statuses import PaymentStatus, TaxStatus
 
+# A processor's reference is recorded once per vendor (decisions.md, "External payment references"); a pending
+# card payment has none yet ("").
+HAS_REFERENCE = "transaction_id <> ''"
+
 
 class Payment(SQLModel, table=True):
     __tablename__ = "payment"
+    __table_args__ = (
+        Index(
+            "uq_payment_vendor_reference",
+            "vendor_id",
+            "transaction_id",
+            unique=True,
+            sqlite_where=text(HAS_REFERENCE),
+            postgresql_where=text(HAS_REFERENCE),
+        ),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     idempotency_key: str = Field(max_length=64, unique=True)
@@ -20,7 +35,7 @@ class Payment(SQLModel, table=True):
     enrollment_id: str = Field(foreign_key="enrollment.enrollment_id", max_length=24, index=True)
     plan_id: int = Field(foreign_key="plan.plan_id")
     invoice_number: str = Field(max_length=32, unique=True)
-    transaction_id: str = Field(max_length=64)  # the gateway's, or the external payment's reference
+    transaction_id: str = Field(max_length=255)  # the gateway's, or the external payment's reference
     payment_method: str = Field(default="CREDIT_CARD", max_length=24)  # CREDIT_CARD, OTHER_PAYMENT_OPTION, CASH
     status: str = Field(default=PaymentStatus.PENDING.value, max_length=16, index=True)
     attempt: int = 0  # a declined card may be tried again (a new card): each attempt its own gateway key
@@ -34,6 +49,7 @@ class Payment(SQLModel, table=True):
     coupon_transaction_id: str | None = Field(default=None, max_length=32)
     card_id: int | None = Field(default=None, foreign_key="saved_card.id")
     created_at: datetime = Field(default_factory=utcnow)
+    plans: str | None = Field(default=None, max_length=400)  # `101:3,102:1` (models.plans); None: plan_id, 1 month
 
 
 class SavedCard(SQLModel, table=True):

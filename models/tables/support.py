@@ -1,5 +1,5 @@
 """Tables of the support domain: sessions of the support console (api/console), a browser's signed-in agent
-found by the hash of its cookie."""
+found by the hash of its cookie, and the console sign-in's own throttle."""
 
 from __future__ import annotations
 
@@ -21,3 +21,16 @@ class ConsoleSession(SQLModel, table=True):
     started_at: datetime = Field(default_factory=utcnow)
     # Moved by every request; a session idle past LINEUP_CONSOLE_IDLE_MINUTES is over (and deleted when seen).
     last_seen_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class ConsoleLogin(SQLModel, table=True):
+    """The console sign-in's throttle of one support agent, apart from its API password's (Agent.failed_logins):
+    failed sign-ins lock the console only, never the agent's API calls (persistence/auth/logins.py)."""
+
+    __tablename__ = "console_login"
+
+    agent_id: int = Field(primary_key=True, foreign_key="agent.id")
+    failed_logins: int = 0
+    locked_until: datetime | None = None
+    pending_logins: int = 0
+    pending_since: datetime | None = None

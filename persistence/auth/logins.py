@@ -9,18 +9,19 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import Enum
-from typing import Any
 
-from sqlalchemy import case, literal, or_, update
+from sqlalchemy import ColumnElement, case, literal, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.sqltypes import UTCDateTime
 
 from models.clock import utcnow
+from models.crypto import FieldCipher
 from models.settings import Settings
 from models.tables.agents import Agent
 from models.tables.auth import ApiUser, CustomerLogin, LoginLog, Vendor
+from models.tables.support import ConsoleLogin
 from persistence.uow import UnitOfWork
 
 LOCKED = "Too many failed logins; try again later"  # what every throttled login answers while refused
@@ -67,8 +68,13 @@ class Claim(Enum):
 # do not spend the CPU the verifications need on polling, and jittered so that they do not poll in step.
 WAIT_FIRST, WAIT_LONGEST = 0.02, 0.5
 
+# The tables whose rows carry a throttle (failed_logins, locked_until, pending_logins, pending_since), and the
+# condition that picks one row of them.
+Throttled = type[Agent] | type[ApiUser] | type[CustomerLogin] | type[ConsoleLogin]
+Row = ColumnElement[bool]
 
-async def claim_attempt(session: AsyncSession, table: Any, row: Any, throttle: Throttle) -> Claim:
+
+async def claim_attempt(session: AsyncSession, table: Throttled, row: Row, throttle: Throttle) -> Claim:
     """Claims one verification on the row of `table` (a table with failed_logins, locked_until, pending_logins
     and pending_since) BEFORE its secret is verified: granted while the row is not locked and failures plus
     pending attempts stay below `max_failures`. One conditional UPDATE is the whole race, on SQLite and
@@ -90,7 +96,7 @@ async def claim_attempt(session: AsyncSession, table: Any, row: Any, throttle: T
     return Claim.FULL if state is not None and (state[0] is None or state[0] <= now) else Claim.LOCKED
 
 
-async def claim_login(uow: UnitOfWork, table: Any, row: Any, throttle: Throttle) -> bool:
+async def claim_login(uow: UnitOfWork, table: Throttled, row: Row, throttle: Throttle) -> bool:
     """True when the attempt may verify its secret (settle it with `settle_login` afterwards); False while the
     row is locked, or when no slot came free within `wait_seconds`. Attempts in flight slow a burst of right
     secrets down, they never lock it out. Each claim is a transaction of its own: none is held while waiting."""
@@ -104,11 +110,11 @@ async def claim_login(uow: UnitOfWork, table: Any, row: Any, throttle: Throttle)
         pause = min(pause * 2, WAIT_LONGEST)
 
 
-async def settle_attempt(session: AsyncSession, table: Any, row: Any, throttle: Throttle, *, ok: bool) -> bool:
+async def settle_attempt(session: AsyncSession, table: Throttled, row: Row, throttle: Throttle, *, ok: bool) -> bool:
     """Ends a claimed attempt: a right secret clears the failures and any lock, a wrong one is counted and the
     failure that reaches `max_failures` locks the row. False when no row matched."""
     pending = col(table.pending_logins)
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "pending_logins": case((pending > 1, pending - 1), else_=0),
         "pending_since": case((pending > 1, col(table.pending_since)), else_=None),
     }
@@ -123,12 +129,24 @@ async def settle_attempt(session: AsyncSession, table: Any, row: Any, throttle: 
     return settled.first() is not None
 
 
-async def settle_login(uow: UnitOfWork, table: Any, row: Any, throttle: Throttle, *, ok: bool) -> None:
+async def settle_login(uow: UnitOfWork, table: Throttled, row: Row, throttle: Throttle, *, ok: bool) -> None:
     async with uow.transaction() as session:
         await settle_attempt(session, table, row, throttle, ok=ok)
 
 
-def _agent(agent_id: int) -> Any:
+async def release_login(uow: UnitOfWork, table: Throttled, row: Row) -> None:
+    """Gives back a claimed attempt whose secret was never verified (the verification queue was full): neither
+    a failure nor a success."""
+    pending = col(table.pending_logins)
+    values = {
+        "pending_logins": case((pending > 1, pending - 1), else_=0),
+        "pending_since": case((pending > 1, col(table.pending_since)), else_=None),
+    }
+    async with uow.transaction() as session:
+        await session.execute(update(table).where(row).values(values))
+
+
+def _agent(agent_id: int) -> Row:
     return col(Agent.id) == agent_id
 
 
@@ -141,7 +159,7 @@ async def settle_agent_attempt(uow: UnitOfWork, agent_id: int, throttle: Throttl
     await settle_login(uow, Agent, _agent(agent_id), throttle, ok=ok)
 
 
-def _customer(enrollment_id: str) -> Any:
+def _customer(enrollment_id: str) -> Row:
     return col(CustomerLogin.enrollment_id) == enrollment_id
 
 
@@ -158,6 +176,27 @@ async def claim_customer_attempt(uow: UnitOfWork, enrollment_id: str, throttle: 
 
 async def settle_customer_attempt(uow: UnitOfWork, enrollment_id: str, throttle: Throttle, *, ok: bool) -> None:
     await settle_login(uow, CustomerLogin, _customer(enrollment_id), throttle, ok=ok)
+
+
+def _console(agent_id: int) -> Row:
+    return col(ConsoleLogin.agent_id) == agent_id
+
+
+async def claim_console_attempt(uow: UnitOfWork, agent_id: int, throttle: Throttle) -> bool:
+    """One console sign-in of the agent may verify its password (see `claim_login`): counted on the console's
+    own row, so failed sign-ins never lock the agent's API password; the row is made by the first attempt."""
+    async with uow.transaction() as session:
+        insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+        await session.execute(insert(ConsoleLogin).values(agent_id=agent_id).on_conflict_do_nothing())
+    return await claim_login(uow, ConsoleLogin, _console(agent_id), throttle)
+
+
+async def settle_console_attempt(uow: UnitOfWork, agent_id: int, throttle: Throttle, *, ok: bool) -> None:
+    await settle_login(uow, ConsoleLogin, _console(agent_id), throttle, ok=ok)
+
+
+async def release_console_attempt(uow: UnitOfWork, agent_id: int) -> None:
+    await release_login(uow, ConsoleLogin, _console(agent_id))
 
 
 @dataclass(frozen=True)
@@ -182,7 +221,12 @@ class OtpCheck:
     throttled: bool = False  # refused unread: too many wrong OTPs in the window
 
 
-async def check_otp(uow: UnitOfWork, *, vendor_id: int, api_user_id: int, otp: str, policy: OtpPolicy) -> OtpCheck:
+def otp_digest(cipher: FieldCipher, otp: str) -> str:
+    """What a login-log entry keeps of its OTP: the keyed digest (six digits unkeyed would be read back at once)."""
+    return cipher.digest("login-otp", otp)
+
+
+async def check_otp(uow: UnitOfWork, *, vendor_id: int, api_user_id: int, otp_hash: str, policy: OtpPolicy) -> OtpCheck:
     """The vendor's open, unexpired login-log entry with this OTP. The guess is counted against the token's API
     user before the entry is looked up (so concurrent guesses cannot outrun the limit) and given back when
     the OTP was right: the count is of wrong OTPs only."""
@@ -190,13 +234,13 @@ async def check_otp(uow: UnitOfWork, *, vendor_id: int, api_user_id: int, otp: s
     async with uow.transaction() as session:
         if not await _count_otp_guess(session, user, policy):
             return OtpCheck(None, throttled=True)
-        entry = await open_login_entry(session, vendor_id=vendor_id, otp=otp, ttl_hours=policy.ttl_hours)
+        entry = await open_login_entry(session, vendor_id=vendor_id, otp_hash=otp_hash, ttl_hours=policy.ttl_hours)
         if entry is not None:
             await session.execute(update(ApiUser).where(user).values(otp_failures=col(ApiUser.otp_failures) - 1))
     return OtpCheck(entry.id if entry is not None else None)
 
 
-async def _count_otp_guess(session: AsyncSession, user: Any, policy: OtpPolicy) -> bool:
+async def _count_otp_guess(session: AsyncSession, user: Row, policy: OtpPolicy) -> bool:
     now = utcnow()
     start = col(ApiUser.otp_window_start)
     ended = or_(start.is_(None), start <= now - timedelta(seconds=policy.window_seconds))
@@ -212,12 +256,14 @@ async def _count_otp_guess(session: AsyncSession, user: Any, policy: OtpPolicy) 
     return counted.first() is not None
 
 
-async def open_login_entry(session: AsyncSession, *, vendor_id: int, otp: str, ttl_hours: float) -> LoginLog | None:
-    """The vendor's most recent login-log entry with this OTP that is neither closed nor expired, or None."""
+async def open_login_entry(
+    session: AsyncSession, *, vendor_id: int, otp_hash: str, ttl_hours: float
+) -> LoginLog | None:
+    """The vendor's most recent login-log entry with this OTP (its otp_digest) neither closed nor expired, or None."""
     opened_after = utcnow() - timedelta(hours=ttl_hours)
     query = (
         select(LoginLog)
-        .where(LoginLog.vendor_id == vendor_id, LoginLog.otp == otp, col(LoginLog.closed_at).is_(None))
+        .where(LoginLog.vendor_id == vendor_id, LoginLog.otp == otp_hash, col(LoginLog.closed_at).is_(None))
         .where(col(LoginLog.opened_at) > opened_after)
         .order_by(col(LoginLog.opened_at).desc())
     )

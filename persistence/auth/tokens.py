@@ -88,10 +88,10 @@ _PRESENT = Read(
     .join(_VENDORS, _VENDORS.c.id == _TOKENS.c.vendor_id)
     .outerjoin(_AGENTS, _AGENTS.c.username == bindparam("username"))
     .where(_TOKENS.c.token_hash == bindparam("hashed")),
-    _PresentedRow,
+    _PresentedRow._make,
 )
 _FIND = Read(
-    sqlalchemy.select(_TOKENS.c.id, _TOKENS.c.used_at).where(_TOKENS.c.token_hash == bindparam("hashed")), _Found
+    sqlalchemy.select(_TOKENS.c.id, _TOKENS.c.used_at).where(_TOKENS.c.token_hash == bindparam("hashed")), _Found._make
 )
 _CLAIM = Write(
     update(_TOKENS)

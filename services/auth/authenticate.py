@@ -1,24 +1,40 @@
 """`POST /authenticate`: checks API-user credentials with throttling, and opens the login-log entry the
-session works under; answers the first token of the session and the entry's OTP."""
+session works under; answers the first token of the session and the entry's OTP.
+
+Nothing costly happens before the caller is known: the rates of the caller's address and of everyone are
+checked in memory first, then the user's own lockout, and each attempt costs one argon2 verification (password
+and PIN hashed together; an unknown user is verified against a constant dummy hash, so it costs the same), run
+in the bounded verification queue (services.gates)."""
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import and_
+from sqlalchemy import ColumnElement, and_, update
 from sqlmodel import col
 
+from models.crypto import FieldCipher
 from models.envelope import MsgCode
 from models.errors import LineupError
-from models.passwords import verify_secret_async
+from models.passwords import hash_secret_async, login_secret, verify_secret_async
 from models.requests.auth import AuthenticateRequest
 from models.settings import Settings
 from models.tables.auth import ApiUser, LoginLog
 from persistence.auth import tokens
-from persistence.auth.logins import LOCKED, Throttle, active_api_user, claim_login, settle_attempt, settle_login
+from persistence.auth.logins import (
+    LOCKED,
+    Throttle,
+    active_api_user,
+    claim_login,
+    otp_digest,
+    release_login,
+    settle_attempt,
+    settle_login,
+)
 from persistence.uow import UnitOfWork
+from services.context import Resources
+from services.gates import THROTTLED, Busy
 
 INVALID = "Invalid credentials!!"
 
@@ -33,32 +49,61 @@ def invalid(*errors: str, rest_status: int = 401) -> LineupError:
     return LineupError(MsgCode.TOKEN, INVALID, list(errors) or None, rest_status=rest_status)
 
 
-async def authenticate(*, form: AuthenticateRequest, ip: str | None, uow: UnitOfWork, settings: Settings) -> Login:
+async def authenticate(*, form: AuthenticateRequest, ip: str | None, uow: UnitOfWork, resources: Resources) -> Login:
     """The session's first token and login-log OTP, or `Invalid credentials!!`."""
     if missing := form.missing():
         raise invalid(*missing)
+    settings, gates = resources.settings, resources.gates
+    if not gates.api.admit(ip):
+        raise invalid(THROTTLED, rest_status=429)
     async with uow.transaction() as session:
         user = await active_api_user(session, vendor_code=str(form.vendor_id), username=str(form.username))
     throttle = Throttle.of(settings)
     # Claimed before the secrets are verified: parallel guesses cannot outrun the lockout.
     if user is not None and not await claim_login(uow, ApiUser, _row(user), throttle):
         raise invalid(LOCKED, rest_status=429)
-    # Both secrets are always verified, so a wrong PIN costs as much time as a wrong password.
-    password_ok = await verify_secret_async(user.password_hash if user else None, str(form.password))
-    pin_ok = await verify_secret_async(user.pin_hash if user else None, str(form.pin))
+    password, pin = str(form.password), str(form.pin)
+    try:
+        async with gates.queue.slot():
+            ok = await _verify(user, password, pin)
+    except Busy:
+        if user is not None:
+            await release_login(uow, ApiUser, _row(user))
+        raise invalid(THROTTLED, rest_status=429) from None
     if user is None:
         raise invalid()
-    if not (password_ok and pin_ok):
+    if not ok:
         await settle_login(uow, ApiUser, _row(user), throttle, ok=False)
         raise invalid()
-    return await _open_session(uow, settings, user, ip)
+    if user.login_hash is None:  # right at last: from now on one verification a login
+        await _keep_login_hash(uow, user, await hash_secret_async(login_secret(password, pin)))
+    return await _open_session(uow, settings, user, ip, otp_digest_of=resources.cipher)
 
 
-def _row(user: ApiUser) -> Any:
+async def _verify(user: ApiUser | None, password: str, pin: str) -> bool:
+    """One argon2 for a user with a login hash, or for none (the dummy hash); a row from before login hashes
+    (or after a password change) verifies its password and PIN apart, as it always did, until its next success."""
+    if user is None or user.login_hash is not None:
+        return await verify_secret_async(user.login_hash if user else None, login_secret(password, pin))
+    password_ok = await verify_secret_async(user.password_hash, password)
+    pin_ok = await verify_secret_async(user.pin_hash, pin)  # both always: a wrong PIN costs what a wrong password does
+    return password_ok and pin_ok
+
+
+async def _keep_login_hash(uow: UnitOfWork, user: ApiUser, hashed: str) -> None:
+    # Only over the hashes just verified: a password changed meanwhile keeps its row without a login hash.
+    same = and_(_row(user), col(ApiUser.password_hash) == user.password_hash, col(ApiUser.pin_hash) == user.pin_hash)
+    async with uow.transaction() as session:
+        await session.execute(update(ApiUser).where(same).values(login_hash=hashed))
+
+
+def _row(user: ApiUser) -> ColumnElement[bool]:
     return col(ApiUser.id) == user.id
 
 
-async def _open_session(uow: UnitOfWork, settings: Settings, user: ApiUser, ip: str | None) -> Login:
+async def _open_session(
+    uow: UnitOfWork, settings: Settings, user: ApiUser, ip: str | None, *, otp_digest_of: FieldCipher
+) -> Login:
     assert user.id is not None
     # No leading zero: channels send the OTP back as a JSON number, which would drop it.
     otp = str(100_000 + secrets.randbelow(900_000))
@@ -69,7 +114,9 @@ async def _open_session(uow: UnitOfWork, settings: Settings, user: ApiUser, ip: 
         active = and_(_row(user), col(ApiUser.active))
         if not await settle_attempt(session, ApiUser, active, Throttle.of(settings), ok=True):
             raise invalid()
-        entry = LoginLog(vendor_id=user.vendor_id, api_user_id=user.id, otp=otp, ip_address=ip)
+        entry = LoginLog(
+            vendor_id=user.vendor_id, api_user_id=user.id, otp=otp_digest(otp_digest_of, otp), ip_address=ip
+        )
         session.add(entry)
         await session.flush()
         owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=entry.id)

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 from html import escape
 
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.errors import refuse
+from models.images import Image
 from models.passwords import hash_secret_async
 from models.requests.auth import AgentChangePassword
 from models.statuses import MailStatus
 from models.tables.agents import Agent
-from models.tables.auth import PROOF_KINDS, ApiUser, PasswordChange, ProofImage
+from models.tables.auth import PROOF_KINDS, ApiUser, PasswordChange, ProofBlob, ProofImage
 from models.tables.mail import MailOutbox
 from persistence.agents import AgentRef
 from persistence.auth import tokens
@@ -32,7 +35,7 @@ CHANGED = "Password changed; the new password has been e-mailed to the agent"
 QUEUED = "Password changed; the e-mail with the new password is queued for delivery to the agent"
 
 
-@action("auth", sources=VOICE_SOURCES, msg=CHANGED)
+@action("auth", sources=VOICE_SOURCES, large_body=True, msg=CHANGED)
 async def agent_change_password(*, body: AgentChangePassword, ctx: Context) -> Reply[None]:
     """Stores the three proof images and where the agent is, sets a generated password on the agent (and on its
     API user of the same name), ends that user's other tokens and e-mails the password through the outbox. A
@@ -46,7 +49,10 @@ async def agent_change_password(*, body: AgentChangePassword, ctx: Context) -> R
         if done.agent_id != agent.id:
             raise refuse("External transaction id was already used for another agent", rest_status=409)
         return Reply(await _redeliver(done, ctx), None)
-    await ctx.temporal_client()  # the new password must be e-mailable before the old one is dropped
+    # The token claim commits first (the change below revokes the caller's other tokens). No gate on Temporal:
+    # the e-mail is committed to the outbox with the change, and the sweep delivers it should Temporal be away
+    # now (the answer then says "queued").
+    await ctx.uow.release()
     password = secrets.token_urlsafe(15)  # 20 characters, 120 random bits
     try:
         outbox = await _change(ctx, body, agent, key, password, await hash_secret_async(password))
@@ -65,34 +71,44 @@ async def _change(
     assert agent.email is not None
     latitude, longitude = body.location()
     async with ctx.uow.transaction() as session:
-        stored = await session.get(Agent, agent.id)
+        # Locked (PostgreSQL) so that one agent's concurrent changes are counted one after the other.
+        stored = await session.get(Agent, agent.id, with_for_update=True)
         assert stored is not None  # the gate just read it
+        await _within_daily_limit(session, agent.id, ctx.settings.auth.password_changes_per_day)
         stored.password_hash, stored.password_changed_at = hashed, utcnow()
         session.add(stored)
         await _change_api_user(session, stored, hashed, ctx.fresh_token, ctx.caller.login_log_id)
         change = PasswordChange(
-            idempotency_key=key, vendor_id=ctx.caller.vendor_id, agent_id=agent.id, api_user_id=ctx.caller.api_user_id,
-            latitude=latitude, longitude=longitude, changed_at=stored.password_changed_at,
-        )  # fmt: skip
+            idempotency_key=key,
+            vendor_id=ctx.caller.vendor_id,
+            agent_id=agent.id,
+            api_user_id=ctx.caller.api_user_id,
+            latitude=latitude,
+            longitude=longitude,
+            changed_at=stored.password_changed_at,
+        )
         session.add(change)
         await session.flush()
         assert change.id is not None
         for kind in PROOF_KINDS:
             proof = getattr(body, kind)
-            session.add(
-                ProofImage(
-                    password_change_id=change.id, kind=kind, media_type=proof.media_type,
-                    sha256=hashlib.sha256(proof.content).hexdigest(), image=proof.content,
-                )
-            )  # fmt: skip
+            digest = await _keep_blob(session, proof)
+            session.add(ProofImage(password_change_id=change.id, kind=kind, media_type=proof.media_type, sha256=digest))
         message = Message(
-            "Lineup", ctx.settings.mail.sender, "Your new Lineup password", _message(agent.username, password, change),
+            "Lineup",
+            ctx.settings.mail.sender,
+            "Your new Lineup password",
+            _message(agent.username, password, change),
             [(agent.username, agent.email)],
-        )  # fmt: skip
+        )
         outbox = outbox_row(
-            f"{ctx.caller.vendor_code}-password-{change.id}", message, vendor_id=ctx.caller.vendor_id,
-            agent_username=agent.username, settings=ctx.settings, cipher=ctx.cipher,
-        )  # fmt: skip
+            f"{ctx.caller.vendor_code}-password-{change.id}",
+            message,
+            vendor_id=ctx.caller.vendor_id,
+            agent_username=agent.username,
+            settings=ctx.settings,
+            cipher=ctx.cipher,
+        )
         session.add(outbox)
         await session.flush()
         change.mail_outbox_id = outbox.id
@@ -112,9 +128,31 @@ async def _change_api_user(
         return
     assert user.id is not None
     user.password_hash = hashed
+    user.login_hash = None  # it held the old password; the next right login makes it anew (PIN unknown here)
     session.add(user)
     await tokens.revoke(session, user.id, keep=keep_token)
     await close_login_entries(session, api_user_id=user.id, keep=keep_entry)
+
+
+async def _within_daily_limit(session: AsyncSession, agent_id: int, most: int) -> None:
+    """Each change stores three proofs and mails a password: an agent gets `most` of them in 24 hours."""
+    since = utcnow() - timedelta(days=1)
+    query = select(func.count()).select_from(PasswordChange)
+    done = (
+        await session.exec(query.where(PasswordChange.agent_id == agent_id, PasswordChange.changed_at > since))
+    ).one()
+    if done >= most:
+        raise refuse(f"At most {most} password changes a day for one agent; try again later", rest_status=429)
+
+
+async def _keep_blob(session: AsyncSession, proof: Image) -> str:
+    """The proof's digest, its bytes stored once: an image already kept (sent again, by anyone) is not again."""
+    digest = hashlib.sha256(proof.content).hexdigest()
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    blob = {"sha256": digest, "media_type": proof.media_type, "image": proof.content, "created_at": utcnow()}
+    # INSERT … ON CONFLICT DO NOTHING: a concurrent change keeping the same image leaves one row, rolls nothing back.
+    await session.execute(dialect.insert(ProofBlob).values(blob).on_conflict_do_nothing())
+    return digest
 
 
 def _message(username: str, password: str, change: PasswordChange) -> str:

@@ -11,14 +11,15 @@ from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from models.answers.enrollment import CREATED, EsimProfile, LineEntry
+from models.answers.enrollment import CREATED, LineEntry
 from models.errors import refuse
 from models.messages.enrollment import EnrollmentOrder, EnrollmentResult, Pacing, SyncWait
 from models.requests.enrollment import ALIASES, CreateMultiline
 from observability.metrics import enrollment_started
-from persistence.enrollment import esim_profiles, lines_of_order, plan_of
+from persistence.enrollment import lines_of_order, plan_of
 from services.actions import WEB_SOURCES, action
 from services.context import Context
+from services.enrollment.entries import line_entries
 from services.enrollment.intake import accept
 from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 from workflows.ids import enrollment_workflow_id
@@ -39,8 +40,7 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
         order_id, body.parent_enrollment_id, ids, ctx.caller.vendor_code, ctx.caller.agent_username, Pacing.of(settings)
     )
     result = await _run(ctx, order)
-    esims = await esim_entries(ctx, ids) if any(line.esim for line in body.lines) else {}
-    return [LineEntry.of(plan, body.invoice_number, esims.get(plan.enrollment_id)) for plan in result.lines]
+    return await line_entries(ctx, result.lines, invoice_number=body.invoice_number)
 
 
 async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
@@ -71,12 +71,3 @@ async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
     # The enrollment finished long ago: its lines' records are the answer to the repeated request.
     async with ctx.uow.transaction() as session:
         return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order.order_id)])
-
-
-async def esim_entries(ctx: Context, enrollment_ids: list[str]) -> dict[str, EsimProfile]:
-    """The eSIM profiles the carrier assigned to these lines, read from the lines (they never pass through
-    workflow history)."""
-    async with ctx.uow.transaction() as session:
-        profiles = await esim_profiles(session, enrollment_ids)
-    opened = {enrollment_id: ctx.cipher.open(sealed) for enrollment_id, sealed in profiles.items()}
-    return {eid: EsimProfile.of(profile["iccid"], profile["activation_code"]) for eid, profile in opened.items()}

@@ -4,9 +4,6 @@ line's data is stored, PII encrypted, for the workflow to work from by id."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 from sqlalchemy import or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -14,14 +11,17 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from models.clock import utcnow
 from models.crypto import FieldCipher
 from models.errors import refuse
-from models.passwords import hash_secret
 from models.requests.enrollment import CreateMultiline, LineRequest
 from models.settings import Settings
 from models.tables.enrollment import Enrollment, Line, Plan
 from models.tables.porting import PortIn
-from persistence.enrollment import email_hash
+from persistence import events
+from persistence.enrollment import active_holders, email_hash
 from services.carriers import carrier_problem, resolve_carrier
 from services.context import Context
+from services.enrollment.entries import new_pin
+from services.enrollment.paid import payment_problems
+from services.enrollment.passwords import PASSWORD, PENDING, hash_later
 
 PII_FIELDS = (
     "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
@@ -66,11 +66,32 @@ async def problems(
         if holder is None or holder.vendor_id != vendor_id or holder.customer_id is None:
             parent = body.parent_enrollment_id
             found.append(f"Parent enrollment id {parent} is neither an existing account nor a line of this request")
+    found += await _numbers_held(session, body, vendor_id=vendor_id)
     plan_ids = {int(line.plan_id) for line in body.lines}
     known = set(
         (await session.exec(select(Plan.plan_id).where(col(Plan.plan_id).in_(plan_ids), col(Plan.active)))).all()
     )
     found += [f"Plan id {plan_id} is not a plan of the plan list" for plan_id in sorted(plan_ids - known)]
+    found += await payment_problems(session, body, vendor_id=vendor_id)  # the invoice, and payment when required
+    return found
+
+
+async def _numbers_held(session: AsyncSession, body: CreateMultiline, *, vendor_id: int) -> list[str]:
+    """A PORTIN of a number an ACTIVE line of the vendor holds would leave two active lines with one number
+    (decisions.md has no move that ports the old line out): refused, as two lines porting one number are."""
+    numbers = [line.port_number for line in body.lines if line.activation_type == "PORTIN" and line.port_number]
+    own = {line.enrollment_id for line in body.lines}  # a repeated request finds its own lines ported
+    held = {
+        number: holder
+        for number, holder in (await active_holders(session, numbers, vendor_id=vendor_id)).items()
+        if holder not in own
+    }
+    found = [
+        f"Line {number}: Port number {line.port_number} belongs to active line {held[line.port_number]}"
+        for number, line in enumerate(body.lines, start=1)
+        if line.activation_type == "PORTIN" and line.port_number in held
+    ]
+    found += [f"Port number {mdn} appears more than once" for mdn in sorted(set(numbers)) if numbers.count(mdn) > 1]
     return found
 
 
@@ -78,8 +99,7 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
     """Checks, claims and stores the request's lines; a repeated request changes nothing. True when this
     call stored them (the enrollment is new)."""
     vendor_id, agent = ctx.caller.vendor_id, ctx.caller.agent_username
-    await ctx.uow.release()  # argon2 holds neither a connection nor a lock
-    passwords = await hash_passwords([line.password for line in body.lines])
+    pending: dict[str, list[str]] = {}  # each distinct password of the lines stored: hashed after the commit
     async with ctx.uow.transaction() as session:
         if found := await problems(session, body, ctx.settings, vendor_id=vendor_id, order_id=order_id):
             raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
@@ -95,48 +115,72 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
         # One read for every line of the request: a repeated request finds the lines the first one stored.
         already = set((await session.exec(select(Line.enrollment_id).where(col(Line.enrollment_id).in_(ids)))).all())
         stored = False
-        for line, password in zip(body.lines, passwords, strict=True):
+        for line in body.lines:
             if line.enrollment_id not in already:
                 stored = True
                 carrier = resolve_carrier(line.carrier, ctx.settings) if line.carrier else None
-                _store(session, ctx.cipher, body, line, password, carrier,
-                       vendor_id=vendor_id, agent=agent, order_id=order_id)  # fmt: skip
+                _store(session, ctx.cipher, body, line, carrier, vendor_id=vendor_id, agent=agent, order_id=order_id)
+                if line.password:
+                    pending.setdefault(line.password, []).append(line.enrollment_id)
+        new = [line.enrollment_id for line in body.lines if line.enrollment_id not in already]
+        await events.received(session, new, actor=ctx.caller.actor)
+    # Checked and committed: only now, and off the answer's path, one argon2 hash per distinct password.
+    hash_later(ctx.resources.db, ctx.cipher, pending)
     return stored
 
 
-async def hash_passwords(passwords: list[str | None]) -> list[str | None]:
-    """argon2 costs ~50 ms of CPU a hash: each distinct password of the request is hashed once (lines of one
-    family often share one), all at once in threads, before the transaction so no lock waits on them."""
-    distinct = [password for password in dict.fromkeys(passwords) if password]
-    hashes = await asyncio.gather(*(asyncio.to_thread(hash_secret, password) for password in distinct))
-    hashed = dict(zip(distinct, hashes, strict=True))
-    return [hashed[password] if password else None for password in passwords]
-
-
 def _store(
-    session: AsyncSession, cipher: FieldCipher, body: CreateMultiline, line: LineRequest,
-    password_hash: str | None, carrier: str | None, *, vendor_id: int, agent: str | None, order_id: str,
-) -> None:  # fmt: skip
-    values: dict[str, Any] = line.model_dump()
+    session: AsyncSession,
+    cipher: FieldCipher,
+    body: CreateMultiline,
+    line: LineRequest,
+    carrier: str | None,
+    *,
+    vendor_id: int,
+    agent: str | None,
+    order_id: str,
+) -> None:
+    values: dict[str, object] = line.model_dump()
+    pii = {name: values[name] for name in PII_FIELDS if values[name] is not None}
+    if line.password:  # sealed with the PII until services.enrollment.passwords hashes it
+        pii[PASSWORD] = line.password
     session.add(
         Line(
-            enrollment_id=line.enrollment_id, parent_enrollment_id=body.parent_enrollment_id, order_id=order_id,
-            vendor_id=vendor_id, agent_username=agent, plan_id=int(line.plan_id),
-            activation_type=line.activation_type, enrollment_type=line.enrollment_type,
-            activation_later=line.later, phone_type=line.phone_type, device_type=line.device_type,
-            brand_code=line.brand_code, sku_type=line.sku_type, model_id=line.model_id, device_id=line.device_id,
-            iccid=None if line.esim else line.uiccid, esn=None if line.esim else line.esn, is_esim=line.esim,
-            carrier=carrier, invoice_number=body.invoice_number,
-            coupon_code=line.coupon_code, email_hash=email_hash(line.email), password_hash=password_hash,
-            pii=cipher.seal({name: values[name] for name in PII_FIELDS if values[name] is not None}),
+            enrollment_id=line.enrollment_id,
+            parent_enrollment_id=body.parent_enrollment_id,
+            order_id=order_id,
+            vendor_id=vendor_id,
+            agent_username=agent,
+            plan_id=int(line.plan_id),
+            activation_type=line.activation_type,
+            enrollment_type=line.enrollment_type,
+            activation_later=line.later,
+            phone_type=line.phone_type,
+            device_type=line.device_type,
+            brand_code=line.brand_code,
+            sku_type=line.sku_type,
+            model_id=line.model_id,
+            device_id=line.device_id,
+            iccid=None if line.esim else line.uiccid,
+            esn=None if line.esim else line.esn,
+            is_esim=line.esim,
+            carrier=carrier,
+            invoice_number=body.invoice_number,
+            coupon_code=line.coupon_code,
+            email_hash=email_hash(cipher, line.email),
+            password_hash=PENDING if line.password else None,
+            pin=cipher.encrypt(line.pin or new_pin()),
+            pii=cipher.seal(pii),
         )
-    )  # fmt: skip
+    )
     if line.activation_type == "PORTIN":
         assert line.port_number is not None and line.port_current_carrier is not None
         secrets = {target: values[source] for source, target in PORT_SECRETS.items() if values[source] is not None}
         session.add(
             PortIn(
-                enrollment_id=line.enrollment_id, port_number=line.port_number,
-                current_carrier=line.port_current_carrier, secrets=cipher.seal(secrets),
+                enrollment_id=line.enrollment_id,
+                port_number=line.port_number,
+                current_carrier=line.port_current_carrier,
+                secrets=cipher.seal(secrets),
             )
-        )  # fmt: skip
+        )

@@ -12,20 +12,23 @@ from models.answers.enrollment import (
     CREATED,
     CUSTOMER_INFO,
     INQUIRY,
-    CustomerInfoData,
-    HeldLine,
+    CustomerLine,
     LineEntry,
     LineInquiryData,
 )
+from models.crypto import FieldCipher
+from models.documents import Fields
 from models.errors import refuse
+from models.geography import state_of_zip
 from models.messages.enrollment import Activation, InquiryRequest, LineProgress
-from models.requests.enrollment import ActivateLine, CustomerInfo, LineInquiry
+from models.requests.enrollment import ActivateLine, CustomerInfo, LineInquiry, NewNumberActivation
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
-from persistence.enrollment import account_lines, customer_line, plan_of, vendor_line
+from persistence.enrollment import accounts_lines, customer_line, email_lines, plan_of, vendor_line
 from services.actions import WEB_SOURCES, action
 from services.context import Context
-from services.enrollment.create import esim_entries
+from services.enrollment.entries import line_entries, line_extras
+from services.enrollment.paid import activation_problem
 from services.lookups import run_lookup
 from workflows.enrollment.line import LineWorkflow
 from workflows.enrollment.lookups import LineInquiryWorkflow
@@ -33,9 +36,7 @@ from workflows.ids import inquiry_workflow_id, line_workflow_id
 
 INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
 NO_CUSTOMER = "No customer found against this enrolment ID"
-CUSTOMER_FIELDS = (
-    "first_name", "last_name", "email", "service_address_one", "service_city", "service_state", "service_zip",
-)  # fmt: skip
+NO_RECORD = "No Record Found"
 
 
 @action("customer", sources=WEB_SOURCES, example=CREATED)
@@ -43,25 +44,56 @@ async def activate_line(*, body: ActivateLine, ctx: Context) -> list[LineEntry]:
     """Activates a line created with activation_later=Y (a new SIM, esn or uiccid, may replace the attached one)
     through its workflow's `activate` update, whose validator refuses any other state before it reaches history;
     answers as customer creation does."""
+    return await activate(ctx, body.enrollment_id, esn=body.esn, iccid=body.uiccid)
+
+
+@action("inventory", example=CREATED)
+async def new_number_activation_with_zip_code(*, body: NewNumberActivation, ctx: Context) -> list[LineEntry]:
+    """activate_line as the mobile channels call it: the line waiting for activation gets a new number in the
+    area of `zip_code` (a SIM sent with it replaces the attached one)."""
+    if state_of_zip(body.zip_code) is None:
+        raise refuse(f"Zip code {body.zip_code} is not in a served area")
+    return await activate(ctx, body.enrollment_id, esn=body.esn, iccid=body.sim_number, zip_code=body.zip_code)
+
+
+async def activate(
+    ctx: Context, enrollment_id: str, *, esn: str | None, iccid: str | None, zip_code: str | None = None
+) -> list[LineEntry]:
+    """The line's workflow's `activate` update, answered as customer creation answers."""
     async with ctx.uow.transaction() as session:
-        line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
+        line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
     if line.status != LineStatus.WAITING_ACTIVATION:
         raise refuse(not_waiting(line.status), rest_status=409)
+    await _paid_for(ctx, line)
     wait = ctx.settings.enrollment.sync_wait_seconds
     client = await ctx.temporal_client()
-    handle = client.get_workflow_handle(line_workflow_id(body.enrollment_id), result_type=LineProgress)
+    handle = client.get_workflow_handle(line_workflow_id(enrollment_id), result_type=LineProgress)
+    activation = Activation(wait, esn, iccid, zip_code)
     try:
         async with ctx.outside("The carrier", within=wait + ctx.lookup_seconds()):
-            progress = await handle.execute_update(LineWorkflow.activate, Activation(wait, body.esn, body.uiccid))
+            progress = await handle.execute_update(LineWorkflow.activate, activation)
     except WorkflowUpdateFailedError as failure:  # another request activated it meanwhile
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
     async with ctx.uow.transaction() as session:
         await session.refresh(line)
     plan = replace(plan_of(line), status=progress.status, mdn=progress.mdn, msid=progress.msid, msl=progress.msl)
-    esims = await esim_entries(ctx, [line.enrollment_id]) if line.is_esim else {}
-    return [LineEntry.of(plan, line.invoice_number, esims.get(line.enrollment_id))]
+    return await line_entries(ctx, [plan], invoice_number=line.invoice_number)
+
+
+async def _paid_for(ctx: Context, line: Line) -> None:
+    """A vendor that requires payment activates a line only once a settled payment covers its plan."""
+    async with ctx.uow.transaction() as session:
+        problem = await activation_problem(
+            session,
+            vendor_id=line.vendor_id,
+            parent=line.parent_enrollment_id,
+            enrollment_id=line.enrollment_id,
+            plan_id=line.plan_id,
+        )
+    if problem:
+        raise refuse(problem, rest_status=402)
 
 
 def not_waiting(status: str) -> str:
@@ -69,28 +101,40 @@ def not_waiting(status: str) -> str:
 
 
 @action("customer", sources=WEB_SOURCES, example=CUSTOMER_INFO)
-async def customer_info(*, body: CustomerInfo, ctx: Context) -> CustomerInfoData:
-    """A customer of the calling vendor, by enrollment id or customer id, and the lines of its account."""
+async def customer_info(*, body: CustomerInfo, ctx: Context) -> list[CustomerLine]:
+    """The calling vendor's customers matching an enrollment id, a customer id or an e-mail (which may match
+    several), one element per line of their accounts: the matching lines first, then their accounts' other
+    lines, oldest first."""
+    vendor_id = ctx.caller.vendor_id
     async with ctx.uow.transaction() as session:
-        line = await _customer_line(session, body, vendor_id=ctx.caller.vendor_id)
-        if line is None or line.cust_id is None:
-            raise refuse("No customer found against this customer ID or enrollment ID", rest_status=404)
-        account = await account_lines(session, cust_id=line.cust_id, vendor_id=ctx.caller.vendor_id)
-    pii = ctx.cipher.open(line.pii)
-    assert line.customer_id is not None  # a line with an account has its customer record
-    return CustomerInfoData(
-        customer_id=line.customer_id,
-        enrollment_id=line.enrollment_id,
-        lines=[HeldLine.of(held) for held in account],
-        **{name: str(pii.get(name, "")) for name in CUSTOMER_FIELDS},
-    )
+        found = await _matching(session, body, vendor_id=vendor_id, cipher=ctx.cipher)
+        matched = [line for line in found if line.cust_id is not None]
+        if not matched:
+            raise refuse(NO_RECORD, rest_status=404)
+        cust_ids = [line.cust_id for line in matched if line.cust_id is not None]
+        held = await accounts_lines(session, cust_ids=dict.fromkeys(cust_ids), vendor_id=vendor_id)
+    first = {line.enrollment_id for line in matched}
+    held = [row for row in held if row[0].customer_id is not None]
+    held.sort(key=lambda row: row[0].enrollment_id not in first)  # stable: each group stays oldest first
+    pins = await line_extras(ctx, [line.enrollment_id for line, _, _ in held])
+    return [
+        CustomerLine.of(
+            line, pii=ctx.cipher.open(line.pii, Fields), zip_code=zip_code, plan=plan, pin=pins[line.enrollment_id].pin
+        )
+        for line, zip_code, plan in held
+    ]
 
 
-async def _customer_line(session: AsyncSession, body: CustomerInfo, *, vendor_id: int) -> Line | None:
+async def _matching(session: AsyncSession, body: CustomerInfo, *, vendor_id: int, cipher: FieldCipher) -> list[Line]:
+    """The lines the request's key names: one for an enrollment id or a customer id, any number for an e-mail."""
     if body.enrollment_id is not None:
-        return await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
-    assert body.customer_id is not None  # CustomerInfo needs one of the two
-    return await customer_line(session, customer_id=body.customer_id, vendor_id=vendor_id)
+        line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
+    elif body.customer_id is not None:
+        line = await customer_line(session, customer_id=body.customer_id, vendor_id=vendor_id)
+    else:
+        assert body.email is not None  # CustomerInfo needs one of the three
+        return await email_lines(session, cipher=cipher, email=body.email, vendor_id=vendor_id)
+    return [] if line is None else [line]
 
 
 @action("customer", sources=WEB_SOURCES, example=INQUIRY)

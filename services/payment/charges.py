@@ -17,12 +17,13 @@ from models.messages.payment import PaymentGuard, charge_key
 from models.requests.payment import MakePayment
 from models.statuses import PaymentStatus
 from models.tables.payment import Payment
-from persistence.payment import retry_intent, settle_failed, settle_paid
+from persistence.payment import reference_holder, retry_intent, settle_failed, settle_paid
 from services.context import Context
 from workflows.ids import payment_guard_workflow_id
 from workflows.payment import PaymentGuardWorkflow
 
 IN_PROGRESS = "This payment is still being completed; ask again in a minute"
+REFERENCE_TAKEN = "Payment reference already recorded"
 
 
 async def pay_by_card(ctx: Context, body: MakePayment, payment: Payment, *, retry: bool) -> Payment:
@@ -50,22 +51,32 @@ async def record_approval(ctx: Context, payment: Payment, charge: Charge) -> Non
     card = {"token": charge.payment_token or "", "brand": charge.brand or "", "last4": charge.last4 or ""}
     async with ctx.uow.transaction() as session:
         await settle_paid(
-            session, payment, ctx.cipher, status=PaymentStatus.APPROVED, transaction_id=charge.transaction_id or "",
+            session,
+            payment,
+            ctx.cipher,
+            status=PaymentStatus.APPROVED,
+            transaction_id=charge.transaction_id or "",
             card=card,
-        )  # fmt: skip
+        )
 
 
 async def record_elsewhere(ctx: Context, body: MakePayment, payment: Payment, *, retry: bool) -> Payment:
-    """A payment made outside Lineup (OTHER_PAYMENT_OPTION, CASH): recorded with its reference, never charged."""
-    reference = body.transaction_id or f"CASH{secrets.randbelow(10**12):012d}"
-    await _record_intent(ctx, body, payment, retry=retry)
-    async with ctx.uow.transaction() as session:
-        await settle_paid(session, payment, ctx.cipher, status=PaymentStatus.RECORDED, transaction_id=reference)
+    """A payment made outside Lineup (OTHER_PAYMENT_OPTION, CASH): recorded with its reference, never charged.
+    No money moves here, so the record and its settlement are one transaction: nothing is left pending."""
+    await _record_intent(ctx, body, payment, retry=retry, settle_as=reference_of(body, payment))
     return payment
 
 
-async def _record_intent(ctx: Context, body: MakePayment, payment: Payment, *, retry: bool) -> None:
-    """The payment, pending, before any money moves; a card to save keeps its expiry and holder on file."""
+def reference_of(body: MakePayment, payment: Payment | None) -> str:
+    """A recorded payment's reference: the processor's as given, or a receipt number for cash without one."""
+    return (payment.transaction_id if payment else "") or body.transaction_id or f"CASH{secrets.randbelow(10**12):012d}"
+
+
+async def _record_intent(
+    ctx: Context, body: MakePayment, payment: Payment, *, retry: bool, settle_as: str | None = None
+) -> None:
+    """The payment, pending, before any money moves; a card to save keeps its expiry and holder on file. With
+    `settle_as` (a payment made elsewhere), settled at once as RECORDED under that reference."""
     on_file = ctx.cipher.seal(_card_on_file(body)) if body.by_card and body.save_card == "Y" else None
     try:
         async with ctx.uow.transaction() as session:
@@ -74,8 +85,17 @@ async def _record_intent(ctx: Context, body: MakePayment, payment: Payment, *, r
             else:
                 payment.card_on_file = on_file
                 session.add(payment)
+                await session.flush()
                 moved = True
-    except IntegrityError:  # the same request twice at once: the one that won goes on
+            if moved and settle_as is not None:
+                await settle_paid(session, payment, ctx.cipher, status=PaymentStatus.RECORDED, transaction_id=settle_as)
+    except IntegrityError:
+        # The same request twice at once (the one that won goes on), or another request that recorded the same
+        # processor reference first (the unique index on references).
+        async with ctx.uow.transaction() as session:
+            holder = await reference_holder(session, payment.vendor_id, settle_as) if settle_as else None
+        if holder is not None and holder.idempotency_key != payment.idempotency_key:
+            raise refuse(REFERENCE_TAKEN, rest_status=409) from None
         moved = False
     if not moved:
         raise refuse(IN_PROGRESS, rest_status=409)
@@ -115,9 +135,15 @@ def _card(body: MakePayment) -> Card:
 
 def _card_on_file(body: MakePayment) -> dict[str, object]:
     return {
-        "exp_month": body.exp_month, "exp_year": body.exp_year,
+        "exp_month": body.exp_month,
+        "exp_year": body.exp_year,
         "holder": {
-            "name_on_card": body.name_on_card, "address1": body.address1, "address2": body.address2 or "",
-            "city": body.city, "state": body.state, "zip": body.zip, "country": "US",
+            "name_on_card": body.name_on_card,
+            "address1": body.address1,
+            "address2": body.address2 or "",
+            "city": body.city,
+            "state": body.state,
+            "zip": body.zip,
+            "country": "US",
         },
-    }  # fmt: skip
+    }

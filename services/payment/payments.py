@@ -1,54 +1,69 @@
 """The payment domain's money in: make_payment (registers the order's tax, then charges the card as a saga, or
-records a payment made elsewhere) and payment_details (what make_payment would charge)."""
+records a payment made elsewhere) and payment_details (what make_payment would charge, to the cent)."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
 
-from models.answers.payment import DETAILS, PAYMENT, DetailedPlan, Payment, PaymentDetailsData, TaxItem
-from models.errors import refuse
+from models.answers.payment import DETAILS, PAYMENT, Payment, PaymentDetailsData
+from models.envelope import MsgCode
+from models.errors import LineupError, refuse
 from models.geography import state_of_zip
 from models.messages.payment import TaxEstimateQuery, TaxQuote, TaxQuoted
+from models.plans import as_text
 from models.requests.payment import MakePayment, PaymentDetails
 from models.statuses import SETTLED_PAYMENTS, PaymentStatus
-from models.tables.enrollment import Enrollment, Plan
+from models.tables.enrollment import Enrollment
 from models.tables.payment import Payment as PaymentRow
 from persistence.idempotency import row_for_key
+from persistence.payment import active_plans, reference_holder
 from services.actions import action
 from services.context import Context
 from services.enrollment.catalog import NOT_SERVED
 from services.lookups import run_lookup
-from services.payment.charges import IN_PROGRESS, pay_by_card, record_elsewhere
+from services.payment.charges import IN_PROGRESS, REFERENCE_TAKEN, pay_by_card, record_elsewhere, reference_of
+from services.payment.pricing import detailed_plans, money, plan_key, price_cents
 from workflows.ids import lookup_workflow_id, tax_quote_workflow_id
 from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
+
+SUCCESS = "SUCCESS"
+RECORDING_ROLE = "support"  # recording money no gateway saw is a back-office act (decisions.md, "Permissions")
+NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECORDING_ROLE} role"
 
 
 @action("payment", example=PAYMENT)
 async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
-    """Pays a plan's price plus tax: by card (the CVV goes to the gateway and nowhere else), or recorded as paid
-    elsewhere (OTHER_PAYMENT_OPTION with its reference, or CASH). A repeated request returns the first result; a
-    declined card may be tried again."""
+    """Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to
+    the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's
+    reference, or CASH; either needs the support role). A repeated request returns the first result; a declined
+    card may be tried again; a processor reference is recorded once per vendor."""
     caller = ctx.caller
-    key = _payment_key(caller.vendor_id, body.external_transaction_id or f"{body.enrollment_id}-{body.plan_id}")
+    if body.recorded and (caller.agent is None or RECORDING_ROLE not in caller.agent.roles):
+        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access", [NEEDS_ROLE])
+    key = _payment_key(caller.vendor_id, body.external_transaction_id or f"{body.enrollment_id}-{plan_key(body)}")
     async with ctx.uow.transaction() as session:
         done = await row_for_key(session, PaymentRow, key)
         slot = await session.get(Enrollment, body.enrollment_id)
-        plan = await session.get(Plan, int(body.plan_id))
+        plans = await active_plans(session, body.plan_id)
+        holder = await reference_holder(session, caller.vendor_id, body.transaction_id) if body.transaction_id else None
     if done is not None and done.status in SETTLED_PAYMENTS:
         return answer(done)
     if done is not None and done.status == PaymentStatus.PENDING:
         raise refuse(IN_PROGRESS, rest_status=409)
     if slot is None or slot.vendor_id != caller.vendor_id:
         raise refuse(f"Invalid enrollment id {body.enrollment_id}. Please provide a valid enrollment ID.")
-    if plan is None or not plan.active:
+    if plans is None:
         raise refuse("Plans not found", rest_status=404)
+    if holder is not None and (done is None or holder.id != done.id):
+        raise refuse(REFERENCE_TAKEN, rest_status=409)
+    price = price_cents(body.plan_id, plans)
     budget = ctx.settings.systems.lookup_budget_seconds
-    quote = TaxQuote(key, caller.vendor_code, slot.state, plan.price_cents, budget_seconds=budget)
+    quote = TaxQuote(key, caller.vendor_code, slot.state, price, budget_seconds=budget)
     # A repeated payment waits for the registration its first request started (the carrier's key makes a new
     # run register the same calculation once the first one has ended).
     taxed = await run_lookup(ctx, TaxQuoteWorkflow.run, quote, workflow_id=tax_quote_workflow_id(key), shared=True)
-    payment = done or _intent(body, ctx, key=key, plan=plan, taxed=taxed)
+    payment = done or _intent(body, ctx, key=key, price=price, taxed=taxed)
     if body.by_card:
         await pay_by_card(ctx, body, payment, retry=done is not None)
     else:
@@ -57,18 +72,22 @@ async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
     return answer(payment)
 
 
-def _intent(body: MakePayment, ctx: Context, *, key: str, plan: Plan, taxed: TaxQuoted) -> PaymentRow:
+def _intent(body: MakePayment, ctx: Context, *, key: str, price: int, taxed: TaxQuoted) -> PaymentRow:
+    # A payment made elsewhere carries its reference from the start: the unique index refuses a second record
+    # of it before anything is written (a card's reference is the gateway's, known once it answers).
+    reference = reference_of(body, None) if body.recorded else ""
     return PaymentRow(
         idempotency_key=key,
         vendor_id=ctx.caller.vendor_id,
         enrollment_id=body.enrollment_id,
-        plan_id=plan.plan_id,
+        plan_id=body.plan_id[0].plan_id,
+        plans=as_text(body.plan_id),
         invoice_number=f"INV{secrets.randbelow(9 * 10**9) + 10**9}",
-        transaction_id="",
+        transaction_id=reference,
         status=PaymentStatus.PENDING,
         payment_method=body.payment_method,
         payment_method_option=body.payment_method_option,
-        amount_cents=plan.price_cents,
+        amount_cents=price,
         tax_cents=taxed.tax_cents,
         calc_id=taxed.calc_id,
         coupon_code=body.coupon_code,
@@ -78,29 +97,29 @@ def _intent(body: MakePayment, ctx: Context, *, key: str, plan: Plan, taxed: Tax
 
 @action("payment", example=DETAILS)
 async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetailsData:
-    """What make_payment would charge for a plan where the customer lives (a ZIP, or an enrollment id's): price,
-    the same carrier tax by name, total. Coupons are recorded by make_payment but discount nothing, so a coupon
-    code changes no figure here."""
+    """What make_payment would charge for plans (one or a list, each for its months) where the customer lives (a
+    ZIP, or an enrollment id's): prices, the same carrier tax by name, total. Coupons are recorded by
+    make_payment but discount nothing, so a coupon code changes no figure here."""
     async with ctx.uow.transaction() as session:
-        plan = await session.get(Plan, int(body.plan_id))
+        plans = await active_plans(session, body.plan_id)
         slot = await session.get(Enrollment, body.enrollment_id) if body.zip_code is None else None
-    if plan is None or not plan.active:
+    if plans is None:
         raise refuse("Plans not found", rest_status=404)
     state = _state_of(body, slot, ctx)
+    price = price_cents(body.plan_id, plans)
     query = TaxEstimateQuery(
-        ctx.caller.vendor_code, state, plan.price_cents, budget_seconds=ctx.settings.systems.lookup_budget_seconds
+        ctx.caller.vendor_code, state, price, budget_seconds=ctx.settings.systems.lookup_budget_seconds
     )
     workflow_id = lookup_workflow_id("taxestimate", ctx.request_id)
     estimate = await run_lookup(ctx, TaxEstimateWorkflow.run, query, workflow_id=workflow_id)
-    breakup = [TaxItem(tax_name=item.name, tax_amount=money(item.cents)) for item in estimate.items]
+    detailed = detailed_plans(body.plan_id, plans, estimate)
     return PaymentDetailsData(
         state=state,
-        total_actual_amount=money(plan.price_cents),
+        total_actual_amount=money(price),
         total_tax=money(estimate.tax_cents),
-        total_amount=money(plan.price_cents + estimate.tax_cents),
-        plan=DetailedPlan(
-            plan_id=str(plan.plan_id), plan_name=plan.name, plan_price=money(plan.price_cents), tax_breakup=breakup
-        ),
+        total_amount=money(price + estimate.tax_cents),
+        plan=detailed[0] if len(detailed) == 1 else None,
+        plans=detailed if len(detailed) > 1 else None,
     )
 
 
@@ -113,10 +132,6 @@ def _state_of(body: PaymentDetails, slot: Enrollment | None, ctx: Context) -> st
     if slot is None or slot.vendor_id != ctx.caller.vendor_id:
         raise refuse(f"Invalid enrollment id {body.enrollment_id}. Please provide a valid enrollment ID.")
     return slot.state
-
-
-def money(cents: int) -> str:
-    return f"{cents / 100:.2f}"
 
 
 def _payment_key(vendor_id: int, reference: str) -> str:
@@ -134,7 +149,8 @@ def answer(payment: PaymentRow) -> Payment:
         tax_amount=tax,
         order_id=str(payment.id),
         payment_method=payment.payment_method,
-        payment_status=payment.status,
+        payment_status=SUCCESS,  # the original's word for every settled payment; `settlement` says how
+        settlement=payment.status,
         total_amount=total,
         plan_tax=tax,
         transaction_no=payment.transaction_id,

@@ -4,9 +4,8 @@ waiting for a correction, and the search. Every query and action is the signed-i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 from urllib.parse import quote
 
 from models.answers.support import Retried
@@ -72,22 +71,29 @@ def workflow_url(settings: Settings, workflow_id: str) -> str:
     return f"{settings.temporal.ui}/namespaces/{namespace}/workflows/{quote(workflow_id, safe='')}"
 
 
-def _row(settings: Settings, line: Line, **extra: Any) -> Row:
-    values: dict[str, Any] = {
-        "enrollment_id": line.enrollment_id, "parent_enrollment_id": line.parent_enrollment_id,
-        "status": line.status, "detail": shown_error(line), "since": line.status_since,
-        "workflow_url": workflow_url(settings, line_workflow_id(line.enrollment_id)), "mdn": line.mdn,
-        "customer_id": line.customer_id,
-    }  # fmt: skip
-    return Row(**{**values, **extra})
+def _row(settings: Settings, line: Line) -> Row:
+    return Row(
+        enrollment_id=line.enrollment_id,
+        parent_enrollment_id=line.parent_enrollment_id,
+        status=line.status,
+        detail=shown_error(line),
+        since=line.status_since,
+        workflow_url=workflow_url(settings, line_workflow_id(line.enrollment_id)),
+        mdn=line.mdn,
+        customer_id=line.customer_id,
+    )
 
 
 def _port_row(settings: Settings, line: Line, port: PortIn) -> Row:
     need = " ".join(part for part in (port.resolution_code, port.resolution_description) if part)
-    return _row(
-        settings, line, status=port.status, detail=need, since=port.responded_at or line.status_since,
-        workflow_url=workflow_url(settings, port_workflow_id(line.enrollment_id)), port_number=port.port_number,
-    )  # fmt: skip
+    return replace(
+        _row(settings, line),
+        status=port.status,
+        detail=need,
+        since=port.responded_at or line.status_since,
+        workflow_url=workflow_url(settings, port_workflow_id(line.enrollment_id)),
+        port_number=port.port_number,
+    )
 
 
 async def stuck_lines(*, ctx: Context) -> list[Row]:
@@ -117,9 +123,16 @@ async def ports_awaiting_resolution(*, ctx: Context) -> list[Row]:
 
 
 async def search(*, wanted: str, ctx: Context) -> list[Row]:
+    """The lines found; a line porting a number in (at creation or after) says which and how far it got."""
     async with ctx.uow.transaction() as session:
-        lines = await find_lines(session, wanted, vendor_id=ctx.caller.vendor_id, limit=MOST_SHOWN)
-    return [_row(ctx.settings, line) for line in lines]
+        found = await find_lines(session, wanted, vendor_id=ctx.caller.vendor_id, limit=MOST_SHOWN)
+    rows = []
+    for line, port in found:
+        row = _row(ctx.settings, line)
+        if port is not None and not row.detail:
+            row = replace(row, detail=f"Port-in of {port.port_number}: {port.status}", port_number=port.port_number)
+        rows.append(row)
+    return rows
 
 
 async def retry(*, enrollment_id: str, ctx: Context) -> str:

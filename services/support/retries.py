@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -21,8 +23,16 @@ from models.requests.support import ListStuckEnrollments, RetryEnrollment
 from models.settings import Settings
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
+from persistence import events
 from persistence.enrollment import orders_of, vendor_line
-from persistence.support import Waiting, count_waiting, shown_error, waiting_lines
+from persistence.support import (
+    Waiting,
+    claim_retries,
+    count_waiting,
+    release_retries,
+    shown_error,
+    waiting_lines,
+)
 from services.actions import ALL_SOURCES, action
 from services.context import Context
 from services.enrollment.lines import NO_CUSTOMER
@@ -36,6 +46,17 @@ SUPPORT = "support"  # the role support operations need
 MOST_RETRIED = 500  # lines one bulk retry resumes; the answer says how many remain for the next call
 AT_ONCE = 20  # calls to Temporal in flight at once during a bulk retry
 WAITING = frozenset({LineStatus.STUCK, LineStatus.RECEIVED})
+# The engine's answers that leave one line out of a retry rather than fail it: the workflow is gone, or a
+# limit of its own (signals per workflow, history size) refuses more. Anything else is the engine away.
+LEFT_OUT = frozenset(
+    {
+        RPCStatusCode.NOT_FOUND,
+        RPCStatusCode.RESOURCE_EXHAUSTED,
+        RPCStatusCode.FAILED_PRECONDITION,
+        RPCStatusCode.INVALID_ARGUMENT,
+    }
+)
+Transaction = Callable[[], AbstractAsyncContextManager[AsyncSession]]
 
 
 @dataclass(frozen=True)
@@ -45,6 +66,7 @@ class ToResume:
     lines: list[Line]
     orders: list[EnrollmentOrder] = field(default_factory=list)
     remaining: int = 0  # matching lines left for the next bulk retry
+    claimed: list[str] = field(default_factory=list)  # stuck lines this retry moved to RETRYING (only these)
 
 
 def waiting(settings: Settings, *, error_contains: str | None = None, stuck_minutes: int | None = None) -> Waiting:
@@ -85,21 +107,24 @@ async def retry_enrollment(*, body: RetryEnrollment, ctx: Context) -> Retried | 
         else:
             assert body.enrollment_id is not None  # the request model requires one without all_stuck Y
             found = await one_waiting(session, body.enrollment_id, vendor_id=vendor_id, pacing=pacing)
+        await events.retry_requested(session, found.lines, actor=f"support:{ctx.caller.agent_username}")  # issue 21
     # Nothing to resume needs no workflow engine: an empty bulk retry answers even while it is away.
     retried = []
     if found.lines:
         client = await ctx.temporal_client()
         retried = await resume(
-            found, client=client, task_queue=ctx.task_queue, rpc_seconds=ctx.settings.temporal.rpc_seconds
+            found,
+            client=client,
+            task_queue=ctx.task_queue,
+            rpc_seconds=ctx.settings.temporal.rpc_seconds,
+            transaction=ctx.uow.transaction,
         )
     if body.bulk:
         return RetriedAll(retried=retried, remaining=found.remaining)
     [line] = found.lines
     if not retried:
         raise refuse(f"Enrollment {line.enrollment_id} has no workflow to retry", rest_status=409)
-    return Retried(
-        enrollment_id=line.enrollment_id, status="RETRYING" if line.status == LineStatus.STUCK else "STARTED"
-    )
+    return Retried(enrollment_id=line.enrollment_id, status="RETRYING" if found.claimed else "STARTED")
 
 
 async def one_waiting(session: AsyncSession, enrollment_id: str, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
@@ -107,11 +132,20 @@ async def one_waiting(session: AsyncSession, enrollment_id: str, *, vendor_id: i
     line = await vendor_line(session, enrollment_id, vendor_id=vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
+    if line.status == LineStatus.RETRYING:
+        raise refuse(already_retrying(enrollment_id), rest_status=409)
     if line.status not in WAITING:
         raise refuse(f"Enrollment {enrollment_id} is not stuck (status {line.status})", rest_status=409)
+    if line.status == LineStatus.STUCK:
+        if not await claim_retries(session, [enrollment_id]):  # another retry took it first
+            raise refuse(already_retrying(enrollment_id), rest_status=409)
+        return ToResume([line], claimed=[enrollment_id])
     # A RECEIVED line is started whatever its age: a start finds the run its own request may have begun.
-    never_started = [line.order_id] if line.status == LineStatus.RECEIVED else []
-    return ToResume([line], await orders_of(session, never_started, pacing=pacing))
+    return ToResume([line], await orders_of(session, [line.order_id], pacing=pacing))
+
+
+def already_retrying(enrollment_id: str) -> str:
+    return f"Enrollment {enrollment_id} is already being retried"
 
 
 async def all_waiting(session: AsyncSession, matching: Waiting, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
@@ -119,22 +153,36 @@ async def all_waiting(session: AsyncSession, matching: Waiting, *, vendor_id: in
     lines = await waiting_lines(session, matching, vendor_id=vendor_id, limit=MOST_RETRIED)
     total = len(lines) if len(lines) < MOST_RETRIED else await count_waiting(session, matching, vendor_id=vendor_id)
     never_started = list(dict.fromkeys(line.order_id for line in lines if line.status == LineStatus.RECEIVED))
-    return ToResume(lines, await orders_of(session, never_started, pacing=pacing), total - len(lines))
+    # Stuck lines another retry took meanwhile are left to it.
+    claimed = await claim_retries(session, [line.enrollment_id for line in lines if line.status == LineStatus.STUCK])
+    taken = [line for line in lines if line.status == LineStatus.RECEIVED or line.enrollment_id in claimed]
+    orders = await orders_of(session, never_started, pacing=pacing)
+    return ToResume(taken, orders, total - len(lines), sorted(claimed))
 
 
-async def resume(found: ToResume, *, client: Client, task_queue: str, rpc_seconds: float) -> list[str]:
-    """Signals each stuck line's workflow to try again and starts each never-started order (or finds it
-    running); answers the enrollment ids now on their way. A stuck line whose workflow is gone is left out."""
+async def resume(
+    found: ToResume, *, client: Client, task_queue: str, rpc_seconds: float, transaction: Transaction
+) -> list[str]:
+    """Signals each claimed stuck line's workflow to try again and starts each never-started order (or finds
+    it running); answers the enrollment ids now on their way. A stuck line whose workflow is gone, or whose
+    workflow the engine refuses for one of its limits, is left out (one line: refused, saying which); a retry
+    that did not reach its workflow leaves its line STUCK again."""
     slots = asyncio.Semaphore(AT_ONCE)
+    refused: dict[str, str] = {}
 
     async def signal(line: Line) -> str | None:
         async with slots:
             try:
                 await retry_line(client, line.enrollment_id)
             except RPCError as error:
-                if error.status != RPCStatusCode.NOT_FOUND:
+                if error.status not in LEFT_OUT:
                     raise
-                log.warning("stuck line without a workflow", extra={"fields": {"enrollment_id": line.enrollment_id}})
+                refused[line.enrollment_id] = refusal_of(line.enrollment_id, error)
+                log.warning(
+                    "stuck line not retried: %s",
+                    refused[line.enrollment_id],
+                    extra={"fields": {"enrollment_id": line.enrollment_id}},
+                )
                 return None
         return line.enrollment_id
 
@@ -142,14 +190,31 @@ async def resume(found: ToResume, *, client: Client, task_queue: str, rpc_second
         async with slots:
             await start_order(client, order, task_queue=task_queue)
 
-    stuck = [line for line in found.lines if line.status == LineStatus.STUCK]
-    async with outside_system("The workflow engine", within=2 * rpc_seconds):
-        outcomes = await asyncio.gather(
-            *(signal(line) for line in stuck), *(start(order) for order in found.orders), return_exceptions=True
-        )
-        for outcome in outcomes:  # every call has ended: the first failure says what is down
-            if isinstance(outcome, BaseException):
-                raise outcome
+    stuck = [line for line in found.lines if line.enrollment_id in found.claimed]
+    try:
+        async with outside_system("The workflow engine", within=2 * rpc_seconds):
+            outcomes = await asyncio.gather(
+                *(signal(line) for line in stuck), *(start(order) for order in found.orders), return_exceptions=True
+            )
+            for outcome in outcomes:  # every call has ended: the first failure says what is down
+                if isinstance(outcome, BaseException):
+                    raise outcome
+    except BaseException:
+        async with transaction() as session:
+            await release_retries(session, found.claimed)
+        raise
     signalled = {outcome for outcome in outcomes[: len(stuck)] if isinstance(outcome, str)}
+    if refused:
+        async with transaction() as session:
+            await release_retries(session, sorted(refused))
+    if len(found.lines) == 1 and refused:
+        raise refuse(*refused.values(), rest_status=409)
     started = {line_id for order in found.orders for line_id in order.enrollment_ids}
     return [line.enrollment_id for line in found.lines if line.enrollment_id in signalled | started]
+
+
+def refusal_of(enrollment_id: str, error: RPCError) -> str:
+    """What the engine said, as it is: a workflow gone, or one of its limits (signals, history size)."""
+    if error.status == RPCStatusCode.NOT_FOUND:
+        return f"Enrollment {enrollment_id} has no workflow to retry"
+    return f"The workflow engine refused the retry of enrollment {enrollment_id}: {error.message}"

@@ -1,7 +1,12 @@
 """Signing in to the support console and finding the agent of a session. Only active agents with the `support`
-role of an active vendor get in. The sign-in is throttled by the agent lockout the API's agent_password uses:
-the attempt is claimed before the password is verified, so parallel guesses cannot outrun it, and only a
-refused one is counted as a failure."""
+role of an active vendor get in, and anyone else is answered as a wrong password is (no oracle for the
+passwords of agents without the role). The sign-in has its own throttle, apart from the agent's API password's,
+so failed sign-ins lock only the console: per client address first (services.gates), then per agent,
+claimed before the password is verified so parallel guesses cannot outrun it; only a support agent's attempts
+are counted. Each attempt costs one argon2, in the verification queue /authenticate uses.
+
+A session ends when its agent signs out, sits idle LINEUP_CONSOLE_IDLE_MINUTES, has lasted
+LINEUP_CONSOLE_MAX_HOURS whatever its activity, or when the agent's password changed after it began."""
 
 from __future__ import annotations
 
@@ -13,13 +18,27 @@ from models.passwords import verify_secret_async
 from models.requests.support import SignIn
 from models.settings import Settings
 from persistence.agents import AgentRef
-from persistence.auth.logins import LOCKED, Throttle, claim_agent_attempt, settle_agent_attempt
-from persistence.support import active_agent, agent_login, end_session, open_session, touch_session
+from persistence.auth.logins import (
+    LOCKED,
+    Throttle,
+    claim_console_attempt,
+    release_console_attempt,
+    settle_console_attempt,
+)
+from persistence.support import (
+    AgentLogin,
+    SessionLimits,
+    active_agent,
+    agent_login,
+    end_session,
+    open_session,
+    touch_session,
+)
 from persistence.uow import UnitOfWork
+from services.gates import THROTTLED, Busy, LoginGates
 
 SUPPORT = "support"
 INVALID = "Invalid username or password"
-NOT_SUPPORT = "Only agents with the support role may use the console"
 
 
 @dataclass(frozen=True)
@@ -36,42 +55,63 @@ class Session:
     who: ConsoleAgent
 
 
-def idle_limit(settings: Settings) -> timedelta:
-    return timedelta(minutes=settings.auth.console_idle_minutes)
+def limits(settings: Settings) -> SessionLimits:
+    auth = settings.auth
+    return SessionLimits(
+        idle=timedelta(minutes=auth.console_idle_minutes), most=timedelta(hours=auth.console_max_hours)
+    )
 
 
-async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings) -> Session:
+def may_use_console(login: AgentLogin | None) -> bool:
+    return login is not None and login.agent.active and login.vendor_active and SUPPORT in login.agent.roles
+
+
+async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings, gates: LoginGates) -> Session:
     """A new session of the support agent, or a refusal (LineupError) that says as little as it can."""
+    if not gates.console.admit(ip):
+        raise refuse(THROTTLED, rest_status=429)
     async with uow.transaction() as session:
         login = await agent_login(session, form.username)
-    throttle = Throttle.of(settings)
-    if login is not None and not await claim_agent_attempt(uow, login.agent.id, throttle):
-        raise refuse(LOCKED, rest_status=429)
-    # Verified even for an unknown agent (against a dummy hash): a wrong name costs what a wrong password does.
-    password_ok = await verify_secret_async(login.password_hash if login else None, form.password)
-    if login is None:
+    if login is None or not may_use_console(login):
+        # Verified against the dummy hash, uncounted: an agent who may not sign in costs and answers what a
+        # wrong password does, whatever password it was sent with.
+        await _verify(gates, None, form.password)
         raise refuse(INVALID, rest_status=401)
-    ok = password_ok and login.agent.active and login.vendor_active
-    await settle_agent_attempt(uow, login.agent.id, throttle, ok=ok)
+    agent, throttle = login.agent, Throttle.of(settings)
+    if not await claim_console_attempt(uow, agent.id, throttle):
+        raise refuse(LOCKED, rest_status=429)
+    try:
+        ok = await _verify(gates, login.password_hash, form.password)
+    except Exception:
+        await release_console_attempt(uow, agent.id)
+        raise
+    await settle_console_attempt(uow, agent.id, throttle, ok=ok)
     if not ok:
         raise refuse(INVALID, rest_status=401)
-    if SUPPORT not in login.agent.roles:
-        raise refuse(NOT_SUPPORT, rest_status=403)
-    agent = login.agent
     async with uow.transaction() as session:
         token = await open_session(
-            session, agent_id=agent.id, vendor_id=agent.vendor_id, ip=ip, idle=idle_limit(settings)
+            session, agent_id=agent.id, vendor_id=agent.vendor_id, ip=ip, limits=limits(settings)
         )
     return Session(token, ConsoleAgent(agent, login.vendor_code))
 
 
+async def _verify(gates: LoginGates, stored: str | None, offered: str) -> bool:
+    """One argon2 in the shared verification queue; a full queue is a throttled sign-in."""
+    try:
+        async with gates.queue.slot():
+            return await verify_secret_async(stored, offered)
+    except Busy:
+        raise refuse(THROTTLED, rest_status=429) from None
+
+
 async def signed_in(*, token: str | None, uow: UnitOfWork, settings: Settings) -> ConsoleAgent | None:
-    """The agent of a live session, its idle clock moved; None for no session, an idle one (now deleted), or
-    an agent who lost the support role or was disabled since signing in."""
+    """The agent of a live session, its idle clock moved; None for no session, one that ended (idle, too old,
+    or begun before its agent's last password change: now deleted), or an agent who lost the support role or
+    was disabled since signing in."""
     if not token:
         return None
     async with uow.transaction() as session:
-        agent_id = await touch_session(session, token, idle=idle_limit(settings))
+        agent_id = await touch_session(session, token, limits=limits(settings))
         found = await active_agent(session, agent_id) if agent_id is not None else None
         if agent_id is not None and (found is None or SUPPORT not in found[0].roles):
             await end_session(session, token)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -16,6 +17,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.mail import MailActivities
 from adapters.smtp import SmtpSender
+from models.clock import utcnow
 from models.crypto import cipher_for
 from models.messages.mail import MailDelivery
 from models.tables.auth import Vendor
@@ -40,18 +42,29 @@ def activities(settings: Any, db: Database) -> MailActivities:
     return MailActivities(SmtpSender(settings), db, cipher_for(settings))
 
 
-async def queued(settings: Any, db: Database, to: str) -> MailOutbox:
-    """An outbox row as the API writes it."""
+async def queued(
+    settings: Any, db: Database, to: str, *, subject: str = "Hello", age: timedelta = timedelta(0)
+) -> MailOutbox:
+    """An outbox row as the API writes it (or as an older version let through), queued `age` ago."""
     key = f"DEMO-t-ACT{secrets.token_hex(6)}"
-    content = {"sender_name": "Lineup", "sender_email": "ops@lineup.example", "subject": "Hello",
-               "body": "<p>Hello</p>", "recipients": [["Ada Lovelace", to]]}  # fmt: skip
+    content = {
+        "sender_name": "Lineup",
+        "sender_email": "ops@lineup.example",
+        "subject": subject,
+        "body": "<p>Hello</p>",
+        "recipients": [["Ada Lovelace", to]],
+    }
     async with db.transaction() as session:
         vendor = (await session.exec(select(Vendor).where(Vendor.code == "DEMO"))).one()
         assert vendor.id is not None
         row = MailOutbox(
-            idempotency_key=key, vendor_id=vendor.id, message_id=f"<{key}@lineup.local>",
-            content=cipher_for(settings).encrypt(json.dumps(content)), recipient_count=1,
-        )  # fmt: skip
+            idempotency_key=key,
+            vendor_id=vendor.id,
+            message_id=f"<{key}@lineup.local>",
+            content=cipher_for(settings).encrypt(json.dumps(content)),
+            recipient_count=1,
+            created_at=utcnow() - age,
+        )
         session.add(row)
     return row
 
@@ -65,10 +78,14 @@ async def sink(sandbox_url: str, to: str) -> list[dict[str, Any]]:
 
 
 async def status(db: Database, outbox_id: int) -> str:
+    return (await reread(db, outbox_id)).status
+
+
+async def reread(db: Database, outbox_id: int) -> MailOutbox:
     async with db.transaction() as session:
         row = await session.get(MailOutbox, outbox_id)
         assert row is not None
-        return row.status
+        return row
 
 
 async def test_send_run_twice_sends_one_email(settings, db, activities, sandbox_url):
@@ -99,3 +116,49 @@ async def test_send_during_an_outage_is_a_retryable_failure_and_stays_queued(set
     assert "421" in failure.value.message
     assert await status(db, row.id) == "QUEUED"
     assert await sink(sandbox_url, to) == []
+    assert (await reread(db, row.id)).last_error == "The mail relay is unavailable: 421 Service not available"
+
+
+@pytest.mark.parametrize("breaking", ["\u2028", "\u2029", "\u0085"])
+async def test_a_message_that_cannot_be_composed_is_rejected_for_good(settings, db, activities, sandbox_url, breaking):
+    """Rows written before the boundary refused such subjects: no attempt could ever send them."""
+    to = f"unbuildable.{secrets.token_hex(5)}@example.com"
+    row = await queued(settings, db, to, subject=f"Hello{breaking}there")
+    assert row.id is not None
+    with pytest.raises(ApplicationError) as failure:
+        await ActivityEnvironment().run(activities.send, MailDelivery(row.id, row.idempotency_key))
+    assert failure.value.type == "MailRejected" and failure.value.non_retryable
+    found = await reread(db, row.id)
+    assert (found.status, found.last_error) == ("REJECTED", "unbuildable the message cannot be composed (ValueError)")
+    assert await sink(sandbox_url, to) == []
+
+
+async def test_mail_undelivered_past_the_age_limit_is_rejected_with_the_last_outage(settings, db, sandbox_url):
+    def limited(hours: float) -> MailActivities:
+        return MailActivities(SmtpSender(settings), db, cipher_for(settings), max_age=timedelta(hours=hours))
+
+    to = f"aged.{secrets.token_hex(5)}@example.com"
+    young = await queued(settings, db, to, age=timedelta(hours=1))
+    old = await queued(settings, db, to, age=timedelta(hours=3))
+    assert young.id is not None and old.id is not None
+    async with httpx.AsyncClient() as http:
+        await http.post(f"{sandbox_url}/sandbox/smtp", json={"available": False})
+        try:
+            for row, activities in ((young, limited(2)), (old, limited(4))):  # both within their limits: retried
+                assert row.id is not None
+                with pytest.raises(ApplicationError) as outage:
+                    await ActivityEnvironment().run(activities.send, MailDelivery(row.id, row.idempotency_key))
+                assert outage.value.type == "Unavailable"
+            with pytest.raises(ApplicationError) as given_up:
+                await ActivityEnvironment().run(limited(2).send, MailDelivery(old.id, old.idempotency_key))
+        finally:
+            await http.post(f"{sandbox_url}/sandbox/smtp", json={"available": True})
+    assert given_up.value.type == "MailRejected" and given_up.value.non_retryable
+    aged = await reread(db, old.id)
+    assert aged.status == "REJECTED"
+    assert aged.last_error == "undelivered after 2 h: The mail relay is unavailable: 421 Service not available"
+    # The young one goes out once the relay is back; the old one never will, whatever limit a later run has.
+    await ActivityEnvironment().run(limited(2).send, MailDelivery(young.id, young.idempotency_key))
+    with pytest.raises(ApplicationError):
+        await ActivityEnvironment().run(limited(100).send, MailDelivery(old.id, old.idempotency_key))
+    assert len(await sink(sandbox_url, to)) == 1

@@ -46,9 +46,16 @@ async def pending_payment(db: Database) -> Payment:
         session.add(Enrollment(enrollment_id=f"E{key[:10].upper()}", vendor_id=vendor.id, zip_code="30301", state="GA"))
         await session.flush()
         payment = Payment(
-            idempotency_key=key, vendor_id=vendor.id, enrollment_id=f"E{key[:10].upper()}", plan_id=102,
-            invoice_number=f"INV{key[:12]}", transaction_id="", amount_cents=2500, tax_cents=100, calc_id=None,
-        )  # fmt: skip
+            idempotency_key=key,
+            vendor_id=vendor.id,
+            enrollment_id=f"E{key[:10].upper()}",
+            plan_id=102,
+            invoice_number=f"INV{key[:12]}",
+            transaction_id="",
+            amount_cents=2500,
+            tax_cents=100,
+            calc_id=None,
+        )
         session.add(payment)
     return payment
 

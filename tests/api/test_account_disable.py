@@ -18,9 +18,10 @@ import models.passwords
 import services.auth.authenticate
 from cli.accounts import AgentSpec, create_agent, create_api_user, set_api_user_active
 from cli.main import app as cli
+from models.passwords import login_secret
 from models.tables.auth import LoginLog
-from tests.builders import body
 from tests.support.app import ApiClient, make_settings
+from tests.support.builders import body
 
 UNKNOWN_TOKEN = {"msg_code": "RESTAPI001", "msg": "Invalid Token", "token": ""}
 REFUSED_LOGIN = {"msg_code": "RESTAPI001", "msg": "Invalid credentials!!", "token": ""}
@@ -63,9 +64,10 @@ async def use(api: ApiClient, token: str) -> dict[str, Any]:
 
 async def open_entries(api: ApiClient, otps: list[str]) -> list[str]:
     """Which of these OTPs still name an open login-log entry."""
+    hashed = {api.otp_hash(otp): otp for otp in otps}
     async with api.db.transaction() as session:
-        query = select(LoginLog.otp).where(col(LoginLog.otp).in_(otps), col(LoginLog.closed_at).is_(None))
-        return list((await session.exec(query)).all())
+        query = select(LoginLog.otp).where(col(LoginLog.otp).in_(hashed), col(LoginLog.closed_at).is_(None))
+        return [hashed[found] for found in (await session.exec(query)).all()]
 
 
 async def test_api_user_disable_ends_its_tokens_and_otps_at_once_and_enable_restores_it(api_on):
@@ -108,7 +110,7 @@ async def test_a_login_in_flight_when_the_user_is_disabled_gets_no_token(api_on,
     verify = models.passwords.verify_secret_async
 
     async def disabled_meanwhile(stored: str | None, offered: str) -> bool:
-        if offered == PASSWORD:  # between reading the user and opening its session
+        if offered == login_secret(PASSWORD, PIN):  # between reading the user and opening its session
             await set_api_user_active(api_on.db, "DEMO", username, False)
         return await verify(stored, offered)
 

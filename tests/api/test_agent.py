@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from models.tables.agents import AgentLocation
 from models.tables.auth import LoginLog
-from tests.builders import body
+from tests.support.builders import body
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}
 
@@ -25,7 +25,7 @@ def loc(**overrides):
         ("longitude", "-122.4194", "", "Please enter Longitude"),
         ("ip_address", "2001:db8::1", "300.1.1.1", "IP address must be a valid IPv4 or IPv6 address"),
         ("ip_address", "10.0.0.1", "localhost", "IP address must be a valid IPv4 or IPv6 address"),
-        ("username", "demo.support", "", "Please enter Username"),
+        ("username", "demo.agent", "", "Please enter Username"),
     ],
 )
 async def test_update_location_coordinate_field_rule(api, field, good, bad, error):
@@ -47,9 +47,16 @@ async def test_update_location_coordinate_stores_the_location(api):
     assert (stored.latitude, stored.longitude, stored.ip_address) == ("33.7490", "-84.3880", "203.0.113.7")
 
 
-async def test_update_location_coordinate_username_must_be_an_agent_of_the_vendor(api):
-    refused = await api.call("/agent", loc(username="other.agent"))
-    assert refused["errors"] == ["Username is not an active agent of this vendor"]
+@pytest.mark.parametrize("username", ["demo.support", "other.agent", "nobody.here"])
+async def test_update_location_coordinate_records_only_the_agents_own_location(api, username):
+    # Issue 19, finding 13: demo.agent may not say where demo.support (or anyone else) is.
+    refused = await api.call("/agent", loc(agent_id="demo.agent", username=username))
+    assert (refused["msg_code"], refused["errors"]) == (
+        "RESTAPI110",
+        ["Username must be the agent_id's own: an agent records only its own location"],
+    )
+    async with api.db.transaction() as session:
+        assert (await session.exec(select(AgentLocation))).all() == []
 
 
 async def test_update_location_coordinate_records_against_the_login_log_otp(api):

@@ -9,21 +9,31 @@ import os
 import re
 import secrets
 import shutil
+from collections import Counter
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-from sqlmodel import select
+from sqlalchemy import update
+from sqlmodel import col, select
 
+from activities.support import SupportActivities
 from cli.accounts import AgentSpec, create_agent
+from models.clock import utcnow
+from models.messages.enrollment import Pacing
+from models.messages.support import Sweep
 from models.passwords import verify_secret
 from models.tables.agents import Agent
-from models.tables.auth import PasswordChange, ProofImage
-from tests.builders import body
+from models.tables.auth import PasswordChange, ProofBlob, ProofImage
+from tests.support.app import ApiClient, reconfigure
+from tests.support.builders import body
 from tests.support.images import GIF, JPEG, b64, data_uri, png
-from tests.workflows.test_mail_delivery import REFUSING_PORT, refusing_relay  # noqa: F401 (a fixture)
+from tests.support.mail_relay import REFUSING_PORT
 from workflows.ids import mail_workflow_id
+from workflows.support import SweepWorkflow
 
 MiB = 1024 * 1024
 OLD_PASSWORD, PIN = "agent-old-pass-1", "2468"
@@ -33,9 +43,12 @@ QUEUED = "Password changed; the e-mail with the new password is queued for deliv
 
 @pytest.fixture(scope="module")
 async def auth_stack(
-    tmp_path_factory: pytest.TempPathFactory, sqlite_template_path: Path, temporal_env: Any, sandbox_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    sqlite_template_path: Path,
+    temporal_env: Any,
+    sandbox_url: str,
     sandbox_smtp_port: int,
-) -> AsyncIterator[Any]:  # fmt: skip
+) -> AsyncIterator[Any]:
     """One stack for the module, delivering mail to the session's SMTP sink; each test makes its own agent."""
     from tests.support.stack import Stack
 
@@ -58,8 +71,11 @@ async def new_agent(auth_stack, *, pin: str | None = PIN, email: bool = True, ve
 
 
 async def login(auth_stack, username: str, password: str) -> dict[str, Any]:
-    answer: dict[str, Any] = (await auth_stack.post("/authenticate", {"vendor_id": "DEMO", "username": username,
-                                                                 "password": password, "pin": PIN})).json()  # fmt: skip
+    answer: dict[str, Any] = (
+        await auth_stack.post(
+            "/authenticate", {"vendor_id": "DEMO", "username": username, "password": password, "pin": PIN}
+        )
+    ).json()
     return answer
 
 
@@ -127,10 +143,11 @@ async def test_agent_change_password_stores_the_proofs_with_the_agent_and_locati
     async with auth_stack.db.transaction() as session:
         agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
         record = (await session.exec(select(PasswordChange).where(PasswordChange.agent_id == agent.id))).one()
-        proofs = (await session.exec(select(ProofImage).where(ProofImage.password_change_id == record.id))).all()
+        query = select(ProofImage, ProofBlob).join(ProofBlob, col(ProofBlob.sha256) == col(ProofImage.sha256))
+        proofs = (await session.exec(query.where(ProofImage.password_change_id == record.id))).all()
     assert (record.latitude, record.longitude, record.vendor_id) == ("40.7128", "-74.0060", agent.vendor_id)
     assert record.changed_at == agent.password_changed_at
-    assert {(p.kind, p.media_type, p.image) for p in proofs} == {
+    assert {(p.kind, p.media_type, blob.image) for p, blob in proofs} == {
         ("worksite_proof", "image/png", png()),
         ("table_proof", "image/jpeg", JPEG),
         ("agent_change_password", "image/jpeg", JPEG),
@@ -142,12 +159,16 @@ async def test_agent_change_password_stores_the_proofs_with_the_agent_and_locati
 async def test_agent_change_password_while_the_relay_is_down_says_queued_and_mails_once_back(auth_stack):
     username = await new_agent(auth_stack, pin=None)
     await auth_stack.sandbox_post("/sandbox/smtp", {"available": False})
+    # LINEUP_MAIL_WAIT_SECONDS small: the answer says queued after it, and the test waits that, not 3 s.
+    before = auth_stack.app.state.settings.mail.wait_seconds
+    reconfigure(auth_stack.app, mail_wait_seconds=0.5)
     try:
         answer = await auth_stack.call("/auth", change(username))
         assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", QUEUED)
         assert await auth_stack.mail_to(f"{username}@demo.example") == []
     finally:
         await auth_stack.sandbox_post("/sandbox/smtp", {"available": True})
+        reconfigure(auth_stack.app, mail_wait_seconds=before)
     password = await mailed_password(auth_stack, username)  # exactly one message, once the relay is back
     async with auth_stack.db.transaction() as session:
         agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
@@ -155,7 +176,7 @@ async def test_agent_change_password_while_the_relay_is_down_says_queued_and_mai
 
 
 @pytest.mark.parametrize("settings_overrides", [{"smtp_port": REFUSING_PORT}])
-async def test_agent_change_password_refused_by_the_relay_says_so(refusing_relay, stack):  # noqa: F811
+async def test_agent_change_password_refused_by_the_relay_says_so(refusing_relay, stack):
     # Of vendor OTHER: its mail workflow's id (`OTHER-password-1`) is not one auth_stack's database used on
     # the same Temporal server.
     username = await new_agent(stack, pin=None, vendor="OTHER")
@@ -210,9 +231,9 @@ async def test_agent_change_password_needs_an_email_address(auth_stack):
         ("agent_change_password", b64(JPEG), None, "Please enter Agent change password proof"),
         (
             "table_proof",
-            b64(png(padding=4 * MiB - len(png()))),
-            b64(png(padding=4 * MiB - len(png()) + 1)),
-            "Table proof must be at most 4 MiB once decoded",
+            b64(png(padding=1 * MiB - len(png()))),
+            b64(png(padding=1 * MiB - len(png()) + 1)),
+            "Table proof must be at most 1 MiB once decoded",
         ),
         ("latitude", "-90", "-90.5", "Latitude must be a latitude between -90 and 90"),
         ("longitude", "180", "east", "Longitude must be a decimal number between -180 and 180"),
@@ -251,8 +272,10 @@ async def test_agent_change_password_body_limit_is_12_mib(auth_stack):
     limit = auth_stack.app.state.settings.api.max_auth_body_bytes
     assert limit == 12 * MiB
     username = await new_agent(auth_stack, pin=None)
-    huge = b64(png(padding=4 * MiB))  # three of these pass 12 MiB
-    request = change(username, worksite_proof=huge, table_proof=huge, agent_change_password=huge)
+    largest = b64(png(padding=1 * MiB - len(png())))  # three of the largest proofs fit
+    request = change(username, worksite_proof=largest, table_proof=largest, agent_change_password=largest)
+    assert (await auth_stack.call("/auth", request))["msg_code"] == "RESTAPI000"
+    request["pad"] = "x" * limit  # past the limit, whatever it is
     assert_refused(await auth_stack.call("/auth", request), f"Request body exceeds the limit of {limit} bytes")
 
 
@@ -260,3 +283,91 @@ async def test_agent_change_password_body_limit_is_12_mib(auth_stack):
 async def test_agent_change_password_sources(auth_stack, source, code):
     username = await new_agent(auth_stack, pin=None)
     assert (await auth_stack.call("/auth", change(username, source=source)))["msg_code"] == code
+
+
+# Issue 19, finding 7: proofs at most 1 MiB each (the field rule above), a few changes per agent a day, each
+# image stored once however often it is sent, and purged after the retention.
+async def test_agent_change_password_is_limited_per_agent_per_day(auth_stack):
+    username = await new_agent(auth_stack, pin=None)
+    for _ in range(3):  # LINEUP_PASSWORD_CHANGES_PER_DAY's default
+        assert (await auth_stack.call("/auth", change(username)))["msg_code"] == "RESTAPI000"
+    assert_refused(
+        await auth_stack.call("/auth", change(username)),
+        "At most 3 password changes a day for one agent; try again later",
+    )
+    other = await new_agent(auth_stack, pin=None)  # per agent: another one goes on
+    assert (await auth_stack.call("/auth", change(other)))["msg_code"] == "RESTAPI000"
+
+
+async def proofs_of(auth_stack, username: str) -> list[tuple[int, str]]:
+    """(password_change_id, sha256) of the agent's proofs."""
+    async with auth_stack.db.transaction() as session:
+        agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
+        query = select(ProofImage.password_change_id, ProofImage.sha256).join(PasswordChange)
+        return [tuple(row) for row in (await session.exec(query.where(PasswordChange.agent_id == agent.id))).all()]
+
+
+async def blobs(auth_stack, digests: set[str]) -> dict[str, int]:
+    async with auth_stack.db.transaction() as session:
+        found = (await session.exec(select(ProofBlob.sha256).where(col(ProofBlob.sha256).in_(digests)))).all()
+    return Counter(found)
+
+
+async def test_identical_proofs_are_stored_once_and_purged_after_the_retention(auth_stack):
+    same = data_uri(png(padding=1000 + secrets.randbelow(1000)))  # an image of this test's own
+    first, second = await new_agent(auth_stack, pin=None), await new_agent(auth_stack, pin=None)
+    unique = data_uri(png(padding=3000 + secrets.randbelow(1000)))
+    for username, table in ((first, unique), (second, same)):
+        request = change(username, worksite_proof=same, table_proof=table, agent_change_password=same)
+        assert (await auth_stack.call("/auth", request))["msg_code"] == "RESTAPI000"
+    old, young = await proofs_of(auth_stack, first), await proofs_of(auth_stack, second)
+    digests = {digest for _, digest in old + young}
+    assert len(old) == len(young) == 3 and len(digests) == 2
+    assert await blobs(auth_stack, digests) == dict.fromkeys(digests, 1)  # each image's bytes once
+
+    async with auth_stack.db.transaction() as session:  # the first change is older than the retention
+        ago = utcnow() - timedelta(days=366)
+        await session.execute(update(PasswordChange).where(col(PasswordChange.id) == old[0][0]).values(changed_at=ago))
+    await SupportActivities(auth_stack.db).purge_tokens(Sweep(proof_retention_days=365))
+    assert await proofs_of(auth_stack, first) == [] and len(await proofs_of(auth_stack, second)) == 3
+    shared = {digest for _, digest in young}
+    assert await blobs(auth_stack, digests) == dict.fromkeys(shared, 1)  # the shared image stays with the young one
+
+
+async def test_agent_change_password_ends_the_agents_console_sessions(auth_stack):
+    """Issue 19, finding 11: whoever held the old password keeps no way in through the console."""
+    username = f"support.{secrets.token_hex(4)}"
+    spec = AgentSpec("DEMO", username, OLD_PASSWORD, roles=("agent", "support"), email=f"{username}@demo.example")
+    assert await create_agent(auth_stack.db, spec)
+    transport = httpx.ASGITransport(app=auth_stack.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://lineup.test") as browser:
+        page = await browser.get("/console/login")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert csrf is not None
+        form = {"csrf": csrf[1], "username": username, "password": OLD_PASSWORD}
+        assert (await browser.post("/console/login", data=form)).status_code == 303
+        assert (await browser.get("/console")).status_code == 200
+        assert (await auth_stack.call("/auth", change(username)))["msg_code"] == "RESTAPI000"
+        ended = await browser.get("/console")
+        assert (ended.status_code, ended.headers["location"]) == (303, "/console/login?ended=1")
+
+
+async def test_agent_change_password_while_temporal_is_away_is_queued_and_mailed_by_the_sweep(auth_stack):
+    """Issue 19, finding 9: the change and its e-mail are committed before Temporal is asked, so with Temporal
+    away the answer is "queued" (not an outage), and the sweep mails the password once Temporal is back."""
+    username = await new_agent(auth_stack, pin=None)
+    settings = auth_stack.app.state.settings
+    async with ApiClient.running(settings.replaced(temporal_address="127.0.0.1:1")) as away:
+        answer = await away.call("/auth", change(username))
+    assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", QUEUED), answer
+    assert await auth_stack.mail_to(f"{username}@demo.example") == []
+
+    sweep = Sweep(grace_seconds=0, token_retention_hours=24, pacing=Pacing())
+    report = await auth_stack.env.client.execute_workflow(
+        SweepWorkflow.run, sweep, id=f"sweep-{secrets.token_hex(4)}", task_queue=settings.temporal.task_queue
+    )
+    assert report.mails_started == 1
+    password = await mailed_password(auth_stack, username)
+    async with auth_stack.db.transaction() as session:
+        agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
+    assert verify_secret(agent.password_hash, password)

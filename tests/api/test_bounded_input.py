@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import body, create, line
+from tests.support.builders import body, create, line
 
 SURROGATE = "\\udc80"  # as JSON carries it: a lone low surrogate, valid JSON, not Unicode
 
@@ -66,8 +66,9 @@ async def test_strings_are_bounded_by_where_they_are_kept(api, path, action, fie
 async def test_a_line_field_longer_than_its_column_is_a_field_error(api):
     refused = await api.call("/customer", create("EPARENT", line("EPARENT", model_id="m" * 65, device_id="d" * 65)))
     assert refused["errors"] == [
-        "Line 1: Model Id must be at most 64 characters", "Line 1: Device Id must be at most 64 characters",
-    ]  # fmt: skip
+        "Line 1: Model Id must be at most 64 characters",
+        "Line 1: Device Id must be at most 64 characters",
+    ]
 
 
 NOT_TEXT = "must be valid text (it holds characters that are not Unicode)"
@@ -118,3 +119,55 @@ async def test_a_field_that_is_not_unicode_is_a_field_error(api, path, sent, fie
     text = json.dumps(sent).replace('"PLACEHOLDER"', f'"x{SURROGATE}"')
     answer = await post_raw(api, path, text, token=await api.token())
     assert (answer["msg_code"], answer["errors"]) == ("RESTAPI110", [message])
+
+
+# Issue 19, finding 1: a large body on /auth is read past the general limit only for a token that works, and
+# taken only by the action declared for it; every object of a body has a bounded number of members.
+JSON_TYPE = {"content-type": "application/json"}
+
+
+async def test_a_large_auth_body_with_a_bad_token_is_refused_before_it_is_read(api):
+    limit = api.app.state.settings.api.max_body_bytes
+    pulled = 0
+
+    async def chunks():
+        nonlocal pulled
+        for _ in range(2 * limit // 65536):  # 2 MiB of what is not even JSON
+            pulled += 65536
+            yield b"x" * 65536
+
+    answer = (await api.post("/auth", content=chunks(), headers=JSON_TYPE, token="bad")).json()
+    assert (answer["msg_code"], answer["msg"], answer["token"]) == ("RESTAPI001", "Invalid Token", "")
+    assert pulled <= limit + 2 * 65536  # read no further than the general limit (and what was in flight)
+
+
+async def test_a_declared_large_auth_body_with_a_bad_token_is_refused_unread(api):
+    limit = api.app.state.settings.api.max_body_bytes
+    keys = ",".join(f'"k{i}":0' for i in range(limit // 8))  # the shape of the audit's body: many members
+    unfinished = ("{" + keys).encode()  # not even JSON: read and parsed, it would be refused as such
+    answer = (await api.post("/auth", content=unfinished, headers=JSON_TYPE, token="bad")).json()
+    assert (answer["msg_code"], answer["msg"]) == ("RESTAPI001", "Invalid Token")
+
+
+async def test_a_large_body_is_taken_only_by_agent_change_password(api):
+    limit = api.app.state.settings.api.max_body_bytes
+    small = await api.call("/auth", body("logout", source=None, pad="x" * 1000))
+    assert small["msg_code"] == "RESTAPI000"
+    large = await api.call("/auth", body("logout", source=None, pad="x" * (limit + 1)))
+    assert (large["msg_code"], large["errors"]) == ("RESTAPI110", [f"Request body exceeds the limit of {limit} bytes"])
+    assert large["token"]  # past the token check: the session goes on
+
+
+@pytest.mark.parametrize(("members", "refused"), [(1000, False), (1001, True)])
+async def test_an_object_has_at_most_1000_members(api, members, refused):
+    extra = {f"x{i}": 0 for i in range(members - len(body("plan_list")))}
+    answer = await api.call("/plan", body("plan_list", **extra))
+    if refused:
+        assert answer["errors"] == ["A JSON object of the body has more than 1000 members"]
+    else:
+        assert answer["msg_code"] == "RESTAPI000", answer
+
+
+async def test_nested_objects_are_capped_too(api):
+    answer = await api.call("/plan", body("plan_list", sub_source={f"x{i}": 0 for i in range(1001)}))
+    assert answer["errors"] == ["A JSON object of the body has more than 1000 members"]

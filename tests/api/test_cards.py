@@ -4,18 +4,20 @@ through the real flow: check_service_availability → make_payment (save_card Y)
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import update
-from sqlmodel import SQLModel, col
+from sqlmodel import SQLModel, col, select
 
 from models.clock import utcnow
 from models.tables.auth import CustomerLogin
+from models.tables.enrollment import Line
 from models.tables.payment import SavedCard
-from tests.builders import body, create, line
+from tests.support.builders import body, create, line
 
 INVALID = "Invalid username or password"
 VISA, MASTERCARD, AMEX = "4111111111111111", "5555555555554444", "378282246310005"
@@ -27,9 +29,12 @@ async def customer_with_cards(stack, *cards: tuple[str, str]) -> dict[str, str]:
     enrollment_id = await stack.new_enrollment_id()
     for index, (number, cvv) in enumerate(cards):
         request = body(
-            "make_payment", enrollment_id=enrollment_id, card_number=number, cvv=cvv,
+            "make_payment",
+            enrollment_id=enrollment_id,
+            card_number=number,
+            cvv=cvv,
             external_transaction_id=f"{enrollment_id}P{index}",
-        )  # fmt: skip
+        )
         paid = await stack.call("/payment", request)
         assert paid["msg_code"] == "RESTAPI000", paid
     entry = line(enrollment_id, activation_later="Y", password="line-pass-1")
@@ -56,10 +61,23 @@ async def test_saved_card_list_answers_masked_records_without_cvv(shared_stack, 
     assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Success")
     first, second = answer["data"]
     assert first == {
-        "id": first["id"], "status": "Y", "card_number": "************1111", "cvv": "", "name_on_card": "Pat Q O'Neil",
-        "card_type": "Visa", "exp_month": "12", "exp_year": "2030", "address1": "12 Main St", "address2": "",
-        "zip": "30301", "city": "Atlanta", "state": "GA", "country": "US", "is_expired": "N", "is_primary": "Y",
-    }  # fmt: skip
+        "id": first["id"],
+        "status": "Y",
+        "card_number": "************1111",
+        "cvv": "",
+        "name_on_card": "Pat Q O'Neil",
+        "card_type": "Visa",
+        "exp_month": "12",
+        "exp_year": "2030",
+        "address1": "12 Main St",
+        "address2": "",
+        "zip": "30301",
+        "city": "Atlanta",
+        "state": "GA",
+        "country": "US",
+        "is_expired": "N",
+        "is_primary": "Y",
+    }
     assert (second["card_number"], second["card_type"], second["cvv"], second["is_primary"]) == (
         "************0005",
         "American Express",
@@ -127,6 +145,18 @@ async def test_saved_card_list_wrong_customer_login_is_refused(shared_stack, cus
 async def test_saved_card_list_username_is_the_email_in_any_case(shared_stack, customer):
     answer = await shared_stack.call("/cards", cards(customer, username=f"  {customer['username'].upper()} "))
     assert answer["msg_code"] == "RESTAPI000", answer
+
+
+async def test_saved_card_list_email_is_kept_as_a_keyed_digest(shared_stack, customer):
+    # Issue 19, finding 13: an unkeyed SHA-256 could be matched against a list of addresses by anyone holding
+    # the table; the keyed digest needs the PII key too.
+    async with shared_stack.db.transaction() as session:
+        stored = (
+            await session.exec(select(Line.email_hash).where(Line.enrollment_id == customer["enrollment_id"]))
+        ).one()
+    address = customer["username"].strip().lower()
+    assert stored != hashlib.sha256(address.encode()).hexdigest()
+    assert stored == shared_stack.app.state.resources.cipher.digest("email", address)
 
 
 async def test_saved_card_list_another_vendors_token_cannot_log_in(shared_stack, customer):

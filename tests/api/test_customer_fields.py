@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import col, select
 
 from models.tables.enrollment import Enrollment, Line
-from tests.builders import HANDOVER_FIELDS, PORT_FIELDS, create, line, new_iccid
+from tests.support.builders import HANDOVER_FIELDS, PORT_FIELDS, create, line, new_iccid
 
 NAME_CHARACTERS = "may contain only English letters, spaces, apostrophes, accents grave and hyphens"
 ADDRESS_CHARACTERS = "may contain only letters, digits, spaces and / # -"
@@ -69,6 +69,8 @@ def refused_with(envelope, *errors: str) -> None:
         ("notify_bill_via_text", "Y", "yes", "Notify bill via text must be Y or N"),
         ("notify_bill_via_email", "N", "X", "Notify bill via email must be Y or N"),
         ("activation_later", "Y", "Later", "Activation later must be Y or N"),
+        ("pin", "0427", "427", "Pin must be exactly 4 digits"),
+        ("pin", 4821, "12a4", "Pin must be exactly 4 digits"),
         ("phone_type", "4GLTE", "5G", "Phone type must be one of 4G, 3G or 4GLTE"),
         ("brand_code", "VMU", "XYZ", "Brand code must be one of ASW, BST, SPP, VMU, SPR or PLD"),
         ("sku_type", "BYO", "USED", "SKU type must be one of INTL, BYO or NEW"),
@@ -187,7 +189,7 @@ async def test_create_customer_prepaid_multiline_request_field_rule(shared_stack
     parent = await shared_stack.new_enrollment_id()
     request = {key: value for key, value in {**create(parent, later(parent)), **overrides}.items() if value is not None}
     refused_with(await shared_stack.call("/customer", request), error)
-    good = create(parent, later(parent), invoice_number="I" * 32)
+    good = create(parent, later(parent))  # an invoice given must be the order's (test_payment_before_activation)
     assert (await shared_stack.call("/customer", good))["msg_code"] == "RESTAPI000"
 
 

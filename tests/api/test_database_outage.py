@@ -7,15 +7,13 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from contextlib import asynccontextmanager
-from dataclasses import replace
 
 import pytest
 from sqlalchemy import exc as sql
 
-from persistence.engine import Database
 from persistence.errors import database_unavailable
-from tests.api.test_health import UNREACHABLE_DB
-from tests.builders import body
+from tests.support.builders import body
+from tests.support.database_outage import UNREACHABLE_DB, database_at
 
 UNOPENABLE_SQLITE = "sqlite+aiosqlite:////nonexistent-dir/lineup.db"
 DOWN = {
@@ -29,19 +27,6 @@ CALLS = [
     ("/customer", body("line_inquiry", enrollment_id="E1234567")),
     ("/ops", body("list_stuck_enrollments", agent_id="demo.support")),
 ]
-
-
-@asynccontextmanager
-async def database_at(api, url: str):
-    """The app's Database pointed at `url` for the block, as a cut connection or a lost volume would."""
-    resources = api.app.state.resources
-    unreachable = Database.open(resources.settings, url)
-    api.app.state.resources = replace(resources, db=unreachable)
-    try:
-        yield
-    finally:
-        api.app.state.resources = resources
-        await unreachable.dispose()
 
 
 @pytest.mark.parametrize(

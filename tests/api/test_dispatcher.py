@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import body
+from tests.support.builders import body
 
 
 def loc(**overrides):
@@ -70,7 +70,9 @@ async def test_agent_requiring_an_api_password_refuses_a_missing_or_wrong_one(ap
 
 
 async def test_agent_requiring_an_api_password_passes_with_it(api):
-    envelope = await api.call("/agent", loc(agent_id="demo.secure", agent_password="secure-pass-1"))
+    envelope = await api.call(
+        "/agent", loc(agent_id="demo.secure", username="demo.secure", agent_password="secure-pass-1")
+    )
     assert envelope["msg_code"] == "RESTAPI000"
 
 

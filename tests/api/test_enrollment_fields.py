@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import body
+from tests.support.builders import body
 
 NOT_SERVED = "We do not provide services at the users Zip Code"
 
@@ -38,8 +38,10 @@ async def test_check_service_availability_issues_a_new_id_for_the_zip(api):
     assert first["data"]["enrollment_id"] != second["data"]["enrollment_id"]
     assert first["data"]["enrollment_id"].isalnum() and len(first["data"]["enrollment_id"]) >= 16
     assert {key: first["data"][key] for key in ("zip_code", "state", "carriers")} == {
-        "zip_code": "30301", "state": "GA", "carriers": ["TMB", "ATT", "VER"],
-    }  # fmt: skip
+        "zip_code": "30301",
+        "state": "GA",
+        "carriers": ["TMB", "ATT", "VER"],
+    }
 
 
 @pytest.mark.parametrize("zip_code", ["00501", "09012", "96201"])
@@ -65,12 +67,41 @@ async def test_plan_list_one_plan_by_id(api):
     listed = await api.call("/plan", body("plan_list", plan_id="102"))
     assert listed["data"] == [
         {
-            "plan_id": "102", "plan_code": "TMB-EVERYDAY-5G", "plan_name": "Everyday 5GB", "plan_price": "25.00",
-            "total_plan_price": "25.00", "carrier": "TMB", "talk": 0, "text": 0, "data": 5120,
-            "minute_unlimited": "Y", "text_unlimited": "Y", "data_unlimited": "N",
-            "display_features_description": "Unlimited talk & text, 5 GB high-speed data",
+            "plan_id": "102",
+            "plan_code": "TMB-EVERYDAY-5G",
+            "plan_name": "Everyday 5GB",
+            "plan_description": "Unlimited talk & text, 5 GB high-speed data",
+            "plan_price": "25.00",
+            "display_price": "$25.00",
+            "total_plan_price": "25.00",
+            "carrier": "TMB",
+            "talk": 0,
+            "text": 0,
+            "data": 5120,
+            "minute_unlimited": "Y",
+            "text_unlimited": "Y",
+            "data_unlimited": "N",
+            "is_unlimited_plan": "N",
+            "is_familyplan": "N",
+            "is_prepaid_postpaid": "PREPAID",
+            "plan_expiry_days": 30,
+            "plan_expiry_type": "DAYS",
+            # An array of strings, one feature each (decisions.md, "Availability and plans").
+            "display_features_description": ["Unlimited talk & text", "5 GB high-speed data"],
+            "plan_discount_details": [],
+            "autopay_discount": "0.00",
         }
-    ]  # fmt: skip
+    ]
+
+
+async def test_plan_list_every_plans_features_are_an_array_of_strings(api):
+    listed = await api.call("/plan", body("plan_list"))
+    for plan in listed["data"]:
+        features = plan["display_features_description"]
+        assert isinstance(features, list) and features, plan
+        assert all(isinstance(feature, str) and feature and "," not in feature for feature in features), plan
+    unlimited = {plan["plan_id"]: plan["is_unlimited_plan"] for plan in listed["data"]}
+    assert (unlimited["103"], unlimited["102"]) == ("Y", "N")  # unlimited data, and 5 GB
 
 
 async def test_plan_list_unknown_plan_is_plans_not_found(api):

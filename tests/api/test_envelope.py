@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import body
+from tests.support.builders import body
 
 JSON = {"content-type": "application/json"}
 

@@ -61,9 +61,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Iter
     template = sqlite_template(tmp_path_factory.mktemp("fuzz-template"))
     url = f"sqlite+aiosqlite:///{template}"
     app_settings = make_settings(
-        data_dir, url, carrier_base_url=f"{UNREACHABLE}/carrier", nlad_base_url=f"{UNREACHABLE}/nlad",
-        payments_base_url=f"{UNREACHABLE}/payments", smtp_port=9,
-    )  # fmt: skip
+        data_dir,
+        url,
+        carrier_base_url=f"{UNREACHABLE}/carrier",
+        nlad_base_url=f"{UNREACHABLE}/nlad",
+        payments_base_url=f"{UNREACHABLE}/payments",
+        smtp_port=9,
+    )
     supply = iter(asyncio.run(_mint(app_settings, TOKENS)))
     port = free_port()
     config = uvicorn.Config(create_app(app_settings), host="127.0.0.1", port=port, log_level="warning")
@@ -81,9 +85,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Iter
 
 @schema.parametrize()
 @settings(
-    max_examples=CASES_PER_OPERATION, derandomize=True, deadline=None, database=None,
-    phases=[Phase.generate], suppress_health_check=list(HealthCheck),
-)  # fmt: skip
+    max_examples=CASES_PER_OPERATION,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    phases=[Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 def test_every_generated_request_is_answered_by_the_envelope(case: Any, server: tuple[str, Iterator[str]]) -> None:
     base_url, supply = server
     if case.headers is not None and "token" in case.headers:

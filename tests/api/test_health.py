@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from persistence.engine import Database
 from tests.support.app import reconfigure
+from tests.support.database_outage import UNREACHABLE_DB
+from tests.support.worker_process import own_queue, worker_process
 
-UNREACHABLE_DB = "postgresql+asyncpg://postgres@127.0.0.1:1/gone"
 
-
-async def until_ready(stack) -> dict[str, Any]:
+async def until_ready(stack, *, tries: int = 100) -> dict[str, Any]:
     """The worker's first poll may still be on its way when the test starts."""
-    for _ in range(100):
+    for _ in range(tries):
         response = await stack.http.get("/readyz")
         if response.status_code == 200:
             break
@@ -56,3 +60,22 @@ async def test_readyz_without_a_worker_on_the_queue_is_unready(stack):
     reconfigure(stack.app, temporal_task_queue="nobody-polls-this-queue")
     response = await stack.http.get("/readyz")
     assert response.json()["errors"] == ["No worker is polling task queue nobody-polls-this-queue"]
+
+
+@pytest.mark.parametrize("settings_overrides", [{"worker_stale_seconds": 1.5}])
+async def test_readyz_turns_unready_while_the_only_worker_is_frozen(stack):
+    """Issue 19, finding 13: a stopped (SIGSTOP) worker stays a listed poller for a minute or more; its heartbeat
+    stops at once, and /readyz says so until the worker runs again."""
+    own_queue(stack, "frozen")
+    queue = stack.app.state.settings.temporal.task_queue
+    with worker_process(stack) as process:
+        assert (await until_ready(stack, tries=600))["msg"] == "Ready"  # the process starts and polls
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            await asyncio.sleep(2.5)
+            frozen = await stack.http.get("/readyz")
+        finally:
+            os.kill(process.pid, signal.SIGCONT)
+        assert frozen.status_code == 503
+        assert frozen.json()["errors"] == [f"No worker of task queue {queue} answered in the last 1.5 s"]
+        assert (await until_ready(stack))["msg"] == "Ready"  # thawed, it beats again

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import body, create, line
+from tests.support.builders import body, create, line
 
 NOT_FOUND = "No customer found against this enrolment ID"
 FLAGS = (

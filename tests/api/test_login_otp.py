@@ -19,8 +19,8 @@ from sqlmodel import col, select
 from cli.accounts import AgentSpec, create_agent, create_api_user
 from models.clock import utcnow
 from models.tables.auth import ApiToken, ApiUser, LoginLog
-from tests.builders import body
 from tests.support.app import ApiClient, make_settings
+from tests.support.builders import body
 
 INVALID_OTP = "Please provide valid otp"
 TOO_MANY = "Too many wrong OTPs; try again later"
@@ -56,7 +56,8 @@ async def located(api: ApiClient, otp: Any, username: str) -> str:
 
 async def age(api: ApiClient, otp: str, by: timedelta) -> None:
     async with api.db.transaction() as session:
-        await session.execute(update(LoginLog).where(col(LoginLog.otp) == otp).values(opened_at=utcnow() - by))
+        entry = col(LoginLog.otp) == api.otp_hash(otp)
+        await session.execute(update(LoginLog).where(entry).values(opened_at=utcnow() - by))
 
 
 async def test_an_otp_expires_after_the_ttl(api_on):
@@ -80,7 +81,8 @@ async def test_logout_closes_the_sessions_otp_and_ends_its_tokens(api_on):
     assert await located(api_on, session["data"]["login_log_otp"], username) == INVALID_OTP
     # No token of the session is left, the one minted for logout's own answer included.
     async with api_on.db.transaction() as db:
-        entry = (await db.exec(select(LoginLog.id).where(LoginLog.otp == session["data"]["login_log_otp"]))).one()
+        hashed = api_on.otp_hash(session["data"]["login_log_otp"])
+        entry = (await db.exec(select(LoginLog.id).where(LoginLog.otp == hashed))).one()
         assert (await db.exec(select(ApiToken.id).where(ApiToken.login_log_id == entry))).all() == []
     # The same user's other session goes on.
     assert await located(api_on, other["data"]["login_log_otp"], username) == "accepted"
@@ -96,8 +98,11 @@ async def test_wrong_otps_sent_at_once_are_throttled_per_api_user(api_on):
     outcomes = await asyncio.gather(*(located(api_on, wrong, username) for _ in range(3 * ALLOWED)))
     assert Counter(outcomes) == {INVALID_OTP: ALLOWED, TOO_MANY: 2 * ALLOWED}
     assert await located(api_on, right, username) == TOO_MANY  # until the window ends, right ones too
-    check = (await api_on.post("/agent", body("check_signature", login_log_otp=right),
-                               token=await api_on.token(username=username))).json()  # fmt: skip
+    check = (
+        await api_on.post(
+            "/agent", body("check_signature", login_log_otp=right), token=await api_on.token(username=username)
+        )
+    ).json()
     assert check["errors"] == [TOO_MANY]
     assert await located(api_on, right, bystander) == "accepted"  # another API user is not held back
 

@@ -7,7 +7,7 @@ import json
 import logging
 
 from observability.logs import JsonFormatter
-from tests.builders import body
+from tests.support.builders import body
 
 
 async def test_access_log_is_a_json_line_with_request_id_and_no_secrets(api):

@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 from models.tables.mail import MailOutbox
-from tests.builders import body
+from tests.support.builders import body
 
 SENT, QUEUED = "Mail sent successfully", "Mail queued for delivery"
 KIB = 1024
@@ -44,6 +44,12 @@ RULES = [
     ("sender_email", "o'brien+ops@mail.example.org", f"ops@example.com\r\n{INJECTION}",
      "Sender email must be a valid e-mail address"),
     ("subject", "Welcome ✓", f"Hi\n{INJECTION}", "Subject must not contain line breaks"),
+    # Characters Python's mail headers break lines at: such a subject could never be sent (issue 19, finding 5).
+    ("subject", "Line\u00a0ready", "Line\u2028ready", "Subject must not contain line breaks"),
+    ("subject", "Para ¶ ready", "Para\u2029ready", "Subject must not contain line breaks"),
+    ("subject", "Next… ready", "Next\u0085ready", "Subject must not contain line breaks"),
+    ("subject", "Tab-free", "C1\u009bcontrol", "Subject must not contain control characters"),
+    ("sender_name", "Ops Team", "Ops\u2028Team", "Sender name must not contain line breaks"),
     ("subject", "S" * 255, "S" * 256, "Subject must be at most 255 characters"),
     ("subject", "Your bill", "", "Please enter Subject"),
     ("body", html(256 * KIB), html(256 * KIB + 1), "Body must be at most 256 KiB"),
@@ -86,9 +92,10 @@ async def test_send_at_most_fifty_recipients(api):
     names, emails = [f"R{n}" for n in range(51)], [f"r{n}@example.com" for n in range(51)]
     refused = await api.call("/mail", body("send", receiver_name=names, receiver_email=emails))
     assert refusal(refused) == (
-        "RESTAPI010", "Multiple errors",
+        "RESTAPI010",
+        "Multiple errors",
         ["Receiver name must hold at most 50 entries", "Receiver email must hold at most 50 entries"],
-    )  # fmt: skip
+    )
 
 
 async def test_send_refuses_a_source_not_allowed(api):
@@ -98,10 +105,15 @@ async def test_send_refuses_a_source_not_allowed(api):
 
 async def test_send_two_recipients_arrive_at_the_sink_with_both(stack):
     ada, grace = address("ada"), address("grace")
-    envelope = await stack.call("/mail", mail(
-        receiver_name=["Ada Lovelace", "Grace Hopper"], receiver_email=[ada, grace], subject="Your line is active",
-        body="<p>Welcome, <b>both</b> of you!</p>",
-    ))  # fmt: skip
+    envelope = await stack.call(
+        "/mail",
+        mail(
+            receiver_name=["Ada Lovelace", "Grace Hopper"],
+            receiver_email=[ada, grace],
+            subject="Your line is active",
+            body="<p>Welcome, <b>both</b> of you!</p>",
+        ),
+    )
     assert (envelope["msg_code"], envelope["msg"]) == ("RESTAPI000", SENT)
     assert envelope["token"]
     [received] = await stack.mail_to(ada)

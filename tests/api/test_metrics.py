@@ -3,6 +3,8 @@ time, and several processes add up in prometheus_client's multiprocess mode."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import os
 import subprocess
 import sys
@@ -14,10 +16,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import update
 from sqlmodel import col
 
+import services.metrics
 from models.clock import utcnow
 from models.tables.auth import ApiToken
 from persistence.auth import tokens
-from tests.builders import body, create, line
+from tests.support.builders import body, create, line
+from tests.support.temporal import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,10 +64,12 @@ async def test_a_refusal_before_the_action_resolved_counts_under_unknown_and_pro
     assert (await api.http.get("/healthz")).status_code == 200
     after = await scrape(api)
     assert moved(before, after, "lineup_requests_total", action="unknown", msg_code="RESTAPI106") == 1
-    total_before = sum(s.value for f in text_string_to_metric_families(before) for s in f.samples
-                       if s.name == "lineup_requests_total")  # fmt: skip
-    total_after = sum(s.value for f in text_string_to_metric_families(after) for s in f.samples
-                      if s.name == "lineup_requests_total")  # fmt: skip
+    total_before = sum(
+        s.value for f in text_string_to_metric_families(before) for s in f.samples if s.name == "lineup_requests_total"
+    )
+    total_after = sum(
+        s.value for f in text_string_to_metric_families(after) for s in f.samples if s.name == "lineup_requests_total"
+    )
     assert total_after - total_before == 1  # neither /healthz nor the scrapes themselves
 
 
@@ -112,6 +118,7 @@ async def test_metrics_lives_under_the_base_path(api):
     assert (await api.http.get("/metrics")).json()["msg"] == "Invalid Access!!"
 
 
+@pytest.mark.parametrize("settings_overrides", [{"metrics_cache_seconds": 0}])  # each scrape counts anew
 async def test_an_activation_shows_in_lines_by_status_and_a_new_enrollment_counts_once(stack):
     before = await scrape(stack)
     parent = await stack.new_enrollment_id()
@@ -123,6 +130,68 @@ async def test_an_activation_shows_in_lines_by_status_and_a_new_enrollment_count
     assert (value(before, "lineup_lines", status="ACTIVE"), value(after, "lineup_lines", status="ACTIVE")) == (0, 1)
     assert 'lineup_lines{status="ACTIVE"} 1.0' in after
     assert moved(before, after, "lineup_enrollments_started_total") == 1
+
+
+# Issue 19, finding 12: /metrics behind a bearer token (a setting), or in production on its own loopback port
+# only; the database half of a scrape reused for a few seconds.
+KEY = base64.urlsafe_b64encode(bytes(32)).decode()
+
+
+@pytest.mark.parametrize("settings_overrides", [{"metrics_token": "scrape-secret-1"}])
+async def test_with_a_metrics_token_a_scrape_needs_it(api):
+    assert (await api.http.get("/metrics")).status_code == 401
+    assert (await api.http.get("/metrics", headers={"authorization": "Bearer wrong"})).status_code == 401
+    scraped = await api.http.get("/metrics", headers={"authorization": "Bearer scrape-secret-1"})
+    assert scraped.status_code == 200 and "lineup_lines" in scraped.text
+
+
+async def loopback_scrape(port: int, path: str = "/metrics") -> tuple[str, str]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    answer = (await reader.read()).decode()
+    writer.close()
+    head, _, text = answer.partition("\r\n\r\n")
+    return head.split("\r\n")[0], text
+
+
+METRICS_PORT = free_port()
+
+
+@pytest.mark.parametrize(
+    "settings_overrides", [{"profile": "production", "encryption_key": KEY, "metrics_port": METRICS_PORT}]
+)
+async def test_in_production_metrics_is_served_on_its_own_loopback_port_only(api):
+    assert (await api.http.get("/metrics")).status_code == 404
+    status, text = await loopback_scrape(METRICS_PORT)
+    assert status == "HTTP/1.0 200 OK" and 'lineup_lines{status="ACTIVE"}' in text
+    assert (await loopback_scrape(METRICS_PORT, "/healthz"))[0] == "HTTP/1.0 404 Not Found"
+
+
+@pytest.fixture
+def queries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per database snapshot a scrape read."""
+    read: list[int] = []
+    taken = services.metrics.snapshot
+
+    async def counted(db):
+        read.append(1)
+        return await taken(db)
+
+    monkeypatch.setattr(services.metrics, "snapshot", counted)
+    return read
+
+
+async def test_scrapes_within_the_cache_share_one_database_snapshot(api, queries):
+    await asyncio.gather(*(scrape(api) for _ in range(20)))
+    await scrape(api)
+    assert len(queries) == 1
+
+
+@pytest.mark.parametrize("settings_overrides", [{"metrics_cache_seconds": 0}])
+async def test_without_the_cache_each_scrape_reads_the_database(api, queries):
+    for _ in range(3):
+        await scrape(api)
+    assert len(queries) == 3
 
 
 COUNT_ONE = """

@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from models.tables.auth import ApiUser
 from models.tables.notes import Note
-from tests.builders import body, create, line
+from tests.support.builders import body, create, line
 
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
 
@@ -16,8 +16,9 @@ NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing custom
 async def new_customer(stack, vendor: str = "DEMO", agent: str = "demo.agent") -> dict[str, str]:
     """A line created through check_service_availability and create_customer_prepaid_multiline."""
     base = {"source": "API", "agent_id": agent}
-    issued = await stack.call("/enrollment", {**base, "action": "check_service_availability", "zip_code": "30301"},
-                              vendor=vendor)  # fmt: skip
+    issued = await stack.call(
+        "/enrollment", {**base, "action": "check_service_availability", "zip_code": "30301"}, vendor=vendor
+    )
     enrollment_id = issued["data"]["enrollment_id"]
     later = line(enrollment_id, activation_later="Y", password=None)
     created = await stack.call("/customer", create(enrollment_id, later, agent_id=agent), vendor=vendor)

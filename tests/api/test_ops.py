@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import body, create, line
+from tests.support.builders import body, create, line
 
 SUPPORT = {"agent_id": "demo.support"}
 
@@ -23,8 +23,10 @@ def refused_with(envelope, *errors: str) -> None:
 async def test_ops_needs_the_support_role(shared_stack, request_body):
     refused = await shared_stack.call("/ops", request_body)
     assert (refused["msg_code"], refused["msg"], refused["errors"]) == (
-        "RESTAPI109", "Unauthorized Access", ["Unauthorized Access"]
-    )  # fmt: skip
+        "RESTAPI109",
+        "Unauthorized Access",
+        ["Unauthorized Access"],
+    )
 
 
 async def test_list_stuck_enrollments_as_support(shared_stack):

@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from models.tables.enrollment import Line
 from models.tables.payment import Payment
-from tests.builders import PORT_FIELDS, body, create, line
+from tests.support.builders import PORT_FIELDS, body, create, line
 
 ALIASES = "BLUECONNECTSATT:ATT,NEXUS:TMB"
 
@@ -26,6 +26,12 @@ def v2(*lines: dict[str, Any], **overrides: Any) -> dict[str, Any]:
 def original_line(enrollment_id: str, parent: str | None = None, **overrides: Any) -> dict[str, Any]:
     found = line(enrollment_id, activation_type=None, parent_enrollment_id=parent or "", **overrides)
     return {key: value for key, value in found.items() if value is not None or key == "action"}
+
+
+def without_id(found: dict[str, Any], value: str | None) -> dict[str, Any]:
+    """The line with its enrollment_id left out (None) or sent blank."""
+    rest = {key: item for key, item in found.items() if key != "enrollment_id"}
+    return rest if value is None else rest | {"enrollment_id": value}
 
 
 async def stored(api: Any, enrollment_id: str) -> Line:
@@ -56,6 +62,27 @@ async def test_v2_lines_naming_two_holders_name_none(shared_stack):
     first, second = await shared_stack.new_enrollment_id(), await shared_stack.new_enrollment_id()
     refused = await shared_stack.call("/customer", v2(original_line(first), original_line(second)))
     assert refused["errors"] == ["Please enter Parent Enrollment Id"]
+
+
+@pytest.mark.parametrize("missing", [None, "", "  "])
+async def test_v2_a_line_without_its_own_id_is_refused_for_that_only(shared_stack, missing):
+    holder, added = await shared_stack.new_enrollment_id(), await shared_stack.new_enrollment_id()
+    unnamed = without_id(original_line(added, parent=holder), missing)
+    refused = await shared_stack.call("/customer", v2(original_line(holder), unnamed))
+    assert (refused["msg_code"], refused["errors"]) == ("RESTAPI110", ["Line 2: Please enter Enrollment Id"])
+    # The holder itself without its id: still only the missing id.
+    alone = await shared_stack.call("/customer", v2(without_id(original_line(holder), missing)))
+    assert alone["errors"] == ["Line 1: Please enter Enrollment Id"]
+    # Once the id is there, the same lines are accepted.
+    created = await shared_stack.call("/customer", v2(original_line(holder), original_line(added, parent=holder)))
+    assert created["msg_code"] == "RESTAPI000", created
+
+
+async def test_v2_a_line_without_its_id_among_two_holders_reports_both(shared_stack):
+    first, second = await shared_stack.new_enrollment_id(), await shared_stack.new_enrollment_id()
+    lines = (original_line(first), original_line(second), without_id(original_line("X", parent=first), None))
+    refused = await shared_stack.call("/customer", v2(*lines))
+    assert refused["errors"] == ["Line 3: Please enter Enrollment Id", "Please enter Parent Enrollment Id"]
 
 
 async def test_the_interface_action_keeps_its_rules(shared_stack):
@@ -106,7 +133,11 @@ async def test_make_payment_takes_the_originals_names_and_answers_its_fields(sha
     paid = await shared_stack.call("/payment", original_payment(enrollment_id))
     assert paid["msg_code"] == "RESTAPI000", paid
     data = paid["data"]
-    assert (data["payment_status"], data["payment_method"]) == ("APPROVED", "CREDIT_CARD")
+    assert (data["payment_status"], data["settlement"], data["payment_method"]) == (
+        "SUCCESS",
+        "APPROVED",
+        "CREDIT_CARD",
+    )
     assert data["order_id"].isdigit() and data["transaction_no"] == data["transaction_id"]
     assert data["total_amount"] == f"{float(data['amount']) + float(data['plan_tax']):.2f}"
 
@@ -124,13 +155,26 @@ async def test_a_payment_made_elsewhere_is_recorded_and_never_reaches_the_gatewa
     enrollment_id = await stack.new_enrollment_id()
     external = {"payment_method_option": "STRIPE", "transaction_id": "pi3MtwBwLkdIwHu7ix28a3tqPa"}
     request = body(
-        "make_payment", enrollment_id=enrollment_id, payment_method=method, card_number=None, exp_month=None,
-        exp_year=None, cvv=None, name_on_card=None, address1=None, city=None, state=None, zip=None,
-        save_card=None, **(external if method == "OTHER_PAYMENT_OPTION" else {}),
-    )  # fmt: skip
+        "make_payment",
+        enrollment_id=enrollment_id,
+        payment_method=method,
+        card_number=None,
+        exp_month=None,
+        exp_year=None,
+        cvv=None,
+        name_on_card=None,
+        address1=None,
+        city=None,
+        state=None,
+        zip=None,
+        save_card=None,
+        agent_id="demo.support",
+        **(external if method == "OTHER_PAYMENT_OPTION" else {}),
+    )
     paid = await stack.call("/payment", request)
     assert paid["msg_code"] == "RESTAPI000", paid
-    assert (paid["data"]["payment_status"], paid["data"]["payment_method"]) == ("RECORDED", method)
+    assert (paid["data"]["payment_status"], paid["data"]["settlement"]) == ("SUCCESS", "RECORDED")
+    assert paid["data"]["payment_method"] == method
     async with stack.db.transaction() as session:
         payment = (await session.exec(select(Payment).where(Payment.enrollment_id == enrollment_id))).one()
     if method == "OTHER_PAYMENT_OPTION":
@@ -166,5 +210,5 @@ async def test_numbers_where_strings_are_documented(shared_stack):
     created = await shared_stack.call("/customer", create(enrollment_id, line(enrollment_id, plan_id=102)))
     customer_id = int(created["data"][0]["data"]["customer_id"])
     info = await shared_stack.call("/customer", body("customer_info", customer_id=customer_id))
-    assert info["data"]["enrollment_id"] == enrollment_id
+    assert info["data"][0]["enrollment_id"] == enrollment_id
     assert (await shared_stack.call("/plan", body("plan_list", plan_id=101)))["data"][0]["plan_id"] == "101"

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from tests.builders import body
+from tests.support.builders import body
 
 ADDRESS_CHARACTERS = "may contain only letters, digits, spaces and / # -"
 
@@ -28,7 +28,7 @@ def months_from_now(months: int) -> tuple[str, str]:
     [
         ("enrollment_id", None, "E-1", "Enrollment Id must be letters and digits only"),
         ("enrollment_id", None, "", "Please enter Enrollment Id"),
-        ("plan_id", "101", "x1", "Plan Id must be numeric"),
+        ("plan_id", "101", "x1", "Plan Id must be a plan id or a list of plan ids"),
         ("card_number", "4111 1111 1111 1111", "4111111111111112", "Card number must be a valid card number"),
         ("card_number", "5555-5555-5555-4444", "", "Please enter Card number"),
         ("exp_month", "01", "13", "Expiry month must be a two-digit month, 01 to 12"),

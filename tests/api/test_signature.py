@@ -6,7 +6,7 @@ import pytest
 from sqlmodel import select
 
 from models.tables.agents import Signature
-from tests.builders import body
+from tests.support.builders import body
 from tests.support.images import GIF, JPEG, b64, data_uri, png
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import body
+from tests.support.builders import body
 
 JSON = {"content-type": "application/json"}
 

@@ -20,7 +20,7 @@ from bench.footprint import Footprint
 from bench.load import LoadResult
 from bench.pending_ports import Round, round_figures
 from bench.stats import Figure
-from bench.temporal_actions import Fetched, Sizes, Tally, poll_figure, size_figures, tally_figure
+from bench.temporal_actions import Fetched, Sizes, Tally, poll_figure, size_figures, tally_figure, with_before
 from bench.throughput import load_figure
 
 SAMPLE = Path(__file__).with_name("sample_bench.json")
@@ -76,10 +76,18 @@ def written_figures() -> dict[str, dict[str, Any]]:
         *footprint_figures(ctx, "T7", "enrollment", Footprint({"line": 10}, {"line": 8192}), 10),
         *footprint_figures(ctx, "T3", "line", Footprint({"line": 10}, {"line": 8192}), 10),
         *round_figures(ctx, Round(10, polled=10, seconds=1.0, cpu={"worker": 1.0, "temporal": 1.0})),
-        *(tally_figure(ctx, name, name, tally) for name in ("newactivation_1", "portin", "device", "nlad", "inquiry")),
-        poll_figure(ctx, "poll", "poll", tally),
+        *with_before(
+            ctx,
+            [
+                *(
+                    tally_figure(ctx, name, name, tally)
+                    for name in ("newactivation_1", "portin", "device", "nlad", "inquiry")
+                ),
+                poll_figure(ctx, "poll", "poll", tally),
+            ],
+        ),
         *size_figures(ctx, sizes),
-    ]  # fmt: skip
+    ]
     return {figure.key.replace(".stack.", "."): dataclasses.asdict(figure) for figure in figures}
 
 

@@ -58,10 +58,14 @@ async def minted(engine: AsyncEngine) -> str:
         await connection.execute(
             sqlalchemy.insert(ApiToken),
             {
-                "token_hash": tokens.digest(token), "vendor_id": user[0], "api_user_id": user[1], "login_log_id": None,
-                "issued_at": now, "expires_at": now + timedelta(minutes=15),
+                "token_hash": tokens.digest(token),
+                "vendor_id": user[0],
+                "api_user_id": user[1],
+                "login_log_id": None,
+                "issued_at": now,
+                "expires_at": now + timedelta(minutes=15),
             },
-        )  # fmt: skip
+        )
     return token
 
 

@@ -5,7 +5,6 @@ Playwright. Without /usr/bin/chromium the browser tests skip locally and fail un
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,22 +17,6 @@ from tests.support.temporal import free_port, serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_THERE = CHROMIUM.exists()  # looked at once, at import
-ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts" / "console"
-PASSWORD = "agent-pass-1"  # every demo agent's (cli/demo.py)
-_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
-
-
-def csrf_of(page: str) -> str:
-    found = _CSRF.search(page)
-    assert found is not None, page
-    return found[1]
-
-
-async def sign_in(http: httpx.AsyncClient, username: str = "demo.support", password: str = PASSWORD) -> httpx.Response:
-    """The sign-in form as a browser posts it: the login page's CSRF token, then the credentials."""
-    page = await http.get("/console/login")
-    form = {"csrf": csrf_of(page.text), "username": username, "password": password}
-    return await http.post("/console/login", data=form)
 
 
 @pytest.fixture
@@ -77,11 +60,3 @@ async def page(chromium: Any, served: str) -> AsyncIterator[Any]:
         yield await context.new_page()
     finally:
         await context.close()
-
-
-async def screenshot(page: Any, name: str) -> Path:
-    """Kept as an artifact of the run (.artifacts/console, not committed)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    await page.screenshot(path=str(path), full_page=True)
-    return path

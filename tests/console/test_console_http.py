@@ -8,15 +8,20 @@ import base64
 import hashlib
 import os
 
+import httpx
 import pytest
-from sqlmodel import select
+from sqlalchemy import update
+from sqlmodel import col, select
 
+from cli.accounts import AgentSpec, create_agent
+from models.clock import utcnow
+from models.tables.agents import Agent
 from models.tables.audit import AuditEntry
-from models.tables.support import ConsoleSession
-from tests.api.test_database_outage import database_at
-from tests.api.test_health import UNREACHABLE_DB
-from tests.console.conftest import PASSWORD, csrf_of, sign_in
+from models.tables.support import ConsoleLogin, ConsoleSession
 from tests.support.app import reconfigure
+from tests.support.builders import body
+from tests.support.console import PASSWORD, csrf_of, sign_in
+from tests.support.database_outage import UNREACHABLE_DB, database_at
 
 FORGED = "This form did not come from your console session"
 
@@ -57,7 +62,7 @@ async def test_a_support_agent_signs_in_and_only_the_hash_of_the_cookie_is_store
         ("demo.support", "wrong-pass", "Invalid username or password"),
         ("nobody.here", PASSWORD, "Invalid username or password"),
         ("demo.inactive", PASSWORD, "Invalid username or password"),
-        ("demo.agent", PASSWORD, "Only agents with the support role may use the console"),
+        ("demo.agent", PASSWORD, "Invalid username or password"),  # the right password: no oracle (issue 19, 10)
         ("", PASSWORD, "username: String should have at least 1 character"),
     ],
 )
@@ -70,7 +75,7 @@ async def test_a_wrong_password_and_an_agent_without_the_support_role_are_refuse
 
 
 @pytest.mark.parametrize("settings_overrides", [{"login_max_failures": 2}])
-async def test_sign_in_is_throttled_by_the_agent_lockout_before_the_password_is_checked(console):
+async def test_sign_in_is_throttled_by_its_own_lockout_before_the_password_is_checked(console):
     for _ in range(2):
         assert "Invalid username or password" in (await sign_in(console, password="wrong-pass")).text
     locked = await sign_in(console)  # the right password, refused unread
@@ -140,9 +145,10 @@ async def test_in_production_the_cookies_are_secure(console):
     login_cookie = page.headers["set-cookie"]
     assert login_cookie.startswith("lineup_console_login=") and "Secure" in login_cookie
     signed = await console.post(
-        "/console/login", data={"csrf": csrf_of(page.text), "username": "demo.support", "password": PASSWORD},
+        "/console/login",
+        data={"csrf": csrf_of(page.text), "username": "demo.support", "password": PASSWORD},
         cookies={"lineup_console_login": console.cookies["lineup_console_login"]},
-    )  # fmt: skip
+    )
     session_cookie = next(c for c in signed.headers.get_list("set-cookie") if c.startswith("lineup_console="))
     assert {"Secure", "HttpOnly", "SameSite=strict"} <= {part.strip() for part in session_cookie.split(";")}
 
@@ -153,3 +159,77 @@ async def test_a_console_page_during_a_database_outage_is_a_page_saying_so_not_t
         page = await console.get("/console")
     assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
     assert "The database is unavailable, please try again later" in page.text and "msg_code" not in page.text
+
+
+# Issue 19, findings 3, 10 and 11: the console's sign-in is throttled apart from the API (its own counters, per
+# client address), refuses an agent without the support role as a wrong password (uncounted), and its
+# sessions end on a password change and after LINEUP_CONSOLE_MAX_HOURS whatever the activity.
+THROTTLED = "Too many logins; try again shortly"
+MANY = {"console_sign_in_per_minute": 600}  # the address's rate out of the way of the counts under test
+
+
+def secure_call(username: str, api_password: str) -> dict[str, object]:
+    return body("update_location_coordinate", agent_id=username, username=username, agent_password=api_password)
+
+
+@pytest.mark.parametrize("settings_overrides", [MANY])
+async def test_failed_console_sign_ins_never_lock_an_agents_api_password(api, console):
+    for _ in range(10):  # the audit's request: demo.secure has no support role and needs no token
+        refused = await sign_in(console, "demo.secure", "wrong-pass")
+        assert refused.status_code == 401 and "Invalid username or password" in refused.text
+    assert (await api.call("/agent", secure_call("demo.secure", "secure-pass-1")))["msg_code"] == "RESTAPI000"
+    async with api.db.transaction() as session:
+        agent = (await session.exec(select(Agent).where(Agent.username == "demo.secure"))).one()
+        assert (agent.failed_logins, await session.get(ConsoleLogin, agent.id)) == (0, None)  # never counted
+
+    # A support agent's failed sign-ins lock its console only: its API password goes on working.
+    spec = AgentSpec("DEMO", "support.secure", PASSWORD, roles=("agent", "support"), api_password="api-pass-1")
+    assert await create_agent(api.db, spec)
+    for _ in range(10):
+        await sign_in(console, "support.secure", "wrong-pass")
+    locked = await sign_in(console, "support.secure")
+    assert locked.status_code == 429 and "Too many failed logins; try again later" in locked.text
+    assert (await api.call("/agent", secure_call("support.secure", "api-pass-1")))["msg_code"] == "RESTAPI000"
+
+
+async def test_the_right_password_of_an_agent_without_the_role_answers_as_a_wrong_one(console):
+    right = await sign_in(console, "demo.agent", PASSWORD)
+    wrong = await sign_in(console, "demo.agent", "wrong-pass")
+    assert right.status_code == wrong.status_code == 401
+    assert right.text.replace(csrf_of(right.text), "") == wrong.text.replace(csrf_of(wrong.text), "")
+
+
+@pytest.mark.parametrize("settings_overrides", [{"console_sign_in_per_minute": 2}])
+async def test_console_sign_ins_are_throttled_per_client_address(api, console):
+    for _ in range(2):
+        await sign_in(console, "nobody.here", "wrong-pass")
+    throttled = await sign_in(console)  # the right password, refused before any hashing
+    assert throttled.status_code == 429 and THROTTLED in throttled.text
+    transport = httpx.ASGITransport(app=api.app, client=("203.0.113.20", 40000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://lineup.test") as elsewhere:
+        assert (await sign_in(elsewhere)).status_code == 303
+
+
+async def test_a_session_ends_when_its_agents_password_changes(api, console):
+    await sign_in(console)
+    assert (await console.get("/console")).status_code == 200
+    async with api.db.transaction() as session:  # what agent_change_password sets with the new password
+        await session.execute(
+            update(Agent).where(col(Agent.username) == "demo.support").values(password_changed_at=utcnow())
+        )
+    ended = await console.get("/console")
+    assert (ended.status_code, ended.headers["location"]) == (303, "/console/login?ended=1")
+    assert await sessions(api) == []
+    assert (await sign_in(console)).status_code == 303  # a session begun after the change goes on
+    assert (await console.get("/console")).status_code == 200
+
+
+async def test_a_session_ends_after_its_longest_life_however_busy(api, console):
+    await sign_in(console)
+    reconfigure(api.app, console_max_hours=1 / 3600)  # one second; the idle limit stays 30 minutes
+    for _ in range(3):
+        assert (await console.get("/console")).status_code == 200
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(0.6)
+    ended = await console.get("/console")
+    assert (ended.status_code, ended.headers["location"]) == (303, "/console/login?ended=1")

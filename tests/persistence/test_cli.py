@@ -8,8 +8,8 @@ import secrets
 from typer.testing import CliRunner
 
 from cli.main import app as cli
-from tests.builders import body
 from tests.support.app import ApiClient, make_settings
+from tests.support.builders import body
 
 runner = CliRunner()
 
@@ -31,9 +31,25 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
     vendor = f"V{secrets.token_hex(3).upper()}"
     steps = [
         ("vendor", "create", "--vendor-id", vendor, "--name", "CLI Wireless"),
-        ("agent", "create", "--vendor-id", vendor, "--username", name, "--password", "pw-123456", "--pin", "2468",
-         "--role", "agent", "--role", "support", "--email", f"{name}@example.com"),
-    ]  # fmt: skip
+        (
+            "agent",
+            "create",
+            "--vendor-id",
+            vendor,
+            "--username",
+            name,
+            "--password",
+            "pw-123456",
+            "--pin",
+            "2468",
+            "--role",
+            "agent",
+            "--role",
+            "support",
+            "--email",
+            f"{name}@example.com",
+        ),
+    ]
     for step in steps:
         result = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, *step)
         assert result.exit_code == 0, result.output
@@ -71,9 +87,21 @@ async def test_cli_refuses_an_unknown_vendor_and_role(sqlite_url, data_dir, monk
     )
     assert unknown.exit_code == 1 and "vendor NOPE does not exist" in unknown.output
     role = await asyncio.to_thread(
-        lineup, monkeypatch, sqlite_url, data_dir, "agent", "create", "--vendor-id", "DEMO", "--username", "x",
-        "--password", "y", "--role", "king",
-    )  # fmt: skip
+        lineup,
+        monkeypatch,
+        sqlite_url,
+        data_dir,
+        "agent",
+        "create",
+        "--vendor-id",
+        "DEMO",
+        "--username",
+        "x",
+        "--password",
+        "y",
+        "--role",
+        "king",
+    )
     assert role.exit_code == 1 and "unknown role(s): king" in role.output
 
 

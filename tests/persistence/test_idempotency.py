@@ -37,8 +37,14 @@ async def insert(db: Database, key: str | None, build: Any = None) -> int | None
 async def signature(session: AsyncSession, key: str | None) -> Signature:
     agent = (await session.exec(select(Agent).where(Agent.username == "demo.agent"))).one()
     assert agent.id is not None
-    return Signature(idempotency_key=key, vendor_id=agent.vendor_id, agent_id=agent.id, media_type="image/png",
-                     sha256="0" * 64, image=b"png")  # fmt: skip
+    return Signature(
+        idempotency_key=key,
+        vendor_id=agent.vendor_id,
+        agent_id=agent.id,
+        media_type="image/png",
+        sha256="0" * 64,
+        image=b"png",
+    )
 
 
 async def count(db: Database, key: str | None) -> int:

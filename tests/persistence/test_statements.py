@@ -26,15 +26,23 @@ class Stamp(NamedTuple):
     http_status: int
 
 
-STAMP = Read(select(AUDIT.c.at, AUDIT.c.http_status).where(AUDIT.c.request_id == bindparam("request")), Stamp)
+STAMP = Read(select(AUDIT.c.at, AUDIT.c.http_status).where(AUDIT.c.request_id == bindparam("request")), Stamp._make)
 AT = datetime(2026, 11, 24, 3, 4, 5, 678901, tzinfo=UTC)
 
 
 def row(request: str) -> dict[str, object]:
     return {
-        "request_id": request, "at": AT, "path": "/agent", "action": None, "vendor_id": None, "api_user_id": None,
-        "agent_username": None, "msg_code": "RESTAPI000", "http_status": 200, "duration_ms": 3,
-    }  # fmt: skip
+        "request_id": request,
+        "at": AT,
+        "path": "/agent",
+        "action": None,
+        "vendor_id": None,
+        "api_user_id": None,
+        "agent_username": None,
+        "msg_code": "RESTAPI000",
+        "http_status": 200,
+        "duration_ms": 3,
+    }
 
 
 async def stored(db: Database, request: str) -> AuditEntry | None:
@@ -74,9 +82,13 @@ async def test_values_are_stored_and_read_as_the_orm_stores_and_reads_them(db: D
 async def test_a_driver_error_is_raised_as_sqlalchemy_raises_it(db: Database):
     tokens = Write(insert(table("api_token")))
     taken = {
-        "token_hash": "0" * 64, "vendor_id": 999_999, "api_user_id": 999_999, "login_log_id": None,
-        "issued_at": AT, "expires_at": AT,
-    }  # fmt: skip
+        "token_hash": "0" * 64,
+        "vendor_id": 999_999,
+        "api_user_id": 999_999,
+        "login_log_id": None,
+        "issued_at": AT,
+        "expires_at": AT,
+    }
     uow = UnitOfWork(db)
     with pytest.raises(IntegrityError):  # no such vendor
         await tokens.run(await uow.connection(), taken)

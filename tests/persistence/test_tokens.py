@@ -39,7 +39,7 @@ async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
 
 
 async def test_concurrent_requests_with_one_token_through_the_api(api):
-    from tests.builders import body
+    from tests.support.builders import body
 
     token = await api.token()
     answers = await asyncio.gather(

@@ -12,7 +12,7 @@ from sqlalchemy import event, make_url, text
 
 from persistence.engine import Database
 from persistence.uow import UnitOfWork
-from tests.builders import body
+from tests.support.builders import body
 
 
 @asynccontextmanager

@@ -28,19 +28,37 @@ async def vendor(session) -> tuple[int, str]:
     return row.id, row.code
 
 
-def a_line(session, vendor_id: int, name: str, status: str, *, ago: timedelta, error: str | None = None,
-           order: str | None = None) -> str:  # fmt: skip
+def a_line(
+    session,
+    vendor_id: int,
+    name: str,
+    status: str,
+    *,
+    ago: timedelta,
+    error: str | None = None,
+    order: str | None = None,
+) -> str:
     """A line `ago` old in `status` since then; its id is unique in the database the run shares."""
     enrollment_id = f"{name}{secrets.token_hex(6).upper()}"
     session.add(Enrollment(enrollment_id=enrollment_id, vendor_id=vendor_id, zip_code="30301", state="GA"))
     session.add(
         Line(
-            enrollment_id=enrollment_id, parent_enrollment_id=enrollment_id, order_id=order or f"order-{enrollment_id}",
-            vendor_id=vendor_id, agent_username="demo.agent", plan_id=102, activation_type="NEWACTIVATION",
-            enrollment_type="SHIPMENT", email_hash="0" * 64, pii="sealed", status=status, last_error=error,
-            status_since=NOW - ago, created_at=NOW - ago,
+            enrollment_id=enrollment_id,
+            parent_enrollment_id=enrollment_id,
+            order_id=order or f"order-{enrollment_id}",
+            vendor_id=vendor_id,
+            agent_username="demo.agent",
+            plan_id=102,
+            activation_type="NEWACTIVATION",
+            enrollment_type="SHIPMENT",
+            email_hash="0" * 64,
+            pii="sealed",
+            status=status,
+            last_error=error,
+            status_since=NOW - ago,
+            created_at=NOW - ago,
         )
-    )  # fmt: skip
+    )
     return enrollment_id
 
 
@@ -68,9 +86,7 @@ async def test_waiting_lines_by_error_and_age_and_the_orders_of_those_never_star
     assert await ids(Waiting(GRACE.received_before, error_contains="never STARTED")) == [first, second]
     assert await ids(Waiting(GRACE.received_before, error_contains="100%_off")) == [outage]
     assert await ids(Waiting(GRACE.received_before, error_contains="100%x")) == []  # `%` is no wildcard
-    assert await ids(Waiting(GRACE.received_before, waiting_since=NOW - timedelta(minutes=30))) == [
-        sim, first, second
-    ]  # fmt: skip
+    assert await ids(Waiting(GRACE.received_before, waiting_since=NOW - timedelta(minutes=30))) == [sim, first, second]
     assert elsewhere in await ids(GRACE, vendor_id=None)
 
     async with db.transaction() as session:

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from sandbox.identifiers import is_valid_iccid, is_valid_mdn
-from tests.sandbox.builders import activation, iccid, key
+from tests.support.sandbox_bodies import activation, iccid, key
 
 pytestmark = pytest.mark.asyncio
 

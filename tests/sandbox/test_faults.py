@@ -7,7 +7,7 @@ import pytest
 
 from sandbox.app import create_app
 from sandbox.config import SandboxConfig
-from tests.sandbox.builders import activation, charge, etc_check, key
+from tests.support.sandbox_bodies import activation, charge, etc_check, key
 
 pytestmark = pytest.mark.asyncio
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from sandbox.config import SandboxConfig
-from tests.sandbox.builders import activation, charge, iccid, key, port_in
+from tests.support.sandbox_bodies import activation, charge, iccid, key, port_in
 
 pytestmark = pytest.mark.asyncio
 

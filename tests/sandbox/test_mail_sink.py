@@ -13,7 +13,7 @@ from sandbox.app import create_app
 from sandbox.config import SandboxConfig
 from sandbox.mail_sink import start_smtp_sink
 from sandbox.store import Store
-from tests.sandbox.builders import free_port
+from tests.support.temporal import free_port
 
 pytestmark = pytest.mark.asyncio
 

@@ -11,7 +11,7 @@ import aiosmtplib
 import httpx
 import pytest
 
-from tests.sandbox.builders import free_port
+from tests.support.temporal import free_port
 
 pytestmark = pytest.mark.asyncio
 

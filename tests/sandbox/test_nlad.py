@@ -5,7 +5,7 @@ from datetime import date
 import httpx
 import pytest
 
-from tests.sandbox.builders import etc_check
+from tests.support.sandbox_bodies import etc_check
 
 pytestmark = pytest.mark.asyncio
 

@@ -5,7 +5,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.builders import key, port_in
+from tests.support.sandbox_bodies import key, port_in
 
 pytestmark = pytest.mark.asyncio
 

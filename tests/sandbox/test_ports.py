@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from sandbox.config import SandboxConfig
-from tests.sandbox.builders import iccid, key, port_in
+from tests.support.sandbox_bodies import iccid, key, port_in
 
 pytestmark = pytest.mark.asyncio
 

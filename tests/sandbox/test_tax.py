@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from sandbox.tax import tax_cents
-from tests.sandbox.builders import iccid, key
+from tests.support.sandbox_bodies import iccid, key
 
 pytestmark = pytest.mark.asyncio
 

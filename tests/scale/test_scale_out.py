@@ -61,6 +61,7 @@ def stack_ports(stack: Stack) -> list[int]:
     return [*ports, *(base + offset for offset in range(SPEC.worker_processes))]
 
 
+@pytest.mark.slow  # about 45 s: four processes started, 50 enrollments, then every process stopped
 async def test_two_api_processes_and_two_workers_enroll_50_customers_at_once_without_duplicate_or_loss() -> None:
     async with running(SPEC, ADMIN_URL) as stack:
         assert stack.process is not None

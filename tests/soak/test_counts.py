@@ -19,9 +19,15 @@ def order(number: int, *ids: str, ports: dict[str, str] | None = None, accepted:
 
 def row(eid: str, mdn: str | None, *, status: str = "ACTIVE", port: str | None = None) -> dict[str, Any]:
     return {
-        "enrollment_id": eid, "parent_enrollment_id": eid, "status": status, "mdn": mdn, "customer_id": f"C{eid}",
-        "email_hash": f"h-{eid}", "activation_type": "PORTIN" if port else "NEWACTIVATION", "port_status": port,
-    }  # fmt: skip
+        "enrollment_id": eid,
+        "parent_enrollment_id": eid,
+        "status": status,
+        "mdn": mdn,
+        "customer_id": f"C{eid}",
+        "email_hash": f"h-{eid}",
+        "activation_type": "PORTIN" if port else "NEWACTIVATION",
+        "port_status": port,
+    }
 
 
 def clean() -> tuple[Run, Evidence]:

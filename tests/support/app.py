@@ -15,8 +15,10 @@ from api.main import create_app
 from models.settings import Settings
 from models.tables.auth import ApiUser, Vendor
 from persistence.auth import tokens
+from persistence.auth.logins import otp_digest
 from persistence.engine import Database
 from services.catalog import CATALOG
+from tests.support.keys import TEST_ENCRYPTION_KEY
 
 
 def make_settings(data_dir: Path, database_url: str, **overrides: Any) -> Settings:
@@ -24,10 +26,12 @@ def make_settings(data_dir: Path, database_url: str, **overrides: Any) -> Settin
         "data_dir": data_dir,
         "database_url": database_url,
         "temporal_address": "127.0.0.1:1",  # unreachable unless a test provides a server
-        "encryption_key": None,
+        # One key for every test: it seals PII columns and Temporal payloads alike, and the session's dev server
+        # client (tests.support.temporal) reads the payloads any test's worker or API writes.
+        "encryption_key": TEST_ENCRYPTION_KEY,
     }
     values.update(overrides)
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **values)
 
 
 def reconfigure(app: Any, **flat: Any) -> Settings:
@@ -60,6 +64,10 @@ class ApiClient:
     def db(self) -> Database:
         db: Database = self.app.state.resources.db
         return db
+
+    def otp_hash(self, otp: object) -> str:
+        """What the login log keeps of an OTP (its keyed digest, under this app's key)."""
+        return otp_digest(self.app.state.resources.cipher, str(otp))
 
     async def token(self, vendor: str = "DEMO", username: str | None = None) -> str:
         async with self.db.transaction() as session:

@@ -40,12 +40,15 @@ class Stack(ApiClient):
         if smtp_port is not None:  # the sandbox's SMTP sink, unless the test points elsewhere
             overrides = {"smtp_host": "127.0.0.1", "smtp_port": smtp_port, **overrides}
         settings = make_settings(
-            data_dir, db_url,
+            data_dir,
+            db_url,
             temporal_address=env.client.service_client.config.target_host,
             temporal_task_queue=f"lineup-test-{secrets.token_hex(4)}",
-            carrier_base_url=f"{sandbox_url}/carrier", nlad_base_url=f"{sandbox_url}/nlad",
-            payments_base_url=f"{sandbox_url}/payments", **overrides,
-        )  # fmt: skip
+            carrier_base_url=f"{sandbox_url}/carrier",
+            nlad_base_url=f"{sandbox_url}/nlad",
+            payments_base_url=f"{sandbox_url}/payments",
+            **overrides,
+        )
         client = temporal or env.client
         async with (
             running_worker(settings, client),
@@ -76,8 +79,10 @@ class Stack(ApiClient):
             return messages
 
     async def new_enrollment_id(self, zip_code: str = "30301") -> str:
-        envelope = await self.call("/enrollment", {"action": "check_service_availability", "source": "API",
-                                                     "agent_id": "demo.agent", "zip_code": zip_code})  # fmt: skip
+        envelope = await self.call(
+            "/enrollment",
+            {"action": "check_service_availability", "source": "API", "agent_id": "demo.agent", "zip_code": zip_code},
+        )
         assert envelope["msg_code"] == "RESTAPI000", envelope
         enrollment_id: str = envelope["data"]["enrollment_id"]
         return enrollment_id

@@ -9,6 +9,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 
 import uvicorn
@@ -19,6 +20,7 @@ from sandbox.app import create_app as create_sandbox
 from sandbox.config import SandboxConfig
 from sandbox.mail_sink import start_smtp_sink
 from sandbox.store import Store
+from tests.support.keys import encrypting_converter
 from workflows.search_attributes import ALL
 
 # sdk-python#300: an interpreter that exits right after a Temporal server shuts down may abort.
@@ -32,6 +34,11 @@ def venv_binary(name: str) -> str:
     return found
 
 
+# The servers start in a fraction of a second on a quiet machine; under a loaded CI runner the SDK's 5 s is not
+# always enough, and a test that never started proves nothing.
+STARTUP = timedelta(seconds=60)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -42,10 +49,12 @@ def free_port() -> int:
 @asynccontextmanager
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(
+        data_converter=encrypting_converter(),  # the histories of tests are encrypted as production's are
         dev_server_existing_path=venv_binary("temporal"),
         search_attributes=list(ALL),
         dev_server_extra_args=list(LATENCY_FLAGS),
         dev_server_log_level="error",
+        dev_server_startup_timeout=STARTUP,
     )
     try:
         yield env

@@ -44,8 +44,9 @@ def _key() -> ec.EllipticCurvePrivateKey:
 def _write(path: Path, key: ec.EllipticCurvePrivateKey | None, cert: x509.Certificate) -> None:
     path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     if key is not None:
-        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())  # fmt: skip
+        pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
         path.with_suffix(".key").write_bytes(pem)
 
 
@@ -87,9 +88,12 @@ def make_pki(directory: Path) -> Pki:
         builder = builder.add_extension(x509.ExtendedKeyUsage([usage or ExtendedKeyUsageOID.CLIENT_AUTH]), False)
         _write(directory / f"{role}.pem", key, builder.sign(ca_key, hashes.SHA256()))
     return Pki(
-        ca=directory / "ca.pem", server_cert=directory / "server.pem", server_key=directory / "server.key",
-        client_cert=directory / "client.pem", client_key=directory / "client.key",
-    )  # fmt: skip
+        ca=directory / "ca.pem",
+        server_cert=directory / "server.pem",
+        server_key=directory / "server.key",
+        client_cert=directory / "client.pem",
+        client_key=directory / "client.key",
+    )
 
 
 @dataclass

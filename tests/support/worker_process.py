@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from tests.support.app import reconfigure
+from tests.support.keys import TEST_ENCRYPTION_KEY
 
 
 def own_queue(stack: Any, prefix: str) -> None:
@@ -23,11 +24,16 @@ def start_worker(stack: Any) -> subprocess.Popen[bytes]:
     settings = stack.app.state.settings
     env = {
         **os.environ,
-        "LINEUP_DATABASE_URL": settings.db_url, "LINEUP_DATA_DIR": str(settings.data_dir),
+        "LINEUP_DATABASE_URL": settings.db_url,
+        "LINEUP_DATA_DIR": str(settings.data_dir),
         "LINEUP_TEMPORAL_ADDRESS": settings.temporal.address,
         "LINEUP_TEMPORAL_TASK_QUEUE": settings.temporal.task_queue,
-        "LINEUP_CARRIER_BASE_URL": settings.systems.carrier_url, "LINEUP_LOG_LEVEL": "WARNING",
-    }  # fmt: skip
+        "LINEUP_CARRIER_BASE_URL": settings.systems.carrier_url,
+        "LINEUP_LOG_LEVEL": "WARNING",
+        "LINEUP_ENCRYPTION_KEY": TEST_ENCRYPTION_KEY,
+        "LINEUP_WORKER_STALE_SECONDS": str(settings.worker.stale_seconds),
+        "LINEUP_WORKER_METRICS_PORT": "0",
+    }
     return subprocess.Popen([sys.executable, "-m", "worker"], env=env)
 
 

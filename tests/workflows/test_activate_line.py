@@ -12,16 +12,10 @@ from temporalio.client import WorkflowUpdateFailedError
 
 from models.messages.enrollment import Activation
 from models.tables.enrollment import Line
-from tests.builders import PORT_FIELDS, body, create, line, new_iccid
+from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
+from tests.support.lines import waiting_line
 from workflows.enrollment.line import LineWorkflow
 from workflows.search_attributes import LINE_STATUS
-
-
-async def waiting_line(stack: Any, **overrides: Any) -> str:
-    parent: str = await stack.new_enrollment_id()
-    created = await stack.call("/customer", create(parent, line(parent, activation_later="Y", **overrides)))
-    assert created["data"][0]["msg"] == "Customer created; SIM attached for activation later", created
-    return parent
 
 
 async def line_status(stack: Any, enrollment_id: str) -> str | None:
@@ -71,10 +65,7 @@ async def test_the_validator_refuses_before_anything_reaches_history(stack):
     with pytest.raises(WorkflowUpdateFailedError) as refused:
         await handle.execute_update(LineWorkflow.activate, Activation(1.0))
     assert "Line is not waiting for activation (PORT_PENDING)" in str(refused.value.cause)
-    updates = [
-        event async for event in handle.fetch_history_events()
-        if "UPDATE" in EventType.Name(event.event_type)
-    ]  # fmt: skip
+    updates = [event async for event in handle.fetch_history_events() if "UPDATE" in EventType.Name(event.event_type)]
     assert updates == []
     answer = await stack.call("/customer", body("activate_line", enrollment_id=parent))
     assert answer["errors"] == ["Line is not waiting for activation (PORT_PENDING)"]

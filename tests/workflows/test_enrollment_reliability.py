@@ -3,42 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-import httpx
 import pytest
 from sqlmodel import col, select
 
 from models.tables.enrollment import Line
-from tests.builders import body, create, line, new_iccid
+from tests.support.builders import body, create, line, new_iccid
+from tests.support.lines import SUPPORT, lines_by_status, sandbox_lines, wait_for
 from tests.support.worker_process import kill, own_queue, worker_process
 from workflows.enrollment.line import LineWorkflow
-
-SUPPORT = {"agent_id": "demo.support"}
-
-
-async def lines_by_status(stack: Any, ids: list[str]) -> dict[str, str]:
-    async with stack.db.transaction() as session:
-        rows = (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()  # type: ignore[attr-defined]
-    return {row.enrollment_id: row.status for row in rows}
-
-
-async def wait_for(stack: Any, ids: list[str], wanted: set[str], within: float = 60.0) -> dict[str, str]:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        statuses = await lines_by_status(stack, ids)
-        if len(statuses) == len(ids) and set(statuses.values()) <= wanted:
-            return statuses
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"lines did not reach {wanted}: {statuses}")
-        await asyncio.sleep(0.2)
-
-
-async def sandbox_lines(stack: Any, enrollment_id: str) -> list[dict[str, Any]]:
-    async with httpx.AsyncClient() as http:
-        answer = await http.get(f"{stack.sandbox}/sandbox/carrier/lines", params={"enrollment_id": enrollment_id})
-        lines: list[dict[str, Any]] = answer.json()["lines"]
-        return lines
 
 
 async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(stack):

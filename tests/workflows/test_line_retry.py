@@ -41,6 +41,13 @@ class Carrier:
                 raise ApplicationError("The carrier is unavailable: HTTP 503", type="Unavailable")
             return LineActivated("4045550178", "4045550178", "123456")
 
+        @activity.defn(name="activate_and_record")
+        async def activate_and_record(call: CarrierCall) -> LineActivated:
+            self.statuses.append("ACTIVATING")  # the one activity writes it, then the activation's record
+            activated = await activate_line(call)
+            self.statuses.append("ACTIVE")
+            return activated
+
         @activity.defn(name="set_line_status")
         async def set_line_status(state: LineState) -> None:
             self.statuses.append(state.status)
@@ -49,19 +56,43 @@ class Carrier:
         async def record_activation(record: ActivationRecord) -> None:
             self.statuses.append("ACTIVE")
 
-        return [activate_line, set_line_status, record_activation]
+        return [activate_line, activate_and_record, set_line_status, record_activation]
 
 
-def start() -> LineStart:
+def start(*, one_step: bool = False) -> LineStart:
     plan = LinePlan("E1", "100000001", "100000001", "HANDOVER", "NEWACTIVATION", False)
-    return LineStart(plan, "order-1", "E1", "DEMO", None, PACING)
+    return LineStart(plan, "order-1", "E1", "DEMO", None, PACING, one_step=one_step)
 
 
-async def run_line(env, carrier: Carrier):
+async def run_line(env, carrier: Carrier, *, one_step: bool = False):
     queue = f"line-retry-{secrets.token_hex(4)}"
     worker = Worker(env.client, task_queue=queue, workflows=[LineWorkflow], activities=carrier.activities())
-    handle = await env.client.start_workflow(LineWorkflow.run, start(), id=f"line-{queue}", task_queue=queue)
+    first = start(one_step=one_step)
+    handle = await env.client.start_workflow(LineWorkflow.run, first, id=f"line-{queue}", task_queue=queue)
     return worker, handle
+
+
+async def test_a_new_line_activates_in_one_activity_with_one_search_attribute_upsert(time_skipping):
+    carrier = Carrier(outage=0)
+    worker, handle = await run_line(time_skipping, carrier, one_step=True)
+    async with worker:
+        progress = await handle.result()
+    assert (progress.status, progress.mdn) == ("ACTIVE", "4045550178")
+    assert carrier.statuses == ["ACTIVATING", "ACTIVE"]  # no local activity of its own
+    events = [event async for event in handle.fetch_history_events()]
+    kinds = [event.WhichOneof("attributes") for event in events]
+    assert kinds.count("activity_task_scheduled_event_attributes") == 1
+    assert kinds.count("marker_recorded_event_attributes") == 0
+    assert kinds.count("upsert_workflow_search_attributes_event_attributes") == 1  # ACTIVE, with the MDN
+
+
+async def test_a_new_line_stuck_in_its_one_activity_retries_and_activates(time_skipping):
+    carrier = Carrier(outage=2)
+    worker, handle = await run_line(time_skipping, carrier, one_step=True)
+    async with worker:
+        progress = await handle.result()
+    assert progress.status == "ACTIVE" and carrier.attempts == 3
+    assert carrier.statuses.count("STUCK") == 2 and carrier.statuses[-1] == "ACTIVE"
 
 
 async def test_a_stuck_line_retries_by_itself_and_activates_when_the_carrier_is_back(time_skipping):

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 from sqlmodel import select
+from temporalio.client import WorkflowFailureError
 
 from models.tables.mail import MailOutbox
-from tests.builders import body
-from tests.support.temporal import free_port
+from tests.support.builders import body
+from tests.support.mail_relay import REFUSING_PORT
 from workflows.mail import MailDeliveryWorkflow
 
 SENT, QUEUED = "Mail sent successfully", "Mail queued for delivery"
-REFUSING_PORT = free_port()
 
 
 def mail(to: str, **overrides):
@@ -70,21 +68,6 @@ async def test_smtp_down_queues_the_mail_and_it_arrives_exactly_once_when_back(s
     assert len(await stack.mail_to(to)) == 1
 
 
-class Refusing:
-    """A relay that refuses every recipient for good."""
-
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options) -> str:
-        return "550 5.1.1 Mailbox does not exist"
-
-
-@pytest.fixture
-def refusing_relay() -> Iterator[int]:
-    controller = Controller(Refusing(), hostname="127.0.0.1", port=REFUSING_PORT)
-    controller.start()
-    yield REFUSING_PORT
-    controller.stop()
-
-
 @pytest.mark.parametrize("settings_overrides", [{"smtp_port": REFUSING_PORT}])
 async def test_a_relays_permanent_refusal_is_final_and_said_so(refusing_relay, stack):
     to = f"nobody.{secrets.token_hex(5)}@example.com"
@@ -97,3 +80,50 @@ async def test_a_relays_permanent_refusal_is_final_and_said_so(refusing_relay, s
     assert row.status == "REJECTED"
     again = await stack.call("/mail", mail(to))  # the same request: answered from the outbox, not retried
     assert again["errors"] == refused["errors"]
+
+
+SUPPORT = {"agent_id": "demo.support"}
+TWO_SECONDS = 2 / 3600
+
+
+@pytest.mark.parametrize(
+    "settings_overrides", [{"mail_wait_seconds": 0.3, "mail_max_age_hours": TWO_SECONDS, "sweep_grace_seconds": 0}]
+)
+async def test_mail_past_its_age_limit_is_rejected_for_good_and_listed_for_support(stack):
+    """Issue 19, finding 5: delivery is not retried forever. A relay down longer than LINEUP_MAIL_MAX_AGE_HOURS
+    makes the message REJECTED, with the outage as the reason; support sees it in list_undelivered_mail."""
+    to = f"aged.{secrets.token_hex(5)}@example.com"
+    await stack.sandbox_post("/sandbox/smtp", {"available": False})
+    try:
+        queued = await stack.call("/mail", mail(to))
+        assert (queued["msg_code"], queued["msg"]) == ("RESTAPI000", QUEUED)
+        listed = await stack.call("/ops", body("list_undelivered_mail", **SUPPORT))
+        [waiting] = listed["data"]
+        assert (waiting["status"], waiting["recipient_count"]) == ("QUEUED", 1)
+        [row] = await outbox(stack)
+        handle = stack.env.client.get_workflow_handle_for(MailDeliveryWorkflow.run, f"mail-{row.idempotency_key}")
+        with pytest.raises(WorkflowFailureError):  # attempts at 0, 1 and 3 s: the third is past the limit
+            await asyncio.wait_for(handle.result(), timeout=20)
+    finally:
+        await stack.sandbox_post("/sandbox/smtp", {"available": True})
+    listed = await stack.call("/ops", body("list_undelivered_mail", **SUPPORT))
+    [rejected] = listed["data"]
+    assert (rejected["status"], rejected["message_id"], rejected["agent_username"]) == (
+        "REJECTED",
+        row.message_id,
+        "demo.agent",
+    )
+    outage = "The mail relay is unavailable: 421 Service not available"
+    assert rejected["last_error"] == f"undelivered after 0.000555556 h: {outage}"
+    again = await stack.call("/mail", mail(to))  # the same request again: answered from the outbox
+    assert again["errors"] == [f"The mail relay refused the message: {rejected['last_error']}"]
+    await asyncio.sleep(1.0)
+    assert await stack.mail_to(to) == []
+
+
+async def test_list_undelivered_mail_needs_the_support_role_and_a_limit_of_1_to_500(stack):
+    refused = await stack.call("/ops", body("list_undelivered_mail"))
+    assert (refused["msg_code"], refused["msg"]) == ("RESTAPI109", "Unauthorized Access")
+    assert (await stack.call("/ops", body("list_undelivered_mail", limit=500, **SUPPORT)))["data"] == []
+    too_many = await stack.call("/ops", body("list_undelivered_mail", limit=501, **SUPPORT))
+    assert too_many["errors"] == ["Limit must be at most 500"]

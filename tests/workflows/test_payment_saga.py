@@ -18,7 +18,7 @@ from temporalio.worker import Worker
 from models.messages.payment import PaymentGuard, charge_key
 from models.tables.payment import Payment, SavedCard
 from services.payment import charges
-from tests.builders import body
+from tests.support.builders import body
 from workflows.payment import PaymentGuardWorkflow
 
 
@@ -81,7 +81,7 @@ async def test_a_crash_before_the_gateway_saw_the_charge_is_abandoned_and_can_be
     assert (await settled(stack, enrollment_id)).status == "ABANDONED"
     monkeypatch.undo()
     paid = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id))
-    assert (paid["msg_code"], paid["data"]["payment_status"]) == ("RESTAPI000", "APPROVED"), paid
+    assert (paid["msg_code"], paid["data"]["settlement"]) == ("RESTAPI000", "APPROVED"), paid
     assert (await payment_of(stack, enrollment_id)).attempt == 1
 
 
@@ -92,7 +92,7 @@ async def test_a_declined_card_may_be_followed_by_another_card(stack):
     paid = await stack.call(
         "/payment", body("make_payment", enrollment_id=enrollment_id, card_number="5555555555554444")
     )
-    assert (paid["msg_code"], paid["data"]["payment_status"]) == ("RESTAPI000", "APPROVED"), paid
+    assert (paid["msg_code"], paid["data"]["settlement"]) == ("RESTAPI000", "APPROVED"), paid
     payment = await payment_of(stack, enrollment_id)
     assert (payment.status, payment.attempt) == ("APPROVED", 1)
 
@@ -116,9 +116,12 @@ async def test_a_payment_that_cannot_be_recorded_is_given_back(time_skipping):
     ):
         guard = PaymentGuard("KEY1", 2, wait_seconds=60)
         result = await time_skipping.client.execute_workflow(
-            PaymentGuardWorkflow.run, guard, id=f"payment-{queue}", task_queue=queue,
+            PaymentGuardWorkflow.run,
+            guard,
+            id=f"payment-{queue}",
+            task_queue=queue,
             execution_timeout=timedelta(days=2),
-        )  # fmt: skip
+        )
     assert (result, voided) == ("VOIDED", [guard])
 
 

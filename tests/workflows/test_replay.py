@@ -15,8 +15,9 @@ from temporalio import workflow
 from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
-from tests.workflows.history_flows import customer_data_in
-from tests.workflows.record_histories import HISTORIES, workflow_id_of
+from tests.support.history_flows import customer_data_in
+from tests.support.keys import encrypting_converter
+from tests.support.record_histories import HISTORIES, workflow_id_of
 from workflows.registry import WORKFLOWS
 
 RECORDED = sorted(HISTORIES.glob("*.json"))
@@ -33,7 +34,7 @@ def workflow_type(path: Path) -> str:
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda path: path.stem)
 async def test_a_recorded_history_replays_with_the_current_workflow_code(path):
-    await Replayer(workflows=WORKFLOWS).replay_workflow(history(path))
+    await Replayer(workflows=WORKFLOWS, data_converter=encrypting_converter()).replay_workflow(history(path))
 
 
 def test_every_registered_workflow_type_has_a_recorded_history():

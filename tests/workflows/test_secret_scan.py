@@ -1,5 +1,7 @@
 """The secret scan: after a port-in enrollment and a card payment, no customer secret is found in plaintext in
-any table, in any workflow history of the run, or in any log record (docs/reliability.md)."""
+any table (the event log included), in any workflow history of the run, in any log record
+(docs/reliability.md), or in any webhook delivery body the channel's receiver got (issue 21); the histories hold
+no phone or SIM number either (their payloads are encrypted)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from typing import Any
 
 from sqlmodel import SQLModel
 
-from tests.builders import PORT_FIELDS, body, create, line, new_iccid
-from tests.workflows.test_enrollment_reliability import wait_for
-from tests.workflows.test_port_and_tax_api import port_number
+from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
+from tests.support.lines import wait_for
+from tests.support.ports import port_number
+from tests.support.webhooks import received, register
 
 CARD = "4242424242424242"  # Luhn-valid: the sandbox gateway approves it
 
@@ -22,11 +25,14 @@ def customer_secrets() -> dict[str, str]:
     tag = secrets.token_hex(4).upper()
     letters = "".join(secrets.choice(string.ascii_lowercase) for _ in range(8))
     return {
-        "first_name": f"Zebulon{letters}", "last_name": f"Quixote{letters}",
+        "first_name": f"Zebulon{letters}",
+        "last_name": f"Quixote{letters}",
         "service_address_one": f"{secrets.randbelow(9000) + 1000} Secretwood {tag} St",
-        "email": f"hidden.{tag.lower()}@example.com", "port_account_number": f"ACCT{tag}",
-        "port_account_password": f"{secrets.randbelow(900000) + 100000}", "password": f"pw-{tag.lower()}-line",
-    }  # fmt: skip
+        "email": f"hidden.{tag.lower()}@example.com",
+        "port_account_number": f"ACCT{tag}",
+        "port_account_password": f"{secrets.randbelow(900000) + 100000}",
+        "password": f"pw-{tag.lower()}-line",
+    }
 
 
 async def table_text(stack: Any) -> str:
@@ -57,10 +63,21 @@ async def workflow_ids(stack: Any, expected: int) -> list[str]:
     raise AssertionError(f"only {ids} listed")
 
 
+async def delivered_bodies(stack: Any, enrollment_id: str) -> str:
+    for _ in range(100):  # the payment's event goes out after the line's first ones
+        bodies = [item["body"] for item in await received(stack, {enrollment_id})]
+        if any("payment.recorded" in text for text in bodies):
+            return "\n".join(bodies)
+        await asyncio.sleep(0.2)
+    raise AssertionError("the payment's event was not delivered")
+
+
 async def test_no_customer_secret_in_tables_histories_or_logs(stack, caplog):
     values = customer_secrets()
+    await register(stack)  # every event of the run is also delivered
     enrollment_id, sim = await stack.new_enrollment_id(), new_iccid()
-    fields = {**PORT_FIELDS, **values, "port_number": port_number(), "phone_type": "4G", "uiccid": sim}
+    number = port_number()
+    fields = {**PORT_FIELDS, **values, "port_number": number, "phone_type": "4G", "uiccid": sim}
     with caplog.at_level(logging.DEBUG, logger="lineup"), caplog.at_level(logging.INFO):
         created = await stack.call("/customer", create(enrollment_id, line(enrollment_id, **fields)))
         assert created["msg_code"] == "RESTAPI000", created
@@ -70,8 +87,16 @@ async def test_no_customer_secret_in_tables_histories_or_logs(stack, caplog):
     logged = "\n".join(f"{r.getMessage()} {getattr(r, 'fields', '')}" for r in caplog.records)
     tables = await table_text(stack)
     histories = await history_bytes(stack, await workflow_ids(stack, expected=3))
-    assert histories and tables and logged  # the scan looked at something
+    delivered = await delivered_bodies(stack, enrollment_id)
+    assert histories and tables and logged and delivered  # the scan looked at something
+    assert "line_event" in tables.lower() or "line.received" in tables
     for name, value in {**values, "card_number": CARD}.items():
+        assert value not in delivered, f"{name} in a webhook delivery"
         assert value not in tables, f"{name} in a table"
         assert value.encode() not in histories, f"{name} in a workflow history"
         assert value not in logged, f"{name} in the logs"
+    # Phone and SIM numbers are columns the service looks lines up by, but no history holds them in clear: every
+    # payload is sealed by the payload codec (workflows.codec) with the PII key.
+    for name, value in {"port_number": number, "uiccid": sim}.items():
+        assert value.encode() not in histories, f"{name} in a workflow history"
+    assert b"binary/encrypted" in histories

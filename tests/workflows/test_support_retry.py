@@ -13,15 +13,12 @@ from cli.main import app as cli
 from models.settings import get_settings
 from persistence.support import NEVER_STARTED
 from services.support import retries as ops
-from tests.builders import body, create, line, new_iccid
 from tests.support.app import reconfigure
-from tests.workflows.test_enrollment_reliability import lines_by_status, wait_for
-from tests.workflows.test_sweep import created_while_temporal_was_away
-
-SUPPORT = {"agent_id": "demo.support"}
-SIM_IN_USE = "915 SIM already in use"
-# One carrier attempt parks a line in STUCK; its own slow retry stays out of the way of the test.
-PACED = {"carrier_max_attempts": 1, "sync_wait_seconds": 1, "stuck_retry_minutes": 600}
+from tests.support.builders import body, new_iccid
+from tests.support.keys import TEST_ENCRYPTION_KEY
+from tests.support.left_behind import created_while_temporal_was_away
+from tests.support.lines import SUPPORT, lines_by_status, wait_for
+from tests.support.stuck_lines import PACED, SIM_IN_USE, stuck_in_an_outage, stuck_on_a_sim_in_use
 
 
 async def listed(stack) -> dict[str, tuple[str, str]]:
@@ -34,38 +31,6 @@ async def retry(stack, **fields: Any) -> dict[str, Any]:
     answer: dict[str, Any] = await stack.call("/ops", body("retry_enrollment", **SUPPORT, **fields))
     assert answer["msg_code"] == "RESTAPI000", answer
     return answer["data"]  # type: ignore[no-any-return]
-
-
-async def new_id(stack, vendor: str = "DEMO") -> str:
-    agent = "demo.agent" if vendor == "DEMO" else "other.agent"
-    answer = await stack.call("/enrollment", body("check_service_availability", agent_id=agent), vendor=vendor)
-    return str(answer["data"]["enrollment_id"])
-
-
-async def stuck_on_a_sim_in_use(stack, sim: str, vendor: str = "DEMO") -> str:
-    """A line whose SIM another line already holds: the carrier refuses it, so it waits for support."""
-    agent = {} if vendor == "DEMO" else {"agent_id": "other.agent"}
-    holder, stuck = await new_id(stack, vendor), await new_id(stack, vendor)
-    for enrollment_id in (holder, stuck):
-        created = await stack.call(
-            "/customer", create(enrollment_id, line(enrollment_id, phone_type="4G", uiccid=sim), **agent), vendor=vendor
-        )
-        assert created["msg_code"] == "RESTAPI000", created
-    await wait_for(stack, [stuck], {"STUCK"})
-    return stuck
-
-
-async def stuck_in_an_outage(stack) -> list[str]:
-    """Two lines whose activation met a carrier answering nothing but 503."""
-    parent, second = await new_id(stack), await new_id(stack)
-    await stack.faults(fault_rate=1)
-    try:
-        created = await stack.call("/customer", create(parent, line(parent), line(second)))
-        assert created["msg_code"] == "RESTAPI000", created
-        await wait_for(stack, [parent, second], {"STUCK"})
-    finally:
-        await stack.faults(fault_rate=0)
-    return [parent, second]
 
 
 async def test_lines_left_received_are_listed_once_past_the_grace_and_a_retry_starts_their_order(stack):
@@ -123,9 +88,13 @@ async def test_lineup_ops_lists_and_retries_the_waiting_lines_of_every_vendor(st
     on_sim = await stuck_on_a_sim_in_use(stack, sim, vendor="OTHER")
     settings = stack.app.state.settings
     for name, value in {
-        "DATABASE_URL": settings.db_url, "DATA_DIR": str(settings.data_dir), "SWEEP_GRACE_SECONDS": "0",
-        "TEMPORAL_ADDRESS": settings.temporal.address, "TEMPORAL_TASK_QUEUE": settings.temporal.task_queue,
-    }.items():  # fmt: skip
+        "DATABASE_URL": settings.db_url,
+        "DATA_DIR": str(settings.data_dir),
+        "SWEEP_GRACE_SECONDS": "0",
+        "TEMPORAL_ADDRESS": settings.temporal.address,
+        "TEMPORAL_TASK_QUEUE": settings.temporal.task_queue,
+        "ENCRYPTION_KEY": TEST_ENCRYPTION_KEY,  # the key of the stack's payloads, as every process shares it
+    }.items():
         monkeypatch.setenv(f"LINEUP_{name}", value)
 
     listing = await lineup("ops", "stuck")

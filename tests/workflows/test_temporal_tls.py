@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from cli.main import app as cli
 from models.rules import with_check_digit
 from models.settings import Settings
-from tests.builders import body
 from tests.support.app import ApiClient, make_settings
+from tests.support.builders import body
 from tests.support.tls_proxy import SERVER_NAME, make_pki, tls_proxy
 from worker import running_worker
 from workflows.client import connect
@@ -37,9 +37,13 @@ def dev_server(temporal_env) -> str:
 
 def secured(data_dir, sqlite_url, sandbox_url, address: str, **tls) -> Settings:
     return make_settings(
-        data_dir, sqlite_url, temporal_address=address, temporal_task_queue=f"lineup-tls-{secrets.token_hex(4)}",
-        carrier_base_url=f"{sandbox_url}/carrier", **tls,
-    )  # fmt: skip
+        data_dir,
+        sqlite_url,
+        temporal_address=address,
+        temporal_task_queue=f"lineup-tls-{secrets.token_hex(4)}",
+        carrier_base_url=f"{sandbox_url}/carrier",
+        **tls,
+    )
 
 
 async def check_device_through(settings: Settings) -> dict[str, Any]:
@@ -54,8 +58,14 @@ async def test_with_the_ca_and_server_name_the_api_and_worker_run_a_workflow_ove
     pki, dev_server, data_dir, sqlite_url, sandbox_url
 ):
     async with tls_proxy(dev_server, pki) as (address, headers):
-        settings = secured(data_dir, sqlite_url, sandbox_url, address,
-                           temporal_tls_ca=str(pki.ca), temporal_tls_server_name=SERVER_NAME)  # fmt: skip
+        settings = secured(
+            data_dir,
+            sqlite_url,
+            sandbox_url,
+            address,
+            temporal_tls_ca=str(pki.ca),
+            temporal_tls_server_name=SERVER_NAME,
+        )
         answer = await check_device_through(settings)
     assert (answer["msg_code"], answer["data"]["COMPATIBILITY"]) == ("RESTAPI000", "COMPATIBLE")
     assert "/temporal.api.workflowservice.v1.WorkflowService/PollWorkflowTaskQueue" in headers.values(":path")
@@ -81,8 +91,15 @@ async def test_mutual_tls_needs_the_client_certificate(pki, dev_server, data_dir
         refused = secured(data_dir, sqlite_url, sandbox_url, address, **server_only)
         with pytest.raises(RuntimeError):
             await connect(refused)
-        mutual = secured(data_dir, sqlite_url, sandbox_url, address, **server_only,
-                         temporal_tls_cert=str(pki.client_cert), temporal_tls_key=str(pki.client_key))  # fmt: skip
+        mutual = secured(
+            data_dir,
+            sqlite_url,
+            sandbox_url,
+            address,
+            **server_only,
+            temporal_tls_cert=str(pki.client_cert),
+            temporal_tls_key=str(pki.client_key),
+        )
         answer = await check_device_through(mutual)
     assert (answer["msg_code"], answer["data"]["COMPATIBILITY"]) == ("RESTAPI000", "COMPATIBLE")
 
@@ -92,8 +109,15 @@ async def test_the_api_key_is_sent_as_bearer_authorization_on_every_call(
 ):
     key = f"lineup-test-{secrets.token_hex(8)}"
     async with tls_proxy(dev_server, pki) as (address, headers):
-        settings = secured(data_dir, sqlite_url, sandbox_url, address, temporal_tls_ca=str(pki.ca),
-                           temporal_tls_server_name=SERVER_NAME, temporal_api_key=SecretStr(key))  # fmt: skip
+        settings = secured(
+            data_dir,
+            sqlite_url,
+            sandbox_url,
+            address,
+            temporal_tls_ca=str(pki.ca),
+            temporal_tls_server_name=SERVER_NAME,
+            temporal_api_key=SecretStr(key),
+        )
         answer = await check_device_through(settings)
     assert answer["msg_code"] == "RESTAPI000"
     calls = headers.values(":path")
@@ -113,10 +137,14 @@ def test_an_api_key_alone_turns_tls_on_with_the_systems_trust_store(data_dir, sq
 async def test_lineup_temporal_setup_connects_with_the_tls_settings(pki, dev_server, data_dir, monkeypatch):
     async with tls_proxy(dev_server, pki, client_ca=pki.ca) as (address, headers):
         environment = {
-            "LINEUP_DATA_DIR": str(data_dir), "LINEUP_TEMPORAL_ADDRESS": address, "LINEUP_TEMPORAL_TLS_CA": str(pki.ca),
-            "LINEUP_TEMPORAL_TLS_SERVER_NAME": SERVER_NAME, "LINEUP_TEMPORAL_TLS_CERT": str(pki.client_cert),
-            "LINEUP_TEMPORAL_TLS_KEY": str(pki.client_key), "LINEUP_TEMPORAL_API_KEY": "setup-key",
-        }  # fmt: skip
+            "LINEUP_DATA_DIR": str(data_dir),
+            "LINEUP_TEMPORAL_ADDRESS": address,
+            "LINEUP_TEMPORAL_TLS_CA": str(pki.ca),
+            "LINEUP_TEMPORAL_TLS_SERVER_NAME": SERVER_NAME,
+            "LINEUP_TEMPORAL_TLS_CERT": str(pki.client_cert),
+            "LINEUP_TEMPORAL_TLS_KEY": str(pki.client_key),
+            "LINEUP_TEMPORAL_API_KEY": "setup-key",
+        }
         for name, value in environment.items():
             monkeypatch.setenv(name, value)
         monkeypatch.chdir(data_dir)  # no developer's .env

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import create, line
+from tests.support.builders import create, line
 from tests.support.worker_process import kill, own_queue, worker_process
 from worker import running_worker
 

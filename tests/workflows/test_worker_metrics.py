@@ -6,26 +6,14 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from models.rules import with_check_digit
-from tests.builders import body
 from tests.support.app import ApiClient, make_settings
+from tests.support.builders import body
+from tests.support.metrics import scrape
 from tests.support.temporal import free_port
 from worker import serve
-
-
-async def scrape(port: int) -> str:
-    async with httpx.AsyncClient() as http:
-        for _ in range(100):  # the endpoint is up once the runtime is, which serve() does first
-            try:
-                response = await http.get(f"http://127.0.0.1:{port}/metrics")
-                text: str = response.raise_for_status().text
-                return text
-            except httpx.TransportError:
-                await asyncio.sleep(0.1)
-    raise AssertionError(f"nothing serves metrics on port {port}")
 
 
 def task_queue_samples(text: str, task_queue: str) -> dict[str, float]:
@@ -40,9 +28,14 @@ def task_queue_samples(text: str, task_queue: str) -> dict[str, float]:
 async def test_the_worker_serves_the_sdks_metrics_on_its_port(data_dir, sqlite_url, temporal_env, sandbox_url):
     port, queue = free_port(), f"lineup-test-{secrets.token_hex(4)}"
     settings = make_settings(
-        data_dir, sqlite_url, temporal_address=temporal_env.client.service_client.config.target_host,
-        temporal_task_queue=queue, worker_metrics_port=port, sweep_seconds=0, carrier_base_url=f"{sandbox_url}/carrier",
-    )  # fmt: skip
+        data_dir,
+        sqlite_url,
+        temporal_address=temporal_env.client.service_client.config.target_host,
+        temporal_task_queue=queue,
+        worker_metrics_port=port,
+        sweep_seconds=0,
+        carrier_base_url=f"{sandbox_url}/carrier",
+    )
     stop = asyncio.Event()
     worker = asyncio.create_task(serve(settings, stop))
     try:

@@ -4,10 +4,11 @@ either one finds a run that the other (or the request itself) started, and neith
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import timedelta
+from typing import TypedDict
 
 from temporalio.client import Client
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.common import TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from models.messages.enrollment import EnrollmentOrder
@@ -15,15 +16,22 @@ from workflows import policies
 from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 
 
-def start_options(order: EnrollmentOrder) -> dict[str, Any]:
+class StartOptions(TypedDict):
+    id: str
+    search_attributes: TypedSearchAttributes
+    task_timeout: timedelta
+    id_reuse_policy: WorkflowIDReusePolicy
+
+
+def start_options(order: EnrollmentOrder) -> StartOptions:
     """The options intake would have started the order with, under the same id."""
-    return {
-        "id": order.order_id,
-        "search_attributes": enrollment_search_attributes(order),
-        "task_timeout": policies.WORKFLOW_TASK_TIMEOUT,
+    return StartOptions(
+        id=order.order_id,
+        search_attributes=enrollment_search_attributes(order),
+        task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
         # A run that failed or was terminated may start again; one that completed has done its work.
-        "id_reuse_policy": WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-    }
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    )
 
 
 async def start_order(client: Client, order: EnrollmentOrder, *, task_queue: str) -> bool:

@@ -21,8 +21,9 @@ with workflow.unsafe.imports_passed_through():
         LineProgress,
         LineStart,
         SyncWait,
-    )  # fmt: skip
-    from models.statuses import IN_FLIGHT
+        straight_to_the_carrier,
+    )
+    from models.statuses import IN_FLIGHT, LineStatus
     from workflows import policies
     from workflows.enrollment.line import LineWorkflow
     from workflows.ids import line_workflow_id
@@ -33,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
         ENROLLMENT_ID,
         LINE_STATUS,
         PARENT_ENROLLMENT_ID,
-    )  # fmt: skip
+    )
 
 
 # Every line's child started in one workflow task (they used to start one task after another).
@@ -42,10 +43,18 @@ START_LINES_TOGETHER = "start-lines-together"
 
 def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttributes:
     """What operations staff filter an enrollment by in the Temporal UI (whoever starts it: intake or sweep)."""
-    return TypedSearchAttributes([
-        SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
-        SearchAttributePair(AGENT_ID, order.agent_id or ""),
-    ])  # fmt: skip
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
+            SearchAttributePair(AGENT_ID, order.agent_id or ""),
+        ]
+    )
+
+
+def _shown_status(plan: LinePlan) -> str:
+    """The line's status as the Temporal UI first shows it: a new activation goes straight to the carrier in
+    one activity (LineStart.one_step), so it is ACTIVATING from its start, with no upsert of its own."""
+    return LineStatus.ACTIVATING if straight_to_the_carrier(plan) else plan.status
 
 
 @workflow.defn
@@ -77,16 +86,24 @@ class EnrollmentWorkflow:
     async def _start_line(
         self, order: EnrollmentOrder, plan: LinePlan
     ) -> workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]:
-        attributes = TypedSearchAttributes([
-            SearchAttributePair(ENROLLMENT_ID, plan.enrollment_id),
-            SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
-            SearchAttributePair(AGENT_ID, order.agent_id or ""),
-            SearchAttributePair(ACTIVATION_TYPE, plan.activation_type),
-            SearchAttributePair(CARRIER, plan.carrier or ""),
-            SearchAttributePair(LINE_STATUS, plan.status),
-        ])  # fmt: skip
+        attributes = TypedSearchAttributes(
+            [
+                SearchAttributePair(ENROLLMENT_ID, plan.enrollment_id),
+                SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
+                SearchAttributePair(AGENT_ID, order.agent_id or ""),
+                SearchAttributePair(ACTIVATION_TYPE, plan.activation_type),
+                SearchAttributePair(CARRIER, plan.carrier or ""),
+                SearchAttributePair(LINE_STATUS, _shown_status(plan)),
+            ]
+        )
         start = LineStart(
-            plan, order.order_id, order.parent_enrollment_id, order.vendor_code, order.agent_id, order.pacing
+            plan,
+            order.order_id,
+            order.parent_enrollment_id,
+            order.vendor_code,
+            order.agent_id,
+            order.pacing,
+            one_step=True,
         )
         return await workflow.start_child_workflow(
             LineWorkflow.run,
@@ -130,8 +147,18 @@ class EnrollmentWorkflow:
             now = self._progress[enrollment_id]
             lines.append(
                 LinePlan(
-                    plan.enrollment_id, plan.customer_id, plan.cust_id, plan.enrollment_type, plan.activation_type,
-                    plan.activation_later, plan.invoice_number, plan.carrier, now.status, now.mdn, now.msid, now.msl,
+                    plan.enrollment_id,
+                    plan.customer_id,
+                    plan.cust_id,
+                    plan.enrollment_type,
+                    plan.activation_type,
+                    plan.activation_later,
+                    plan.invoice_number,
+                    plan.carrier,
+                    now.status,
+                    now.mdn,
+                    now.msid,
+                    now.msl,
                 )
-            )  # fmt: skip
+            )
         return EnrollmentResult(lines)

@@ -1,6 +1,6 @@
-"""Valid identifiers and request bodies for sandbox tests; each test overrides what it is about."""
+"""Valid identifiers and request bodies for the sandbox's own tests (tests/sandbox); each test overrides what it
+is about."""
 
-import socket
 from itertools import count
 from typing import Any
 
@@ -90,11 +90,3 @@ def charge(**overrides: Any) -> dict[str, Any]:
         "zip": "10001",
     }
     return {**body, **overrides}
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port

@@ -1,5 +1,5 @@
 """Records the workflow histories test_replay replays: `make histories`, or
-`python -m tests.workflows.record_histories [FLOW ...]` for some of history_flows.FLOWS only.
+`python -m tests.support.record_histories [FLOW ...]` for some of history_flows.FLOWS only.
 
 Each flow runs against the Temporal dev server and the sandbox (tests.support), through the API, on a Stack
 of its own; the histories it keeps are written to tests/workflows/histories/<name>.json with
@@ -21,12 +21,13 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHistory
 from temporalio.worker import Replayer
 
 from tests.support.databases import sqlite_template
+from tests.support.history_flows import FLOWS, customer_data_in
+from tests.support.keys import encrypting_converter
 from tests.support.stack import Stack
 from tests.support.temporal import dev_server, free_port, sandbox_server
-from tests.workflows.history_flows import FLOWS, customer_data_in
 from workflows.registry import WORKFLOWS
 
-HISTORIES = Path(__file__).parent / "histories"
+HISTORIES = Path(__file__).resolve().parents[1] / "workflows" / "histories"  # beside test_replay, which replays them
 WAIT_SECONDS = 60.0
 
 
@@ -96,7 +97,7 @@ def workflow_id_of(history_json: str, default: str) -> str:
 
 async def check(kept: dict[str, str]) -> None:
     """Refuses to write a history that does not replay now (a flaky recording) or that carries customer data."""
-    replayer = Replayer(workflows=WORKFLOWS)
+    replayer = Replayer(workflows=WORKFLOWS, data_converter=encrypting_converter())
     for name, history_json in kept.items():
         await replayer.replay_workflow(WorkflowHistory.from_json(workflow_id_of(history_json, name), history_json))
         if found := customer_data_in(history_json):

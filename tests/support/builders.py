@@ -23,12 +23,23 @@ def imei(fourteenth: str) -> str:
 def line(enrollment_id: str, **overrides: Any) -> dict[str, Any]:
     """One line of create_customer_prepaid_multiline: a new activation, shipped."""
     result: dict[str, Any] = {
-        "enrollment_id": enrollment_id, "first_name": "Pat", "middle_initial": "Q", "last_name": "O'Neil",
-        "email": f"pat.{enrollment_id.lower()}@example.com", "password": "line-pass-1",
-        "service_address_one": "12 Main St", "service_address_two": "Apt #4", "service_city": "Atlanta",
-        "service_state": "GA", "service_zip": "30301", "plan_id": "102", "activation_type": "NEWACTIVATION",
-        "enrollment_type": "SHIPMENT", "alternate_phone_number": "4045550123", "action": None,
-    }  # fmt: skip
+        "enrollment_id": enrollment_id,
+        "first_name": "Pat",
+        "middle_initial": "Q",
+        "last_name": "O'Neil",
+        "email": f"pat.{enrollment_id.lower()}@example.com",
+        "password": "line-pass-1",
+        "service_address_one": "12 Main St",
+        "service_address_two": "Apt #4",
+        "service_city": "Atlanta",
+        "service_state": "GA",
+        "service_zip": "30301",
+        "plan_id": "102",
+        "activation_type": "NEWACTIVATION",
+        "enrollment_type": "SHIPMENT",
+        "alternate_phone_number": "4045550123",
+        "action": None,
+    }
     result.update(overrides)
     return {key: value for key, value in result.items() if value is not None or key == "action"}
 
@@ -68,20 +79,27 @@ VALID: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 # Issue 6: notes, signatures, saved cards, agent password change. Ids and OTPs are placeholders tests override.
-VALID.update({
-    "save_signature": {"signature": data_uri(png())},
-    "check_signature": {"login_log_otp": "100000"},
-    "add_notes": {
-        "customer_id": "100000000", "enrollment_id": "EXXXX", "customer_notes": "Customer asked about the bill",
-        "coordinate": {"latitude": "33.7490", "longitude": "-84.3880"}, "is_activity": "1", "activity_type": "CALL",
-    },
-    "saved_card_list": {"enrollment_id": "EXXXX", "username": "pat@example.com", "password": "line-pass-1"},
-    "agent_change_password": {
-        "worksite_proof": data_uri(png()), "table_proof": b64(JPEG),
-        "agent_change_password": data_uri(JPEG, "image/jpeg"),
-        "coordinate": {"latitude": "33.7490", "longitude": "-84.3880"},
-    },
-})  # fmt: skip
+VALID.update(
+    {
+        "save_signature": {"signature": data_uri(png())},
+        "check_signature": {"login_log_otp": "100000"},
+        "add_notes": {
+            "customer_id": "100000000",
+            "enrollment_id": "EXXXX",
+            "customer_notes": "Customer asked about the bill",
+            "coordinate": {"latitude": "33.7490", "longitude": "-84.3880"},
+            "is_activity": "1",
+            "activity_type": "CALL",
+        },
+        "saved_card_list": {"enrollment_id": "EXXXX", "username": "pat@example.com", "password": "line-pass-1"},
+        "agent_change_password": {
+            "worksite_proof": data_uri(png()),
+            "table_proof": b64(JPEG),
+            "agent_change_password": data_uri(JPEG, "image/jpeg"),
+            "coordinate": {"latitude": "33.7490", "longitude": "-84.3880"},
+        },
+    }
+)
 
 
 def body(action: str, /, **overrides: Any) -> dict[str, Any]:

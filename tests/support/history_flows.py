@@ -1,4 +1,4 @@
-"""The flows `python -m tests.workflows.record_histories` runs to record workflow histories: each goes
+"""The flows `python -m tests.support.record_histories` runs to record workflow histories: each goes
 through the API of a Stack (the dev server, the sandbox, a worker) as a channel would, and keeps the
 histories of the workflows it drove, some finished and some still waiting (as a deploy would find them).
 The customer data they send is PERSON's: test_replay checks that none of it reaches a history."""
@@ -15,12 +15,15 @@ from typing import Any, Protocol
 from unittest import mock
 
 from models.rules import luhn_ok
+from models.tables.porting import PortIn
 from services.payment import charges
-from tests.builders import body, create, imei, line, new_iccid
-from tests.workflows.test_activate_line import waiting_line
-from tests.workflows.test_enrollment_reliability import SUPPORT, wait_for
-from tests.workflows.test_port_and_tax_api import port_number, ported_line, query, tax, wait_for_port
-from tests.workflows.test_sweep import created_while_temporal_was_away, sweep_now, while_temporal_is_away
+from services.port_push import signature
+from tests.support.builders import body, create, imei, line, new_iccid
+from tests.support.left_behind import created_while_temporal_was_away, sweep_now, while_temporal_is_away
+from tests.support.lines import SUPPORT, wait_for, waiting_line
+from tests.support.ports import FAST_POLLS, port_number, ported_line, query, wait_for_port
+from tests.support.taxes import tax
+from tests.support.webhooks import receiver, register
 
 # Marked values, so that a leak is found by value as well as by field name (test_replay).
 PERSON: dict[str, str] = {
@@ -31,6 +34,7 @@ PORT_OWNER: dict[str, str] = {
     "port_first_name": "Zebulon", "port_last_name": "Quixotez", "port_address_one": "4242 Secretwood Ln",
     "port_account_number": "ACCZQ4242", "port_account_password": "864213", "port_ssn": "8642",
 }  # fmt: skip
+CREATE_PORTIN = "create_portin_v2_when_create_customer_was_called_without_portin_tag"
 CARD = {"card_number": "4242424242424242", "name_on_card": "Zebulon Quixotez", "address1": "4242 Secretwood Ln"}
 
 
@@ -154,6 +158,29 @@ async def port_in_completes(rec: Recorder) -> None:
     await rec.keep("line_port_in", f"line-{enrollment_id}", closed=True)
 
 
+async def port_in_completes_by_retry(rec: Recorder) -> None:
+    """As port_in_completes, polled by one activity's retries (POLL_BY_RETRY): the histories kept before it
+    took a timer per poll and still replay on their own path."""
+    enrollment_id, sim, number = await ported_line(rec.stack, **PERSON, **PORT_OWNER)
+    await wait_for_port(rec.stack, query(enrollment_id, sim, number), "COMPLETED")
+    await rec.keep("port_status_completed_by_retry", f"port-{enrollment_id}", closed=True)
+
+
+async def port_in_pushed(rec: Recorder) -> None:
+    """The carrier's push (signed) makes the port's workflow cancel its waiting poll and ask at once."""
+    stack = rec.stack
+    enrollment_id, sim, number = await ported_line(stack, **PERSON, **PORT_OWNER)
+    await asyncio.sleep(4.5)  # the sandbox completes it after 4 s; the fallback poll is an hour away
+    async with stack.db.transaction() as session:
+        order = await session.get(PortIn, enrollment_id)
+    assert order is not None and order.carrier_port_id
+    push = json.dumps({"vendor_id": "DEMO", "port_id": order.carrier_port_id, "enrollment_id": enrollment_id}).encode()
+    headers = {"X-Carrier-Signature": signature(PUSH_SECRET, push), "Content-Type": "application/json"}
+    assert (await stack.http.post("/carrier/port-status", content=push, headers=headers)).status_code == 200
+    await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
+    await rec.keep("port_status_pushed", f"port-{enrollment_id}", closed=True)
+
+
 async def port_in_corrected(rec: Recorder) -> None:
     """RESOLUTION_REQUIRED, corrected with update_portin (the port workflow's update), then COMPLETED."""
     stack = rec.stack
@@ -188,6 +215,32 @@ async def activation_later(rec: Recorder) -> None:
     await rec.keep("line_activated_later", f"line-{enrollment_id}", closed=True)
 
 
+async def port_after_creation(rec: Recorder) -> None:
+    """A line waiting for activation ported in with create_portin_v2… (the line's `port_in` update): one port
+    completes and the line takes the number; another, whose old carrier never answers, is still polled."""
+    stack = rec.stack
+    fields = {
+        "port_current_carrier": "ATT",
+        "port_city": "Atlanta",
+        "port_state": "GA",
+        "port_zip_code": "30301",
+        **PORT_OWNER,
+    }
+    for name, number, closed in (
+        ("line_ported_after_creation", port_number(), True),
+        ("line_ported_after_creation_pending", port_number("96"), False),
+    ):
+        enrollment_id = await waiting_line(stack, uiccid=new_iccid(), phone_type="4G", **PERSON)
+        create_portin = body(CREATE_PORTIN, enrollment_id=enrollment_id, port_number=number, **fields)
+        assert (await stack.call("/port", create_portin))["msg_code"] == "RESTAPI000"
+        if closed:
+            listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id))
+            assert listed["data"]["records"][0]["number_to_port"] == number
+        else:
+            await asyncio.sleep(2)  # a few polls
+        await rec.keep(name, f"line-{enrollment_id}", closed=closed)
+
+
 async def tax_collection(rec: Recorder) -> None:
     """temporary twice, final, final again (answered the same); another calculation left waiting."""
     stack = rec.stack
@@ -208,8 +261,8 @@ async def tax_collection_idle(rec: Recorder) -> None:
 
 
 async def nlad_check(rec: Recorder) -> None:
-    """The check and its record in one activity (ONE_ACTIVITY). histories/nlad_check_two_activities.json is the
-    same check recorded before that change, kept so the old path stays replayed while it may run."""
+    """The check and its record in one activity, without the patch marker that once chose that path (the two-
+    activity path it replaced is gone: a check lives ~10 s)."""
     subject = {"first_name": PERSON["first_name"], "last_name": PERSON["last_name"], "ssn": "8642"}
     checked = await rec.stack.call(
         "/nlad", body("nlad_etc_check", **subject, address_one=PERSON["service_address_one"])
@@ -250,8 +303,9 @@ async def payment_guard_settles(rec: Recorder) -> None:
         raise RuntimeError("the database went away after the gateway approved")
 
     with mock.patch.object(charges, "record_approval", write_fails):
-        paid = await rec.stack.call("/payment", body("make_payment", enrollment_id=await rec.stack.new_enrollment_id(),
-                                                     **CARD))  # fmt: skip
+        paid = await rec.stack.call(
+            "/payment", body("make_payment", enrollment_id=await rec.stack.new_enrollment_id(), **CARD)
+        )
     assert paid["msg_code"] == "RESTAPI110", paid
     await rec.keep("payment_guard_settled", await rec.find("PaymentGuardWorkflow"), closed=True)
 
@@ -267,7 +321,23 @@ async def sweep(rec: Recorder) -> None:
     await rec.keep("sweep_started_order_and_mail", await rec.find("SweepWorkflow"), closed=True)
 
 
-FAST_POLLS = {"port_poll_seconds": 0.5}
+PUSH_SECRET = "history-push-secret"
+
+
+async def webhooks(rec: Recorder) -> None:
+    """A line's events delivered to a channel's endpoint, the first answered 503 and retried; the dispatcher
+    waiting for the next."""
+    stack = rec.stack
+    await register(stack, events="line.received")  # one delivery
+    await receiver(stack, fail_next=1)
+    enrollment_id = await stack.new_enrollment_id()
+    created = await stack.call("/customer", create(enrollment_id, line(enrollment_id, **PERSON)))
+    assert created["msg_code"] == "RESTAPI000", created
+    await wait_for(stack, [enrollment_id], {"ACTIVE"})
+    await rec.keep("webhook_delivery", await rec.find("WebhookDeliveryWorkflow"), closed=True)
+    await rec.keep("webhook_dispatch", await rec.find("WebhookDispatchWorkflow"), closed=False)
+
+
 # name: (flow, settings overrides). Each flow runs on a Stack of its own (its own task queue and database).
 FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     "new_activation": (new_activation, {}),
@@ -277,8 +347,11 @@ FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     ),
     "port_in_completes": (port_in_completes, FAST_POLLS),
     "port_in_corrected": (port_in_corrected, FAST_POLLS),
+    "port_in_completes_by_retry": (port_in_completes_by_retry, FAST_POLLS),
+    "port_in_pushed": (port_in_pushed, {"port_push_secret": PUSH_SECRET, "port_push_fallback_seconds": 3600.0}),
     "port_in_pending_and_rejected": (port_in_pending_and_rejected, FAST_POLLS),
     "activation_later": (activation_later, {}),
+    "port_after_creation": (port_after_creation, FAST_POLLS),
     "tax_collection": (tax_collection, {}),
     "tax_collection_idle": (tax_collection_idle, {"tax_idle_days": 2 / 86400}),
     "nlad_check": (nlad_check, {}),
@@ -286,4 +359,5 @@ FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     "mail_after_outage": (mail_after_outage, {"mail_wait_seconds": 0.5}),
     "payment_guard_settles": (payment_guard_settles, {"payment_guard_seconds": 1.0}),
     "sweep": (sweep, {}),
+    "webhooks": (webhooks, {}),
 }  # fmt: skip

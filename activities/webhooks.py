@@ -1,0 +1,136 @@
+"""Activities of webhooks: find the deliveries the event log queued (a long poll, so a new event goes out in
+about a second without a workflow task every second), make one attempt of one delivery, and give a delivery up
+(disabling an endpoint that has failed for the whole budget, with the reason support sees)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import timedelta
+
+from sqlalchemy import update
+from sqlmodel import col
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from adapters.webhooks import Answer, WebhookSender
+from models.clock import utcnow
+from models.crypto import FieldCipher
+from models.failures import ENDPOINT_DISABLED, NOT_FOUND
+from models.messages.webhooks import DeliveryJob, Dispatch
+from models.setting_groups import WebhookSettings
+from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
+from persistence.engine import Database
+from persistence.events import body_of
+from persistence.webhooks import queued
+
+LOOK_EVERY = 0.5  # seconds between two looks of the long poll
+MOST_AT_ONCE = 100
+
+
+class WebhookActivities:
+    def __init__(self, sender: WebhookSender, db: Database, cipher: FieldCipher, settings: WebhookSettings) -> None:
+        self._sender, self._db, self._cipher, self._settings = sender, db, cipher, settings
+
+    @activity.defn
+    async def queued_deliveries(self, dispatch: Dispatch) -> list[DeliveryJob]:
+        """The deliveries waiting for a workflow, as soon as there are any (or none after poll_seconds)."""
+        ends = time.monotonic() + dispatch.poll_seconds
+        while True:
+            async with self._db.transaction() as session:
+                found = await queued(session, MOST_AT_ONCE)
+            if found or time.monotonic() >= ends or activity.is_worker_shutdown():
+                hooks = self._settings
+                return [
+                    DeliveryJob(delivery_id, round_, hooks.give_up_hours, hooks.max_backoff_seconds, key)
+                    for delivery_id, round_, key in found
+                ]
+            activity.heartbeat()
+            await asyncio.sleep(LOOK_EVERY)
+
+    @activity.defn
+    async def mark_taken(self, jobs: list[DeliveryJob]) -> None:
+        """The deliveries whose workflows were started: the next look leaves them alone."""
+        async with self._db.transaction() as session:
+            for job in jobs:
+                await session.execute(
+                    update(WebhookDelivery)
+                    .where(col(WebhookDelivery.id) == job.delivery_id, col(WebhookDelivery.round) == job.round)
+                    .where(col(WebhookDelivery.status) == "QUEUED")
+                    .values(status="SENDING")
+                )
+
+    @activity.defn
+    async def deliver(self, job: DeliveryJob) -> str:
+        """One attempt: the event's body, signed now, POSTed once. A failure raises (retried by the policy)."""
+        async with self._db.transaction() as session:
+            delivery = await session.get(WebhookDelivery, job.delivery_id)
+            if delivery is None:
+                raise ApplicationError(f"delivery {job.delivery_id} not found", type=NOT_FOUND, non_retryable=True)
+            if delivery.round != job.round or delivery.status == "DELIVERED":
+                return delivery.status  # a later round took over, or a repeat of an attempt that got through
+            endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
+            event = await session.get(LineEvent, delivery.event_id)
+            assert endpoint is not None and event is not None  # foreign keys
+            if not endpoint.active:
+                delivery.status = "SKIPPED"
+                session.add(delivery)
+                return delivery.status
+            url, secret, body = endpoint.url, self._cipher.decrypt(endpoint.secret), body_of(event)
+        answer = await self._sender.post(url, body, secret=secret, timestamp=int(time.time()))
+        return await self._record(job, answer)
+
+    async def _record(self, job: DeliveryJob, answer: Answer) -> str:
+        async with self._db.transaction() as session:
+            delivery = await session.get(WebhookDelivery, job.delivery_id)
+            assert delivery is not None
+            endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
+            assert endpoint is not None
+            now = utcnow()
+            delivery.attempts += 1
+            delivery.last_status, delivery.last_answer, delivery.last_attempt_at = answer.status, answer.text, now
+            delivery.first_attempt_at = delivery.first_attempt_at or now
+            if answer.delivered:
+                delivery.status, delivery.delivered_at = "DELIVERED", now
+                endpoint.failing_since = None
+            else:
+                delivery.status = "RETRYING"
+                endpoint.failing_since = endpoint.failing_since or now
+                if now - endpoint.failing_since >= timedelta(hours=job.give_up_hours):
+                    _disable(endpoint, delivery)
+            session.add(delivery)
+            session.add(endpoint)
+            status = delivery.status
+        if status == "FAILED":
+            raise ApplicationError("the endpoint was disabled", type=ENDPOINT_DISABLED, non_retryable=True)
+        if status != "DELIVERED":
+            said = f"HTTP {answer.status}" if answer.status is not None else answer.text
+            raise ApplicationError(f"the receiver did not take the delivery ({said})")
+        return status
+
+    @activity.defn
+    async def give_up(self, job: DeliveryJob) -> None:
+        """The delivery's budget is spent: it FAILED, and its endpoint, failing all that time, is disabled."""
+        async with self._db.transaction() as session:
+            delivery = await session.get(WebhookDelivery, job.delivery_id)
+            if delivery is None or delivery.round != job.round or delivery.status in ("DELIVERED", "SKIPPED"):
+                return
+            endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
+            assert endpoint is not None
+            delivery.status = "FAILED"
+            # Every attempt of this delivery failed for its whole budget; if none of the endpoint's has succeeded
+            # since its first, the endpoint has been failing all that time.
+            first, since = delivery.first_attempt_at, endpoint.failing_since
+            if endpoint.active and first is not None and since is not None and since <= first:
+                _disable(endpoint, delivery)
+            session.add(delivery)
+            session.add(endpoint)
+
+
+def _disable(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> None:
+    """Why, in words support reads on the console."""
+    since = f"{endpoint.failing_since:%Y-%m-%d %H:%M} UTC" if endpoint.failing_since else "long"
+    said = f"HTTP {delivery.last_status}" if delivery.last_status is not None else (delivery.last_answer or "no answer")
+    endpoint.active = False
+    endpoint.disabled_reason = f"Every delivery failed since {since}; last answer: {said}"[:300]
+    delivery.status = "FAILED"

@@ -1,0 +1,102 @@
+"""Webhook deliveries over HTTP: the signature (`Lineup-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of
+"t.body">`, the scheme payment processors use), the address policy (https only; http to loopback in dev; in
+production no private, loopback or link-local address unless allowed) and the POST itself: a bounded wait, and
+redirects not followed (a 3xx is an answer that is not a success)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import ipaddress
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+
+SIGNATURE_HEADER = "Lineup-Signature"
+LOOPBACK_NAMES = frozenset({"localhost"})
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def sign(secret: str, body: bytes, timestamp: int) -> str:
+    """The header's value for this body at this time."""
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
+def _internal(address: Address) -> bool:
+    return address.is_private or address.is_loopback or address.is_link_local or address.is_unspecified
+
+
+def _literal(host: str) -> Address | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
+def url_problem(url: str, *, production: bool, allow_private: bool) -> str | None:
+    """Why this URL cannot be an endpoint, judged without the network (None: it may be)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if not host or parts.scheme not in ("https", "http"):
+        return "The URL must be an https:// URL"
+    literal = _literal(host)
+    loopback = host.lower() in LOOPBACK_NAMES or (literal is not None and literal.is_loopback)
+    if parts.scheme == "http" and (production or not loopback):
+        return "The URL must use https (http only to loopback in development)"
+    if production and not allow_private and (loopback or (literal is not None and _internal(literal))):
+        return "The URL's address is private, loopback or link-local"
+    return None
+
+
+async def resolved_problem(url: str, *, production: bool, allow_private: bool) -> str | None:
+    """url_problem, then in production every address the host resolves to (a public name may point inside)."""
+    if problem := url_problem(url, production=production, allow_private=allow_private):
+        return problem
+    host = urlsplit(url).hostname or ""
+    if not production or allow_private or _literal(host) is not None:
+        return None
+    try:
+        found = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return None  # nothing to connect to either: the delivery fails on its own
+    if any(_internal(ipaddress.ip_address(info[4][0])) for info in found):
+        return "The URL's address is private, loopback or link-local"
+    return None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the receiver said: its HTTP status (None when it did not answer) and the start of its words."""
+
+    status: int | None
+    text: str
+
+    @property
+    def delivered(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class WebhookSender:
+    def __init__(self, *, timeout_seconds: float, production: bool, allow_private: bool) -> None:
+        self._production, self._allow_private = production, allow_private
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout_seconds), follow_redirects=False, headers={"User-Agent": "Lineup-Webhooks/1"}
+        )
+
+    async def post(self, url: str, body: bytes, *, secret: str, timestamp: int) -> Answer:
+        """One attempt; never raises for the receiver's failures, which the answer describes."""
+        if problem := await resolved_problem(url, production=self._production, allow_private=self._allow_private):
+            return Answer(None, problem)
+        headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body, timestamp)}
+        try:
+            response = await self._client.post(url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            return Answer(None, f"no answer: {type(exc).__name__}")
+        return Answer(response.status_code, response.text[:300])
+
+    async def close(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,62 @@
+"""Lines through a Stack, as the database has them: their statuses, waiting for them to reach some, the carrier
+sandbox's record of them, and a line created to wait for activation."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+from sqlmodel import select
+
+from models.tables.enrollment import Line
+from tests.support.builders import create, line
+
+SUPPORT = {"agent_id": "demo.support"}
+
+
+async def lines_by_status(stack: Any, ids: list[str]) -> dict[str, str]:
+    async with stack.db.transaction() as session:
+        rows = (await session.exec(select(Line).where(Line.enrollment_id.in_(ids)))).all()  # type: ignore[attr-defined]
+    return {row.enrollment_id: row.status for row in rows}
+
+
+async def wait_for(stack: Any, ids: list[str], wanted: set[str], within: float = 60.0) -> dict[str, str]:
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        statuses = await lines_by_status(stack, ids)
+        if len(statuses) == len(ids) and set(statuses.values()) <= wanted:
+            return statuses
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"lines did not reach {wanted}: {statuses}")
+        await asyncio.sleep(0.2)
+
+
+async def sandbox_lines(stack: Any, enrollment_id: str) -> list[dict[str, Any]]:
+    async with httpx.AsyncClient() as http:
+        answer = await http.get(f"{stack.sandbox}/sandbox/carrier/lines", params={"enrollment_id": enrollment_id})
+        lines: list[dict[str, Any]] = answer.json()["lines"]
+        return lines
+
+
+async def waiting_line(stack: Any, **overrides: Any) -> str:
+    """A line created with activation_later=Y: its SIM attached, waiting for activate_line."""
+    parent: str = await stack.new_enrollment_id()
+    created = await stack.call("/customer", create(parent, line(parent, activation_later="Y", **overrides)))
+    assert created["data"][0]["msg"] == "Customer created; SIM attached for activation later", created
+    return parent
+
+
+async def stored_line(stack: Any, enrollment_id: str) -> Line:
+    async with stack.db.transaction() as session:
+        found: Line = (await session.exec(select(Line).where(Line.enrollment_id == enrollment_id))).one()
+        return found
+
+
+async def until_status(stack: Any, enrollment_id: str, wanted: str, within: float = 40.0) -> Line:
+    """The line once its status is `wanted` (fails after `within` seconds)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while (found := await stored_line(stack, enrollment_id)).status != wanted:
+        assert asyncio.get_running_loop().time() < deadline, found.status
+        await asyncio.sleep(0.2)
+    return found

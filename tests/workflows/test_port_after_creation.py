@@ -1,0 +1,243 @@
+"""Port-in after creation (decisions.md, "Working with the original service's channels"): a line created as
+NEWACTIVATION with activation_later=Y is ported in with create_portin_v2… and followed to COMPLETED by its own
+workflow, against the dev server and the carrier sandbox; get_list, submit_portin, validate_portin on
+/inventory and new_number_activation_with_zip_code around it; another vendor's ids refused by each."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from typing import Any
+
+import pytest
+from sqlmodel import select
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowUpdateFailedError
+
+from models.messages.porting import PortRequest
+from models.tables.auth import Vendor
+from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
+from tests.support.lines import stored_line, until_status
+from workflows.enrollment.line import LineWorkflow
+from workflows.search_attributes import ACTIVATION_TYPE, LINE_STATUS
+
+FAST_POLLS = {"port_poll_seconds": 0.5}
+CREATE_PORTIN = "create_portin_v2_when_create_customer_was_called_without_portin_tag"
+PORT_ORDER = {name: value for name, value in PORT_FIELDS.items() if name != "activation_type"}
+OTHER = {"agent_id": "other.agent"}
+
+
+def new_number(ending: str = "") -> str:
+    digits = "".join(secrets.choice("0123456789") for _ in range(6 - len(ending)))
+    number = f"4045{digits}{ending}"
+    return number if ending or number[-2:] not in ("96", "98") else new_number()
+
+
+async def waiting_line(stack: Any, vendor: str = "DEMO") -> tuple[str, str]:
+    """A NEWACTIVATION line created with activation_later=Y, and its SIM."""
+    agent = {} if vendor == "DEMO" else OTHER
+    answer = await stack.call("/enrollment", body("check_service_availability", **agent), vendor=vendor)
+    enrollment_id, sim = answer["data"]["enrollment_id"], new_iccid()
+    waiting = line(enrollment_id, activation_later="Y", phone_type="4G", uiccid=sim)
+    created = await stack.call("/customer", create(enrollment_id, waiting, **agent), vendor=vendor)
+    assert created["data"][0]["msg"] == "Customer created; SIM attached for activation later", created
+    return enrollment_id, sim
+
+
+def port_in(enrollment_id: str, number: str, **overrides: Any) -> dict[str, Any]:
+    return body(CREATE_PORTIN, enrollment_id=enrollment_id, **{**PORT_ORDER, "port_number": number, **overrides})
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_a_line_waiting_for_activation_is_ported_in_and_followed_to_completed(stack):
+    enrollment_id, sim = await waiting_line(stack)
+    number = new_number()
+    answer = await stack.call("/port", port_in(enrollment_id, number))
+    assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Port-in submitted"), answer
+    data = answer["data"]
+    assert (data["MDN"], data["REFRENCENO"]) == (number, f"PORT_CREATE_{enrollment_id}")
+    assert data["RESULT"]["portRequestNumber"] and data["RESULT"]["accountId"]
+    query = body("query_portin", enroll_id=enrollment_id, esn=sim, mdn=number, carrier="ATT")
+    deadline = asyncio.get_running_loop().time() + 40
+    while (status := (await stack.call("/port", query))["data"]["records"][0]["portin_status"]) != "COMPLETED":
+        assert asyncio.get_running_loop().time() < deadline, status
+        await asyncio.sleep(0.3)
+    done = await until_status(stack, enrollment_id, "ACTIVE")
+    assert (done.mdn, done.activation_type) == (number, "PORTIN")
+    # The Temporal UI finds it as a PORTIN line that is ACTIVE; its port polled as a PORTIN line's is.
+    described = await stack.env.client.get_workflow_handle(f"line-{enrollment_id}").describe()
+    attributes = described.typed_search_attributes
+    assert (attributes.get(ACTIVATION_TYPE), attributes.get(LINE_STATUS)) == ("PORTIN", "ACTIVE")
+    port = await stack.env.client.get_workflow_handle(f"port-{enrollment_id}").describe()
+    assert port.workflow_type == "PortStatusWorkflow"
+    listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id))
+    [record] = listed["data"]["records"]
+    assert (record["portin_status"], record["number_to_port"], record["account_number"]) == (
+        "COMPLETED",
+        number,
+        "2345",
+    )
+    again = await stack.call("/port", port_in(enrollment_id, new_number()))
+    assert again["errors"] == [f"Line is already active with its own number {number}"]
+
+
+async def test_the_port_in_update_is_refused_before_anything_reaches_history(stack):
+    """A line created as PORTIN whose port never completes (number ending 96) is PORT_PENDING: the update
+    sent to it straight is refused by its validator and leaves no event; the API refuses it as well."""
+    parent = await stack.new_enrollment_id()
+    pending = line(parent, **{**PORT_FIELDS, "port_number": new_number("96")})
+    assert (await stack.call("/customer", create(parent, pending)))["msg_code"] == "RESTAPI000"
+    handle = stack.env.client.get_workflow_handle_for(LineWorkflow.run, f"line-{parent}")
+    with pytest.raises(WorkflowUpdateFailedError) as refused:
+        await handle.execute_update(LineWorkflow.port_in, PortRequest(parent, "r1"))
+    assert "Line is not waiting for activation (PORT_PENDING)" in str(refused.value.cause)
+    events = [EventType.Name(event.event_type) async for event in handle.fetch_history_events()]
+    assert not [name for name in events if "UPDATE" in name]
+    answer = await stack.call("/port", port_in(parent, new_number()))
+    assert answer["errors"] == ["Line is already porting a number (PORT_PENDING)"]
+
+
+async def test_a_port_the_carrier_refuses_is_refused_and_the_line_is_port_rejected(stack):
+    enrollment_id, _ = await waiting_line(stack)
+    answer = await stack.call("/port", port_in(enrollment_id, new_number("98")))
+    assert answer["msg_code"] == "RESTAPI110" and "not eligible" in answer["errors"][0].lower(), answer
+    assert (await stored_line(stack, enrollment_id)).status == "PORT_REJECTED"
+
+
+async def test_a_line_activated_meanwhile_refuses_the_port_and_keeps_no_order(stack):
+    enrollment_id, _ = await waiting_line(stack)
+    activated = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
+    assert activated["msg_code"] == "RESTAPI000", activated
+    answer = await stack.call("/port", port_in(enrollment_id, new_number()))
+    assert answer["errors"][0].startswith("Line is already active with its own number")
+    listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id))
+    assert listed["errors"] == ["No Record Found"]
+
+
+async def test_another_vendors_ids_are_refused_by_every_new_action(stack):
+    theirs, _ = await waiting_line(stack, vendor="OTHER")
+    ported = await stack.call("/port", port_in(theirs, new_number()))
+    assert ported["errors"] == ["No customer found against this enrolment ID"]
+    listed = await stack.call("/port", body("get_list", enroll_id=theirs, get_child_list="Y"))
+    assert listed["errors"] == ["No Record Found"]
+    corrected = await stack.call(
+        "/port", body("submit_portin", enrollment_id=theirs, portin_enrollment_id=theirs, password_pin="1234")
+    )
+    assert corrected["errors"] == ["No port-in order found for this enrollment id"]
+    activated = await stack.call(
+        "/inventory", body("new_number_activation_with_zip_code", enrollment_id=theirs, zip_code="30301")
+    )
+    assert activated["errors"] == ["No customer found against this enrolment ID"]
+    assert (await stored_line(stack, theirs)).status == "WAITING_ACTIVATION"
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_get_list_and_submit_portin_correct_a_port_that_needs_resolution(stack):
+    enrollment_id, _ = await waiting_line(stack)
+    number = new_number()
+    answer = await stack.call("/port", port_in(enrollment_id, number, port_account_password="0000"))
+    assert answer["msg_code"] == "RESTAPI000", answer
+    listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id, get_child_list="Y"))
+    [record] = listed["data"]["records"]
+    assert (record["port_subscriber_id"], record["carrier"], record["portin_company"]) == (
+        enrollment_id,
+        "ATT",
+        "AT&T Mobility",
+    )
+    deadline = asyncio.get_running_loop().time() + 20
+    while record["portin_status"] != "RESOLUTION_REQUIRED":
+        assert asyncio.get_running_loop().time() < deadline, record
+        await asyncio.sleep(0.3)
+        record = (await stack.call("/port", body("get_list", enroll_id=enrollment_id)))["data"]["records"][0]
+    corrected = await stack.call(
+        "/port",
+        body("submit_portin", enrollment_id=enrollment_id, portin_enrollment_id=enrollment_id, password_pin="1234"),
+    )
+    assert corrected["msg_code"] == "RESTAPI000", corrected
+    assert corrected["data"] == {"enroll_id": enrollment_id, "portin_status": "SUBMITTED"}
+    done = await until_status(stack, enrollment_id, "ACTIVE")
+    assert done.mdn == number
+
+
+async def test_validate_portin_on_inventory_takes_the_number_as_mdn(stack):
+    answer = await stack.call("/inventory", body("validate_portin", mdn="4045551234"))
+    assert (answer["msg_code"], answer["data"]["current_carrier"]) == ("RESTAPI000", "TMB"), answer
+    refused = await stack.call("/inventory", body("validate_portin", mdn="1045551234"))
+    # The message names the field as the channel sent it.
+    assert refused["errors"] == ["MDN must be 10 digits; area code and exchange may not start with 0 or 1"]
+
+
+async def test_new_number_activation_with_zip_code_activates_in_that_area(stack):
+    enrollment_id, _ = await waiting_line(stack)
+    replacement = new_iccid()
+    answer = await stack.call(
+        "/inventory",
+        body("new_number_activation_with_zip_code", enrollment_id=enrollment_id, zip_code="90001", sim=replacement),
+    )
+    assert answer["msg_code"] == "RESTAPI000", answer
+    [entry] = answer["data"]
+    assert entry["msg"] == "Customer created and line activated"
+    stored = await stored_line(stack, enrollment_id)
+    assert (stored.status, stored.mdn, stored.iccid) == ("ACTIVE", entry["data"]["mdn"], replacement)
+    assert stored.mdn is not None and stored.mdn.startswith("213")  # Los Angeles' area, not Atlanta's 404
+    again = await stack.call(
+        "/inventory", body("new_number_activation_with_zip_code", enrollment_id=enrollment_id, zip_code="90001")
+    )
+    assert again["errors"] == ["Line is not waiting for activation (ACTIVE)"]
+
+
+async def test_the_console_finds_a_port_added_after_creation_by_its_number(stack):
+    enrollment_id, _ = await waiting_line(stack)
+    number = new_number("96")  # the old carrier never answers: the port stays SUBMITTED
+    assert (await stack.call("/port", port_in(enrollment_id, number)))["msg_code"] == "RESTAPI000"
+    http = stack.http
+    login = await http.get("/console/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', login.text)
+    assert csrf is not None
+    form = {"csrf": csrf[1], "username": "demo.support", "password": "agent-pass-1"}
+    assert (await http.post("/console/login", data=form)).status_code in (200, 303)
+    page = await http.get("/console/search", params={"q": number})
+    assert page.status_code == 200
+    assert enrollment_id in page.text and f"Port-in of {number}: SUBMITTED" in page.text
+    assert "PORT_PENDING" in page.text and f"line-{enrollment_id}" in page.text  # its workflow in the Temporal UI
+
+
+async def test_get_list_with_child_list_gives_the_ports_of_the_whole_account(stack):
+    parent, child = await stack.new_enrollment_id(), await stack.new_enrollment_id()
+    number = new_number("96")  # stays SUBMITTED
+    holder = line(parent, activation_later="Y", phone_type="4G", uiccid=new_iccid())
+    porting = line(child, **{**PORT_FIELDS, "port_number": number, "phone_type": "4G", "uiccid": new_iccid()})
+    assert (await stack.call("/customer", create(parent, holder, porting)))["msg_code"] == "RESTAPI000"
+    alone = await stack.call("/port", body("get_list", enroll_id=parent))
+    assert alone["errors"] == ["No Record Found"]  # the holder itself ports nothing
+    listed = await stack.call("/port", body("get_list", enroll_id=parent, get_child_list="Y"))
+    [record] = listed["data"]["records"]
+    assert (record["port_subscriber_id"], record["number_to_port"]) == (child, number)
+    # submit_portin finds the child's port through the parent (and says it needs no correction now).
+    corrected = await stack.call(
+        "/port", body("submit_portin", enrollment_id=parent, portin_enrollment_id=child, password_pin="1234")
+    )
+    assert corrected["errors"][0].startswith("The port-in is "), corrected
+    assert corrected["errors"][0].endswith("corrections are accepted only when it is RESOLUTION_REQUIRED")
+
+
+async def test_a_vendor_that_requires_payment_has_the_port_paid_first(stack):
+    enrollment_id, _ = await waiting_line(stack)
+    async with stack.db.transaction() as session:
+        vendor = (await session.exec(select(Vendor).where(Vendor.code == "DEMO"))).one()
+        vendor.require_payment = True
+        session.add(vendor)
+    try:
+        refused = await stack.call("/port", port_in(enrollment_id, new_number("96")))
+        assert refused["errors"] == ["No settled payment covers plan 102 of this line; make_payment first"]
+        assert (await stored_line(stack, enrollment_id)).status == "WAITING_ACTIVATION"
+        paid = await stack.call("/payment", body("make_payment", enrollment_id=enrollment_id, plan_id="102"))
+        assert paid["msg_code"] == "RESTAPI000", paid
+        accepted = await stack.call("/port", port_in(enrollment_id, new_number("96")))
+        assert accepted["msg_code"] == "RESTAPI000", accepted
+    finally:
+        async with stack.db.transaction() as session:
+            vendor = (await session.exec(select(Vendor).where(Vendor.code == "DEMO"))).one()
+            vendor.require_payment = False
+            session.add(vendor)

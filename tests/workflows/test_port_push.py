@@ -1,0 +1,101 @@
+"""The carrier's port-status push (issue 20 target 3): the sandbox pushes each change, signed; Lineup's
+`/carrier/port-status` checks the signature and the port, and signals the port's workflow, which asks the
+carrier at once: with pushes on, a port completes without waiting for its (hour-long) fallback poll."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+
+from services.port_push import signature
+from tests.support.ports import ported_line, query, wait_for_port
+from tests.support.temporal import sandbox_server
+
+SECRET = "push-secret-1"
+PUSHES = {"port_push_secret": SECRET, "port_push_fallback_seconds": 3600.0}
+
+
+async def test_the_sandbox_pushes_each_status_change_signed(tmp_path):
+    (tmp_path / "receiver").mkdir()
+    (tmp_path / "carrier").mkdir()
+    async with sandbox_server(tmp_path / "receiver") as receiver:
+        push_url = f"{receiver}/sandbox/webhooks"
+        async with (
+            sandbox_server(
+                tmp_path / "carrier", port_complete_seconds=1.0, port_push_url=push_url, port_push_secret=SECRET
+            ) as carrier,
+            httpx.AsyncClient() as http,
+        ):
+            order = {
+                "vendor_id": "DEMO",
+                "enrollment_id": "E1",
+                "port_number": "4045551234",
+                "account_number": "ACC12345",
+                "account_password": "1234",
+            }
+            submitted = await http.post(f"{carrier}/carrier/ports", json=order, headers={"Idempotency-Key": "k1"})
+            port_id = submitted.json()["PORT_ID"]
+            await asyncio.sleep(1.5)
+            received = (await http.get(f"{receiver}/sandbox/webhooks")).json()
+    assert [json.loads(push["body"]) for push in received] == [
+        {"vendor_id": "DEMO", "port_id": port_id, "enrollment_id": "E1", "status": status}
+        for status in ("CONFIRMED", "COMPLETED")
+    ]
+    for push in received:
+        assert push["headers"]["x-carrier-signature"] == signature(SECRET, push["body"].encode())
+
+
+def push_body(enrollment_id: str, port_id: str) -> bytes:
+    return json.dumps({"vendor_id": "DEMO", "port_id": port_id, "enrollment_id": enrollment_id, "status": "X"}).encode()
+
+
+async def pushed(stack, body: bytes, secret: str = SECRET) -> httpx.Response:
+    headers = {"X-Carrier-Signature": signature(secret, body), "Content-Type": "application/json"}
+    answer: httpx.Response = await stack.http.post("/carrier/port-status", content=body, headers=headers)
+    return answer
+
+
+async def carrier_port_id(stack, enrollment_id: str) -> str:
+    from models.tables.porting import PortIn
+
+    for _ in range(100):
+        async with stack.db.transaction() as session:
+            order = await session.get(PortIn, enrollment_id)
+        if order is not None and order.carrier_port_id:
+            port_id: str = order.carrier_port_id
+            return port_id
+        await asyncio.sleep(0.1)
+    raise AssertionError("the port was not submitted")
+
+
+@pytest.mark.parametrize("settings_overrides", [PUSHES])
+async def test_a_push_makes_the_port_complete_without_waiting_for_the_fallback_poll(stack):
+    enrollment_id, sim, number = await ported_line(stack)
+    port_id = await carrier_port_id(stack, enrollment_id)
+    await asyncio.sleep(4.5)  # the sandbox completes it after 4 s; the next poll is an hour away
+    assert (await stack.call("/port", query(enrollment_id, sim, number)))["data"]["records"][0][
+        "portin_status"
+    ] != "COMPLETED"
+    answer = await pushed(stack, push_body(enrollment_id, port_id))
+    assert (answer.status_code, answer.json()["msg_code"]) == (200, "RESTAPI000")
+    await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED", within=10)
+
+
+@pytest.mark.parametrize("settings_overrides", [PUSHES])
+async def test_a_push_is_refused_unsigned_or_for_another_port(stack):
+    enrollment_id, _, _ = await ported_line(stack)
+    port_id = await carrier_port_id(stack, enrollment_id)
+    wrong = await pushed(stack, push_body(enrollment_id, port_id), secret="not-the-secret")
+    assert (wrong.status_code, wrong.json()["msg"]) == (401, "Invalid signature")
+    other = await pushed(stack, push_body(enrollment_id, "PRT0000000000"))
+    assert (other.status_code, other.json()["msg"]) == (404, "Port not found")
+    bad = await pushed(stack, b'{"port_id": 1}')
+    assert (bad.status_code, bad.json()["msg"]) == (400, "Invalid port status push")
+
+
+async def test_pushes_are_refused_when_no_secret_is_set(api):
+    refused = await api.http.post("/carrier/port-status", content=push_body("E1", "P1"))
+    assert (refused.status_code, refused.json()["msg"]) == (404, "Port status pushes are not enabled")
