@@ -22,11 +22,14 @@ run: install
 
 # Coverage is printed on every run; under CI=true a total below the floor fails the run.
 COVERAGE_FLOOR ?= 93
+# Tests run in one pytest-xdist process per core (`make test TEST_WORKERS=0` for one process, e.g. to debug):
+# most of a test's time is spent waiting on servers and subprocesses, so two processes on 2 cores halve the run.
+TEST_WORKERS ?= auto
 
 # The console's browser tests drive Debian's chromium; the script installs it once (needs root or sudo).
 test: install
 	bash scripts/apt-install.sh chromium /usr/bin/chromium
-	$(BIN)/python -m pytest --cov --cov-report=term $(if $(CI),--cov-fail-under=$(COVERAGE_FLOOR))
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(if $(CI),--cov-fail-under=$(COVERAGE_FLOOR))
 
 # ruff (rules and why, in pyproject.toml), mypy strict, and the import contracts.
 lint: install

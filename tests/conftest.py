@@ -17,6 +17,12 @@ from tests.support.databases import postgres_database, sqlite_template
 pytest_plugins = ["tests.support.exit_guard", "tests.support.mail_relay"]
 
 
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    """A field rule's good value is often built at random (a fresh IMEI or ICCID): named by its value, a case
+    would have another id in each xdist worker, and the workers would refuse to share the run."""
+    return "good" if argname == "good" else None
+
+
 @pytest.fixture(scope="session")
 def sqlite_template_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sqlite_template(tmp_path_factory.mktemp("template"))
