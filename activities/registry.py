@@ -62,7 +62,7 @@ def build_activities(settings: Settings, db: Database) -> ActivitySet:
         DeviceActivities(carrier),
         EligibilityActivities(nlad, db, cipher),
         MailActivities(SmtpSender(settings), db, cipher, max_age=timedelta(hours=settings.mail.max_age_hours)),
-        SupportActivities(db),
+        SupportActivities(db, cipher),
         WebhookActivities(webhooks, db, cipher, settings.webhooks),
     ]
     return ActivitySet(objects, closers=[carrier.close, nlad.close, gateway.close, webhooks.close])

@@ -1,9 +1,11 @@
 """Activities of the support domain's sweep: find the rows whose workflow never started (customer intake's
-RECEIVED lines, the mail outbox's QUEUED messages) and purge the tokens nobody can use any more, and the
-password-change proofs past their retention."""
+RECEIVED lines, the mail outbox's QUEUED messages), put back the retries whose signal never left, hash the line
+passwords left sealed, and purge the tokens nobody can use any more and the password-change proofs past their
+retention."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_
@@ -12,6 +14,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from models.clock import utcnow
+from models.crypto import FieldCipher
 from models.messages.mail import MailDelivery
 from models.messages.support import LeftBehind, Sweep
 from models.statuses import LineStatus, MailStatus
@@ -20,17 +23,22 @@ from models.tables.enrollment import Line
 from models.tables.mail import MailOutbox
 from persistence.engine import Database
 from persistence.enrollment import orders_of
+from persistence.line_passwords import hash_left_pending
+from persistence.support import release_unsent_retries
 
+log = logging.getLogger("lineup.sweep")
 MOST_AT_ONCE = 100  # orders or messages in one sweep; the next sweep takes the rest
+PASSWORDS_AT_ONCE = 50  # argon2 hashes of ~50 ms each: well within the activity's 30 s
 
 
 class SupportActivities:
-    def __init__(self, db: Database) -> None:
-        self._db = db
+    def __init__(self, db: Database, cipher: FieldCipher) -> None:
+        self._db, self._cipher = db, cipher
 
     @activity.defn
     async def left_behind(self, sweep: Sweep) -> LeftBehind:
-        """Orders whose lines stayed RECEIVED and messages that stayed QUEUED longer than the grace."""
+        """Orders whose lines stayed RECEIVED and messages that stayed QUEUED longer than the grace; lines left
+        RETRYING that long are STUCK again, and line passwords left sealed that long are hashed."""
         before = utcnow() - timedelta(seconds=sweep.grace_seconds)
         stalled = (
             select(Line.order_id)
@@ -46,6 +54,10 @@ class SupportActivities:
         async with self._db.transaction() as session:
             orders = await orders_of(session, stalled, pacing=sweep.pacing)
             outbox = (await session.exec(queued)).all()
+            if released := await release_unsent_retries(session, before):
+                log.warning("retries that never reached their line are STUCK again: %s", ", ".join(released))
+        # Passwords an API process left sealed (it died before hashing them): hashed here, a few per sweep.
+        await hash_left_pending(self._db, self._cipher, created_before=before, limit=PASSWORDS_AT_ONCE)
         mails = [MailDelivery(outbox_id, key) for outbox_id, key in outbox if outbox_id is not None]
         return LeftBehind(orders, mails)
 

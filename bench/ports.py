@@ -1,17 +1,63 @@
-"""Free TCP ports, so the bench never meets a `make run` on the default ones."""
+"""Free TCP ports for servers a test, the bench or the soak starts and that bind them a moment later.
+
+A port found free by binding port 0 comes from the kernel's ephemeral range (32768–60999 on Linux), where the
+kernel hands out ports to every outgoing connection meanwhile: with other processes busy (pytest-xdist runs a
+process per core) one was taken between the choice and the bind. These come from below that range instead,
+where nothing is handed out at random, and each pytest-xdist worker draws from a slice of its own, so two never
+choose the same port."""
 
 from __future__ import annotations
 
+import os
+import random
 import socket
+from pathlib import Path
+
+LOWEST = 10_000  # above the well-known and registered ports services usually take
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 
 
-def free_ports(count: int) -> list[int]:
-    """`count` distinct ports free right now (held open together so the kernel cannot repeat one)."""
-    probes = [socket.socket() for _ in range(count)]
+def _ephemeral_start() -> int:
     try:
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return [int(probe.getsockname()[1]) for probe in probes]
-    finally:
-        for probe in probes:
-            probe.close()
+        return int(EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768
+
+
+def _slice() -> range:
+    """This process's ports: below the ephemeral range, split evenly between the pytest-xdist workers."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    width = (_ephemeral_start() - LOWEST) // max(count, 1)
+    start = LOWEST + width * (int(worker) if worker.isdigit() else 0)
+    return range(start, start + width)
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers bind: TIME_WAIT is free
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_ports(count: int, *, run: int = 1) -> list[int]:
+    """`count` distinct ports free right now; with `run` N, each is the first of N consecutive free ports (a
+    worker's metrics port and the next ones for its siblings)."""
+    candidates = _slice()
+    chosen: list[int] = []
+    for _ in range(10_000):
+        if len(chosen) == count:
+            return chosen
+        base = random.choice(candidates[: len(candidates) - run])
+        block = range(base, base + run)
+        overlaps = any(port in range(other, other + run) for other in chosen for port in block)
+        if not overlaps and all(_bindable(port) for port in block):
+            chosen.append(base)
+    raise RuntimeError(f"no {count} free ports found in {candidates}")
+
+
+def free_port() -> int:
+    return free_ports(1)[0]

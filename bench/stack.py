@@ -99,7 +99,9 @@ def lineup_binary() -> str:
 
 def stack_env(data_dir: Path, spec: StackSpec, database_url: str) -> tuple[dict[str, str], int]:
     """The environment `make run` would get, with the bench's ports, data dir and process counts on top."""
-    api, temporal, ui, sandbox, smtp, spare, metrics = free_ports(7)
+    api, temporal, ui, sandbox, smtp, spare = free_ports(6)
+    # Worker n's metrics on base + n: the whole run free, or the second worker meets a port taken meanwhile.
+    [metrics] = free_ports(1, run=max(spec.worker_processes, 1))
     overrides = {
         "LINEUP_DATA_DIR": str(data_dir),
         "LINEUP_DATABASE_URL": database_url,

@@ -212,10 +212,25 @@ async def claim_retries(session: AsyncSession, enrollment_ids: list[str]) -> set
     moved = await session.execute(
         update(Line)
         .where(col(Line.enrollment_id).in_(enrollment_ids), col(Line.status) == LineStatus.STUCK)
-        .values(status=LineStatus.RETRYING)
+        # Stamped: a claim older than the sweep's grace never reached its workflow (release_unsent_retries).
+        .values(status=LineStatus.RETRYING, status_since=utcnow())
         .returning(col(Line.enrollment_id))
     )
     return set(moved.scalars().all())
+
+
+async def release_unsent_retries(session: AsyncSession, claimed_before: datetime) -> list[str]:
+    """Claims whose signal never left (the API died between the RETRYING write and the signal): a workflow
+    that took its retry has moved its line on within seconds, so a line RETRYING since before the sweep's grace
+    is STUCK again, for support (or its own timer) to retry. A retry still on its way finds the line STUCK and
+    moves it on as usual. The ids released."""
+    released = await session.execute(
+        update(Line)
+        .where(col(Line.status) == LineStatus.RETRYING, col(Line.status_since) < claimed_before)
+        .values(status=LineStatus.STUCK)
+        .returning(col(Line.enrollment_id))
+    )
+    return sorted(released.scalars().all())
 
 
 async def release_retries(session: AsyncSession, enrollment_ids: list[str]) -> None:

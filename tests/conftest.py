@@ -106,7 +106,7 @@ async def temporal_env() -> AsyncIterator[Any]:
 @pytest.fixture(scope="session")
 def sandbox_smtp_port() -> int:
     """Where the session's SMTP sink listens (a free port, so a running `make run` is never in the way)."""
-    from tests.support.temporal import free_port
+    from bench.ports import free_port
 
     return free_port()
 
@@ -142,11 +142,14 @@ async def time_skipping() -> AsyncIterator[Any]:
     """A fresh time-skipping test server per test: its skipped clock is global to the server."""
     from temporalio.testing import WorkflowEnvironment
 
+    from bench.ports import free_port
     from tests.support.temporal import STARTUP, venv_binary
     from workflows.search_attributes import register
 
     env = await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=venv_binary("temporal-test-server"), test_server_startup_timeout=STARTUP
+        port=free_port(),  # not the SDK's pick from the ephemeral range, which another process may take first
+        test_server_existing_path=venv_binary("temporal-test-server"),
+        test_server_startup_timeout=STARTUP,
     )
     try:
         await register(env.client, env.client.namespace)  # a workflow setting an unknown one would stall

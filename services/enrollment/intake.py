@@ -17,11 +17,12 @@ from models.tables.enrollment import Enrollment, Line, Plan
 from models.tables.porting import PortIn
 from persistence import events
 from persistence.enrollment import active_holders, email_hash
+from persistence.line_passwords import PASSWORD, PENDING
 from services.carriers import carrier_problem, resolve_carrier
 from services.context import Context
 from services.enrollment.entries import new_pin
 from services.enrollment.paid import payment_problems
-from services.enrollment.passwords import PASSWORD, PENDING, hash_later
+from services.enrollment.passwords import hash_later
 
 PII_FIELDS = (
     "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",

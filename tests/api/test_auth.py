@@ -328,7 +328,9 @@ async def test_identical_proofs_are_stored_once_and_purged_after_the_retention(a
     async with auth_stack.db.transaction() as session:  # the first change is older than the retention
         ago = utcnow() - timedelta(days=366)
         await session.execute(update(PasswordChange).where(col(PasswordChange.id) == old[0][0]).values(changed_at=ago))
-    await SupportActivities(auth_stack.db).purge_tokens(Sweep(proof_retention_days=365))
+    await SupportActivities(auth_stack.db, auth_stack.app.state.resources.cipher).purge_tokens(
+        Sweep(proof_retention_days=365)
+    )
     assert await proofs_of(auth_stack, first) == [] and len(await proofs_of(auth_stack, second)) == 3
     shared = {digest for _, digest in young}
     assert await blobs(auth_stack, digests) == dict.fromkeys(shared, 1)  # the shared image stays with the young one

@@ -1,19 +1,26 @@
 """A create's customer passwords (issue 20 target 5, issue 19 finding 8): the request is checked before any
 argon2 hash; the answer does not wait for one; after the commit each distinct password is hashed once, every
-line gets its own password's hash and loses the sealed copy; a line still pending verifies from it."""
+line gets its own password's hash and loses the sealed copy; a line still pending verifies from it, and the
+sweep hashes those an API process that died first left pending past its grace."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from unittest import mock
 
-from sqlmodel import select
+from sqlalchemy import update
+from sqlmodel import col, select
 
+from activities.support import SupportActivities
 from models import passwords
+from models.clock import utcnow
 from models.documents import Fields
+from models.messages.support import Sweep
 from models.tables.enrollment import Line
+from persistence import line_passwords
 from services.enrollment import intake
-from services.enrollment import passwords as line_passwords
+from services.enrollment.passwords import verify_line_password
 from tests.support.builders import create, line
 
 
@@ -74,9 +81,31 @@ async def test_a_line_still_pending_is_verified_from_its_sealed_password_and_has
     row = (await lines_of(api, [eid]))[eid]
     assert row.password_hash == line_passwords.PENDING
     db, cipher = api.db, api.app.state.resources.cipher
-    assert not await line_passwords.verify_line_password(db, cipher, row, "sealed-pass-2")
+    assert not await verify_line_password(db, cipher, row, "sealed-pass-2")
     assert (await lines_of(api, [eid]))[eid].password_hash == line_passwords.PENDING
-    assert await line_passwords.verify_line_password(db, cipher, row, "sealed-pass-1")
+    assert await verify_line_password(db, cipher, row, "sealed-pass-1")
     hashed = (await lines_of(api, [eid]))[eid]
     assert passwords.verify_secret(hashed.password_hash, "sealed-pass-1")
     assert line_passwords.PASSWORD not in cipher.open(hashed.pii, Fields)
+
+
+async def test_the_sweep_hashes_passwords_left_pending_past_its_grace_once_per_distinct_password(api):
+    ids = [await new_enrollment_id(api) for _ in range(3)]
+    offered = ["left-pass-1", "left-pass-1", "left-pass-2"]
+    with mock.patch.object(intake, "hash_later"):  # as if the process died before hashing
+        lines = [line(eid, password=pw) for eid, pw in zip(ids, offered, strict=True)]
+        await api.call("/customer", create(ids[0], *lines))
+    db, cipher = api.db, api.app.state.resources.cipher
+    sweep = SupportActivities(db, cipher)
+    with counting() as hashing:
+        await sweep.left_behind(Sweep(grace_seconds=3600))  # younger than the grace: the API may still hash them
+        assert {row.password_hash for row in (await lines_of(api, ids)).values()} == {line_passwords.PENDING}
+        async with db.transaction() as session:
+            ago = utcnow() - timedelta(hours=2)
+            await session.execute(update(Line).where(col(Line.enrollment_id).in_(ids)).values(created_at=ago))
+        await sweep.left_behind(Sweep(grace_seconds=3600))
+    assert sorted(call.args[0] for call in hashing.call_args_list) == ["left-pass-1", "left-pass-2"]
+    rows = await lines_of(api, ids)
+    assert passwords.verify_secret(rows[ids[1]].password_hash, "left-pass-1")
+    assert passwords.verify_secret(rows[ids[2]].password_hash, "left-pass-2")
+    assert all(line_passwords.PASSWORD not in cipher.open(row.pii, Fields) for row in rows.values())

@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, Phase, settings
 from sqlmodel import select
 
 from api.main import create_app
+from bench.ports import free_port
 from models.settings import Settings
 from models.tables.auth import ApiUser, Vendor
 from persistence.auth import tokens
 from persistence.engine import Database
 from tests.support.app import make_settings
 from tests.support.databases import sqlite_template
-from tests.support.temporal import free_port
 
 CASES_PER_OPERATION = 150  # 16 operations: a little over 2,000 requests in all
 TOKENS = 2_600

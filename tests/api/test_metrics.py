@@ -17,11 +17,11 @@ from sqlalchemy import update
 from sqlmodel import col
 
 import services.metrics
+from bench.ports import free_port
 from models.clock import utcnow
 from models.tables.auth import ApiToken
 from persistence.auth import tokens
 from tests.support.builders import body, create, line
-from tests.support.temporal import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

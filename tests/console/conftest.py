@@ -13,7 +13,8 @@ import httpx
 import pytest
 import uvicorn
 
-from tests.support.temporal import free_port, serving
+from bench.ports import free_port
+from tests.support.temporal import serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_THERE = CHROMIUM.exists()  # looked at once, at import

@@ -1,18 +1,21 @@
 """One active line per number (issue 19, finding 15), on SQLite and PostgreSQL: the partial unique index on
 the MDN of ACTIVE lines refuses a second active line with a number, and a line given a number by its port
-marks the line that held it PORTED_OUT first; retries of a stuck line are claimed once (STUCK → RETRYING)."""
+marks the line that held it PORTED_OUT first; retries of a stuck line are claimed once (STUCK → RETRYING), and a
+claim left older than the sweep's grace is STUCK again."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 
 import pytest
 from sqlalchemy.exc import IntegrityError
 
+from models.clock import utcnow
 from models.tables.auth import Vendor
 from models.tables.enrollment import Enrollment, Line
 from persistence.enrollment import active_holders, get_line, ported_out
-from persistence.support import claim_retries, release_retries
+from persistence.support import claim_retries, release_retries, release_unsent_retries
 
 
 async def a_vendor(session) -> int:
@@ -91,3 +94,23 @@ async def test_a_stuck_lines_retry_is_claimed_once(db):
     async with db.transaction() as session:
         assert (await get_line(session, stuck)).status == "STUCK"
         assert await claim_retries(session, [stuck]) == {stuck}
+
+
+async def test_a_claim_whose_signal_never_left_is_stuck_again_once_older_than_the_grace(db):
+    async with db.transaction() as session:
+        vendor = await a_vendor(session)
+        unsent, recent = a_line(session, vendor, "STUCK", None), a_line(session, vendor, "STUCK", None)
+    async with db.transaction() as session:
+        assert await claim_retries(session, [unsent]) == {unsent}  # then the API died before the signal
+    await asyncio.sleep(0.01)
+    grace_ends = utcnow()
+    await asyncio.sleep(0.01)
+    async with db.transaction() as session:
+        assert await claim_retries(session, [recent]) == {recent}  # its signal may still be on its way
+    async with db.transaction() as session:
+        released = await release_unsent_retries(session, grace_ends)
+    assert unsent in released and recent not in released
+    async with db.transaction() as session:
+        assert (await get_line(session, unsent)).status == "STUCK"
+        assert (await get_line(session, recent)).status == "RETRYING"
+        assert await claim_retries(session, [unsent]) == {unsent}  # support's retry takes it again

@@ -9,11 +9,11 @@ import pytest
 import pytest_asyncio
 from aiosmtpd.controller import Controller
 
+from bench.ports import free_port
 from sandbox.app import create_app
 from sandbox.config import SandboxConfig
 from sandbox.mail_sink import start_smtp_sink
 from sandbox.store import Store
-from tests.support.temporal import free_port
 
 pytestmark = pytest.mark.asyncio
 

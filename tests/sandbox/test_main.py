@@ -11,7 +11,7 @@ import aiosmtplib
 import httpx
 import pytest
 
-from tests.support.temporal import free_port
+from bench.ports import free_port
 
 pytestmark = pytest.mark.asyncio
 

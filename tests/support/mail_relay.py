@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from aiosmtpd.controller import Controller
 
-from tests.support.temporal import free_port
+from bench.ports import free_port
 
 REFUSING_PORT = free_port()
 

@@ -20,11 +20,12 @@ from pathlib import Path
 from temporalio.client import WorkflowExecutionStatus, WorkflowHistory
 from temporalio.worker import Replayer
 
+from bench.ports import free_port
 from tests.support.databases import sqlite_template
 from tests.support.history_flows import FLOWS, customer_data_in
 from tests.support.keys import encrypting_converter
 from tests.support.stack import Stack
-from tests.support.temporal import dev_server, free_port, sandbox_server
+from tests.support.temporal import dev_server, sandbox_server
 from workflows.registry import WORKFLOWS
 
 HISTORIES = Path(__file__).resolve().parents[1] / "workflows" / "histories"  # beside test_replay, which replays them

@@ -15,6 +15,7 @@ from pathlib import Path
 import uvicorn
 from temporalio.testing import WorkflowEnvironment
 
+from bench.ports import free_port
 from cli.run import LATENCY_FLAGS
 from sandbox.app import create_app as create_sandbox
 from sandbox.config import SandboxConfig
@@ -39,16 +40,10 @@ def venv_binary(name: str) -> str:
 STARTUP = timedelta(seconds=60)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @asynccontextmanager
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(
+        port=free_port(),  # not the SDK's pick from the ephemeral range, which another process may take first
         data_converter=encrypting_converter(),  # the histories of tests are encrypted as production's are
         dev_server_existing_path=venv_binary("temporal"),
         search_attributes=list(ALL),

@@ -4,6 +4,7 @@ engine was away, and resumes them one at a time or in bulk (by error, by age), o
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,12 +12,12 @@ from typer.testing import CliRunner
 
 from cli.main import app as cli
 from models.settings import get_settings
-from persistence.support import NEVER_STARTED
+from persistence.support import NEVER_STARTED, claim_retries
 from services.support import retries as ops
 from tests.support.app import reconfigure
 from tests.support.builders import body, new_iccid
 from tests.support.keys import TEST_ENCRYPTION_KEY
-from tests.support.left_behind import created_while_temporal_was_away
+from tests.support.left_behind import NOW, created_while_temporal_was_away, sweep_now
 from tests.support.lines import SUPPORT, lines_by_status, wait_for
 from tests.support.stuck_lines import PACED, SIM_IN_USE, stuck_in_an_outage, stuck_on_a_sim_in_use
 
@@ -70,6 +71,24 @@ async def test_bulk_retry_by_error_and_by_age_resumes_only_the_vendors_matching_
     await wait_for(stack, in_outage, {"ACTIVE"})
     assert await retry(stack, all_stuck="Y") == {"retried": [], "remaining": 0}
     assert (await lines_by_status(stack, [other_vendors]))[other_vendors] == "STUCK"  # OTHER's support retries it
+
+
+@pytest.mark.parametrize("settings_overrides", [PACED])
+async def test_a_retry_whose_signal_never_left_is_stuck_again_after_the_grace_and_retried(stack):
+    sim = new_iccid()
+    stuck = await stuck_on_a_sim_in_use(stack, sim)
+    async with stack.db.transaction() as session:  # the API's RETRYING write, then it died before the signal
+        assert await claim_retries(session, [stuck]) == {stuck}
+    await sweep_now(stack, replace(NOW, grace_seconds=3600))  # within the grace the signal may be on its way
+    assert (await lines_by_status(stack, [stuck]))[stuck] == "RETRYING"
+    refused = await stack.call("/ops", body("retry_enrollment", enrollment_id=stuck, **SUPPORT))
+    assert refused["errors"] == [f"Enrollment {stuck} is already being retried"]
+
+    await sweep_now(stack)  # past the grace: nothing will move it, so it waits for support again
+    assert await listed(stack) == {stuck: ("STUCK", SIM_IN_USE)}
+    await stack.sandbox_post("/sandbox/carrier/release-sim", {"iccid": sim})
+    assert await retry(stack, enrollment_id=stuck) == {"enrollment_id": stuck, "status": "RETRYING"}
+    await wait_for(stack, [stuck], {"ACTIVE"})
 
 
 async def lineup(*args: str) -> Any:

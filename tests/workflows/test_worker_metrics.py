@@ -8,11 +8,11 @@ import secrets
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench.ports import free_port
 from models.rules import with_check_digit
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.metrics import scrape
-from tests.support.temporal import free_port
 from worker import serve
 
 
