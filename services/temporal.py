@@ -80,3 +80,13 @@ async def outside_system(system: str, *, within: float) -> AsyncIterator[None]:
         if isinstance(cause, ApplicationError) and cause.type == NOT_FOUND:
             raise refuse(cause.message, rest_status=404) from None
         raise upstream_down(system, timed_out=True) from None
+
+
+def read_start_outcome(start: object) -> None:
+    """An update-with-start's start operation keeps its own outcome in a future of its own (temporalio's
+    `WithStartWorkflowOperation._workflow_handle`, no public way to look without waiting). A call that failed, or
+    that its deadline cancelled, leaves an error there nobody reads, and asyncio logs "Future exception was never
+    retrieved" when it is collected: read after every update-with-start."""
+    outcome = getattr(start, "_workflow_handle", None)
+    if isinstance(outcome, asyncio.Future) and outcome.done() and not outcome.cancelled():
+        outcome.exception()

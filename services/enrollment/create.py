@@ -4,7 +4,6 @@ customers and runs a workflow per line; the answer waits for the carrier's MDNs 
 
 from __future__ import annotations
 
-import contextlib
 from datetime import timedelta
 
 from temporalio.client import WithStartWorkflowOperation
@@ -21,6 +20,7 @@ from services.actions import WEB_SOURCES, action
 from services.context import Context
 from services.enrollment.entries import line_entries
 from services.enrollment.intake import accept
+from services.temporal import read_start_outcome
 from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 from workflows.ids import enrollment_workflow_id
 
@@ -64,10 +64,8 @@ async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
                 EnrollmentWorkflow.customers, SyncWait(wait), start_workflow_operation=start
             )
     except WorkflowAlreadyStartedError:
-        # The start operation holds the same error in a future of its own; read it, or asyncio logs "Future
-        # exception was never retrieved" for every repeated request.
-        with contextlib.suppress(WorkflowAlreadyStartedError):
-            await start.workflow_handle()
-    # The enrollment finished long ago: its lines' records are the answer to the repeated request.
+        pass  # the enrollment finished long ago: its lines' records are the answer to the repeated request
+    finally:
+        read_start_outcome(start)
     async with ctx.uow.transaction() as session:
         return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order.order_id)])

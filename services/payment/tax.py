@@ -14,6 +14,7 @@ from models.statuses import TaxStatus as CalcStatus
 from models.tables.payment import TaxCalculation
 from services.actions import action
 from services.context import Context
+from services.temporal import read_start_outcome
 from workflows.ids import tax_workflow_id
 from workflows.payment import TaxCollectionWorkflow, refusal
 
@@ -60,3 +61,5 @@ async def _collect(ctx: Context, mark: MarkCollected, collect: CollectTax) -> Ta
             )
     except WorkflowUpdateFailedError as failure:
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+    finally:
+        read_start_outcome(start)

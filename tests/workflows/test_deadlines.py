@@ -5,6 +5,9 @@ set small here so that the test waits seconds, not the production 15."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -12,7 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from temporalio.client import WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy
 
+from services.temporal import read_start_outcome
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body, create, line
 
@@ -52,3 +58,26 @@ async def test_customer_creation_with_no_worker_answers_unavailable_in_time(unat
     answer = await unattended.call("/customer", create(enrollment_id, line(enrollment_id)))
     assert (answer["msg_code"], answer["errors"]) == ("RESTAPI110", UNAVAILABLE)
     assert SYNC_WAIT <= time.monotonic() - started < SYNC_WAIT + LOOKUP_SECONDS + 3
+
+
+async def test_the_error_a_cancelled_update_with_start_left_in_its_start_operation_is_read(caplog):
+    """A create whose deadline cancels its update-with-start before a worker accepted it (as above) leaves a
+    CancelledError in the start operation's own future; read_start_outcome reads it, or asyncio logs "Future
+    exception was never retrieved" for each such create once the operation is collected."""
+
+    def left_by_a_cancelled_call(*, read: bool) -> None:
+        start: WithStartWorkflowOperation[object, object] = WithStartWorkflowOperation(
+            "EnrollmentWorkflow", id="E1", task_queue="q", id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING
+        )
+        start._workflow_handle.set_exception(asyncio.CancelledError())  # what the SDK does on a cancelled call
+        if read:
+            read_start_outcome(start)
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        left_by_a_cancelled_call(read=False)
+        gc.collect()
+        assert "Future exception was never retrieved" in caplog.text
+        caplog.clear()
+        left_by_a_cancelled_call(read=True)
+        gc.collect()
+        assert caplog.records == []
