@@ -1,7 +1,8 @@
 """Webhook deliveries over HTTP: the signature (`Lineup-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of
 "t.body">`, the scheme payment processors use), the address policy (https only; http to loopback in dev; in
-production no private, loopback or link-local address unless allowed) and the POST itself: a bounded wait, and
-redirects not followed (a 3xx is an answer that is not a success)."""
+production no private, loopback or link-local address unless allowed, and the POST sent to the address that
+was checked) and the POST itself: a bounded wait, and redirects not followed (a 3xx is an answer that is not a
+success)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ def sign(secret: str, body: bytes, timestamp: int) -> str:
 
 
 def _internal(address: Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # ::ffff:10.0.0.1 is 10.0.0.1, which Python 3.11 does not call private
     return address.is_private or address.is_loopback or address.is_link_local or address.is_unspecified
 
 
@@ -48,24 +51,47 @@ def url_problem(url: str, *, production: bool, allow_private: bool) -> str | Non
     if parts.scheme == "http" and (production or not loopback):
         return "The URL must use https (http only to loopback in development)"
     if production and not allow_private and (loopback or (literal is not None and _internal(literal))):
-        return "The URL's address is private, loopback or link-local"
+        return PRIVATE
     return None
 
 
-async def resolved_problem(url: str, *, production: bool, allow_private: bool) -> str | None:
+PRIVATE = "The URL's address is private, loopback or link-local"
+UNRESOLVED = "The URL's host does not resolve"
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where a delivery may go: a problem, or the address checked for it (None: the URL's own host, when no
+    check applies). A POST connects to that very address, so a name that resolves elsewhere between the check
+    and the connection (DNS rebinding) cannot lead it inside."""
+
+    problem: str | None = None
+    address: str | None = None
+
+
+async def destination(url: str, *, production: bool, allow_private: bool) -> Destination:
     """url_problem, then in production every address the host resolves to (a public name may point inside)."""
     if problem := url_problem(url, production=production, allow_private=allow_private):
-        return problem
+        return Destination(problem)
     host = urlsplit(url).hostname or ""
     if not production or allow_private or _literal(host) is not None:
-        return None
+        return Destination()
     try:
         found = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except OSError:
-        return None  # nothing to connect to either: the delivery fails on its own
-    if any(_internal(ipaddress.ip_address(info[4][0])) for info in found):
-        return "The URL's address is private, loopback or link-local"
-    return None
+        return Destination(UNRESOLVED)
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
+    if not addresses:
+        return Destination(UNRESOLVED)
+    if any(_internal(address) for address in addresses):
+        return Destination(PRIVATE)
+    return Destination(address=str(addresses[0]))
+
+
+async def resolved_problem(url: str, *, production: bool, allow_private: bool) -> str | None:
+    """Why this URL cannot be registered; a host that does not resolve yet may be (its deliveries wait)."""
+    problem = (await destination(url, production=production, allow_private=allow_private)).problem
+    return None if problem == UNRESOLVED else problem
 
 
 @dataclass(frozen=True)
@@ -81,19 +107,39 @@ class Answer:
 
 
 class WebhookSender:
-    def __init__(self, *, timeout_seconds: float, production: bool, allow_private: bool) -> None:
+    def __init__(
+        self,
+        *,
+        timeout_seconds: float,
+        production: bool,
+        allow_private: bool,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self._production, self._allow_private = production, allow_private
+        pinned = production and not allow_private
         self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout_seconds), follow_redirects=False, headers={"User-Agent": "Lineup-Webhooks/1"}
+            timeout=httpx.Timeout(timeout_seconds),
+            follow_redirects=False,
+            headers={"User-Agent": "Lineup-Webhooks/1"},
+            # A pinned POST connects to an address, not a name: a kept connection to one address could serve
+            # another name on it without that name's certificate check, so none is kept.
+            limits=httpx.Limits(max_keepalive_connections=0) if pinned else httpx.Limits(),
+            transport=transport,
         )
 
     async def post(self, url: str, body: bytes, *, secret: str, timestamp: int) -> Answer:
         """One attempt; never raises for the receiver's failures, which the answer describes."""
-        if problem := await resolved_problem(url, production=self._production, allow_private=self._allow_private):
-            return Answer(None, problem)
+        target = await destination(url, production=self._production, allow_private=self._allow_private)
+        if target.problem:
+            return Answer(None, target.problem)
         headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body, timestamp)}
+        named, extensions = httpx.URL(url), {}
+        if target.address is not None:  # to the checked address, with the name for Host, SNI and the certificate
+            headers["Host"] = named.netloc.decode()
+            extensions = {"sni_hostname": named.host}
+            named = named.copy_with(host=target.address)
         try:
-            response = await self._client.post(url, content=body, headers=headers)
+            response = await self._client.post(named, content=body, headers=headers, extensions=extensions)
         except httpx.HTTPError as exc:
             return Answer(None, f"no answer: {type(exc).__name__}")
         return Answer(response.status_code, response.text[:300])

@@ -1,0 +1,87 @@
+"""Where a webhook delivery connects in production (issue 21): to the very address its name resolved to when it
+was checked, so a name that resolves elsewhere between the check and the connection (DNS rebinding) cannot lead
+it inside; the name still goes in Host, in the TLS SNI and to the certificate check. No check applies in
+development, and a name resolving to any private address is refused before anything is sent."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+
+from adapters.webhooks import PRIVATE, UNRESOLVED, WebhookSender, resolved_problem
+
+PUBLIC, INSIDE = "93.184.216.34", "10.0.0.7"
+
+
+class Receiver:
+    """Records what the sender put on the wire (an httpx transport)."""
+
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return httpx.Response(204)
+
+
+def resolving(monkeypatch: pytest.MonkeyPatch, *answers: list[str]) -> list[str]:
+    """getaddrinfo answers each call with the next list of addresses; the names asked are returned."""
+    asked: list[str] = []
+    replies = iter(answers)
+
+    async def getaddrinfo(self, host, port, **_):
+        asked.append(host)
+        addresses = next(replies)
+        if not addresses:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0)) for address in addresses]
+
+    monkeypatch.setattr("asyncio.base_events.BaseEventLoop.getaddrinfo", getaddrinfo)
+    return asked
+
+
+async def send(receiver: Receiver, url: str, *, production: bool = True) -> str | None:
+    sender = WebhookSender(
+        timeout_seconds=2, production=production, allow_private=False, transport=httpx.MockTransport(receiver.handle)
+    )
+    try:
+        answer = await sender.post(url, b'{"id":"evt_1"}', secret="s", timestamp=1)
+    finally:
+        await sender.close()
+    return None if answer.delivered else answer.text
+
+
+async def test_a_production_delivery_connects_to_the_address_that_was_checked(monkeypatch):
+    asked = resolving(monkeypatch, [PUBLIC], [INSIDE])  # a rebinding name: public when checked, inside after
+    receiver = Receiver()
+    assert await send(receiver, "https://hooks.example.com:8443/in?x=1") is None
+    [request] = receiver.requests
+    assert str(request.url) == f"https://{PUBLIC}:8443/in?x=1"
+    assert request.headers["host"] == "hooks.example.com:8443"
+    assert request.extensions["sni_hostname"] == "hooks.example.com"
+    assert asked == ["hooks.example.com"]  # resolved once: the inside answer was never asked for
+
+
+@pytest.mark.parametrize("inside", ["10.0.0.7", "127.0.0.1", "169.254.169.254", "::ffff:10.0.0.7", "fe80::1"])
+async def test_a_name_resolving_to_any_inside_address_is_not_sent_to(monkeypatch, inside):
+    resolving(monkeypatch, [PUBLIC, inside])
+    receiver = Receiver()
+    assert await send(receiver, "https://hooks.example.com/in") == PRIVATE
+    assert receiver.requests == []
+
+
+async def test_a_name_that_does_not_resolve_waits_and_may_still_be_registered(monkeypatch):
+    resolving(monkeypatch, [], [])
+    receiver = Receiver()
+    assert await send(receiver, "https://hooks.example.com/in") == UNRESOLVED
+    assert receiver.requests == []
+    assert await resolved_problem("https://hooks.example.com/in", production=True, allow_private=False) is None
+
+
+async def test_in_development_the_url_is_used_as_given(monkeypatch):
+    asked = resolving(monkeypatch)
+    receiver = Receiver()
+    assert await send(receiver, "http://localhost:9000/in", production=False) is None
+    assert str(receiver.requests[0].url) == "http://localhost:9000/in" and asked == []
