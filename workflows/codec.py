@@ -1,7 +1,7 @@
 """Payload encryption for Temporal: every payload a Lineup client writes (workflow inputs and results, activity
 arguments and results, signals, queries, updates, memos) is AES-256-GCM ciphertext under the key that protects
-PII at rest (models.crypto), so a history, in Temporal's database or its UI, shows no phone or SIM number and no
-line-inquiry answer. Operators who hold the key read them through the codec endpoint (api/codec.py).
+PII at rest (models.crypto), and so is every failure's message and stack trace, so a history, in Temporal's
+database or its UI, shows no phone or SIM number, no line-inquiry answer and no carrier's error text. Operators who hold the key read them through the codec endpoint (api/codec.py).
 A payload without this codec's encoding (histories written before it, search attributes) is passed through as
 it is, so those histories still decode and replay."""
 
@@ -53,5 +53,11 @@ class PayloadCipher(PayloadCodec):
 
 def data_converter(key: bytes) -> DataConverter:
     """The SDK's default converter with the payloads encrypted: the API, the worker, the CLI and the tests all
-    build their clients with it, so each reads what the others wrote."""
-    return dataclasses.replace(temporalio.converter.default(), payload_codec=PayloadCipher(key))
+    build their clients with it, so each reads what the others wrote. A failure's message and stack trace move
+    into its encoded attributes, encrypted too (a carrier's refusal may quote what the line sent); the Temporal
+    UI shows them through the codec endpoint, and failures written before decode as they are."""
+    return dataclasses.replace(
+        temporalio.converter.default(),
+        payload_codec=PayloadCipher(key),
+        failure_converter_class=temporalio.converter.DefaultFailureConverterWithEncodedAttributes,
+    )

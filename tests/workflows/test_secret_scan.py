@@ -1,7 +1,7 @@
 """The secret scan: after a port-in enrollment and a card payment, no customer secret is found in plaintext in
 any table (the event log included), in any workflow history of the run, in any log record
 (docs/reliability.md), or in any webhook delivery body the channel's receiver got (issue 21); the histories hold
-no phone or SIM number either (their payloads are encrypted)."""
+no phone or SIM number either (their payloads are encrypted), nor a carrier's error text (failures are)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,17 @@ import secrets
 import string
 from typing import Any
 
+import pytest
 from sqlmodel import SQLModel
+from temporalio.api.enums.v1 import EventType
 
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.lines import wait_for
 from tests.support.ports import port_number
+from tests.support.stuck_lines import PACED, SIM_IN_USE, stuck_on_a_sim_in_use
 from tests.support.webhooks import received, register
+from workflows.enrollment.line import LineWorkflow
+from workflows.ids import line_workflow_id
 
 CARD = "4242424242424242"  # Luhn-valid: the sandbox gateway approves it
 
@@ -100,3 +105,19 @@ async def test_no_customer_secret_in_tables_histories_or_logs(stack, caplog):
     for name, value in {"port_number": number, "uiccid": sim}.items():
         assert value.encode() not in histories, f"{name} in a workflow history"
     assert b"binary/encrypted" in histories
+
+
+@pytest.mark.parametrize("settings_overrides", [PACED])
+async def test_a_carrier_refusal_is_ciphertext_in_the_history_and_plain_to_a_client_with_the_key(stack):
+    """A failure's message and stack trace are encrypted as payloads are (workflows/codec.py): the carrier's
+    words may quote what the line sent."""
+    stuck = await stuck_on_a_sim_in_use(stack, new_iccid())
+    handle = stack.env.client.get_workflow_handle(line_workflow_id(stuck))
+    events = [event async for event in handle.fetch_history_events()]
+    failed = [event for event in events if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]
+    assert failed and {event.activity_task_failed_event_attributes.failure.message for event in failed} == {
+        "Encoded failure"
+    }
+    history = b"".join(event.SerializeToString() for event in events)
+    assert SIM_IN_USE.encode() not in history
+    assert SIM_IN_USE in ((await handle.query(LineWorkflow.status)).error or "")
