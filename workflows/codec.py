@@ -1,9 +1,10 @@
 """Payload encryption for Temporal: every payload a Lineup client writes (workflow inputs and results, activity
 arguments and results, signals, queries, updates, memos) is AES-256-GCM ciphertext under the key that protects
 PII at rest (models.crypto), and so is every failure's message and stack trace, so a history, in Temporal's
-database or its UI, shows no phone or SIM number, no line-inquiry answer and no carrier's error text. Operators who hold the key read them through the codec endpoint (api/codec.py).
-A payload without this codec's encoding (histories written before it, search attributes) is passed through as
-it is, so those histories still decode and replay."""
+database or its UI, shows no phone or SIM number, no line-inquiry answer and no carrier's error text. Operators
+who hold the key read them through the codec endpoint (api/codec.py). A payload without this codec's encoding
+(histories written before it, search attributes) is passed through as it is, so those histories still decode
+and replay."""
 
 from __future__ import annotations
 
