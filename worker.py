@@ -42,6 +42,7 @@ async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Wo
         activities=activities.functions(),
         graceful_shutdown_timeout=timedelta(seconds=10),
         sticky_queue_schedule_to_start_timeout=STICKY_QUEUE_TIMEOUT,
+        max_cached_workflows=settings.worker.cached_workflows,
     )
     try:
         async with worker, heartbeating(settings, db):

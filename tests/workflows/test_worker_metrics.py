@@ -13,7 +13,7 @@ from models.rules import with_check_digit
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.metrics import scrape
-from worker import serve
+from worker import running_worker, serve
 
 
 def task_queue_samples(text: str, task_queue: str) -> dict[str, float]:
@@ -59,3 +59,17 @@ def test_port_zero_turns_the_endpoint_off():
     from observability.metrics import temporal_runtime
 
     assert temporal_runtime(0) is None
+
+
+async def test_the_worker_keeps_as_many_workflows_cached_as_its_setting_says(data_dir, sqlite_url, temporal_env):
+    """LINEUP_WORKER_CACHED_WORKFLOWS (bench T5: the SDK's 1,000 made a worker with 10,000 pending ports 309 MB)."""
+    for overrides, cached in (({}, 500), ({"worker_cached_workflows": 7}, 7)):
+        settings = make_settings(
+            data_dir,
+            sqlite_url,
+            temporal_task_queue=f"lineup-test-{secrets.token_hex(4)}",
+            sweep_seconds=0,
+            **overrides,
+        )
+        async with running_worker(settings, temporal_env.client) as worker:
+            assert worker.config()["max_cached_workflows"] == cached
