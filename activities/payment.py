@@ -78,14 +78,13 @@ class PaymentActivities:
             if not charge.approved:
                 await settle_failed(session, payment, PaymentStatus.DECLINED)
                 return PaymentStatus.DECLINED
-            card = {"token": charge.payment_token or "", "brand": charge.brand or "", "last4": charge.last4 or ""}
             await settle_paid(
                 session,
                 payment,
                 self._cipher,
                 status=PaymentStatus.APPROVED,
                 transaction_id=charge.transaction_id or "",
-                card=card,
+                card=charge.saved_card(),
             )
         return PaymentStatus.APPROVED
 

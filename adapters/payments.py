@@ -18,6 +18,10 @@ class Charge:
     last4: str | None = None
     reason: str | None = None
 
+    def saved_card(self) -> dict[str, str]:
+        """The card to keep on file for an approved charge: the gateway's token, brand and last four."""
+        return {"token": self.payment_token or "", "brand": self.brand or "", "last4": self.last4 or ""}
+
 
 @dataclass(frozen=True, repr=False)
 class Card:

@@ -43,21 +43,50 @@ def _bindable(port: int) -> bool:
         return True
 
 
+_handed_out: set[int] = set()  # ports this process gave out and a server may not have bound yet
+
+
 def free_ports(count: int, *, run: int = 1) -> list[int]:
-    """`count` distinct ports free right now; with `run` N, each is the first of N consecutive free ports (a
-    worker's metrics port and the next ones for its siblings)."""
+    """`count` distinct ports free right now, none given out before by this process (its servers may still be
+    starting); with `run` N, each is the first of N consecutive free ports (a worker's metrics port and the next
+    ones for its siblings)."""
     candidates = _slice()
+    if len(_handed_out) > len(candidates) // 2:  # long ago enough: their servers have bound them or are gone
+        _handed_out.clear()
     chosen: list[int] = []
     for _ in range(10_000):
         if len(chosen) == count:
             return chosen
-        base = random.choice(candidates[: len(candidates) - run])
-        block = range(base, base + run)
-        overlaps = any(port in range(other, other + run) for other in chosen for port in block)
-        if not overlaps and all(_bindable(port) for port in block):
+        block = range(base := random.choice(candidates[: len(candidates) - run]), base + run)
+        if _handed_out.isdisjoint(block) and all(_bindable(port) for port in block):
             chosen.append(base)
+            _handed_out.update(block)
     raise RuntimeError(f"no {count} free ports found in {candidates}")
 
 
 def free_port() -> int:
     return free_ports(1)[0]
+
+
+def stack_on_free_ports(
+    data_dir: Path, database_url: str, *, api_processes: int, worker_processes: int
+) -> dict[str, str]:
+    """The LINEUP_* variables that put `lineup run`'s processes (or production's, started one by one) on free
+    ports of this host, with their own data dir and database: the bench's and the soak's stacks."""
+    api, temporal, ui, sandbox, smtp = free_ports(5)
+    return {
+        "LINEUP_DATA_DIR": str(data_dir),
+        "LINEUP_DATABASE_URL": database_url,
+        "LINEUP_BASE_PATH": "",
+        "LINEUP_API_HOST": "127.0.0.1",
+        "LINEUP_API_PORT": str(api),
+        "LINEUP_API_PROCESSES": str(api_processes),
+        "LINEUP_WORKER_PROCESSES": str(worker_processes),
+        "LINEUP_TEMPORAL_ADDRESS": f"127.0.0.1:{temporal}",
+        "LINEUP_TEMPORAL_UI_PORT": str(ui),
+        "LINEUP_SANDBOX_HOST": "127.0.0.1",
+        "LINEUP_SANDBOX_PORT": str(sandbox),
+        "LINEUP_SANDBOX_SMTP_PORT": str(smtp),
+        "LINEUP_SMTP_HOST": "127.0.0.1",
+        "LINEUP_SMTP_PORT": str(smtp),
+    }

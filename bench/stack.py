@@ -20,7 +20,7 @@ from typing import Literal
 import httpx
 
 from bench import postgres
-from bench.ports import free_ports
+from bench.ports import free_ports, stack_on_free_ports
 from bench.processes import CHILDREN, command_line, descendants, terminate
 
 READY_TIMEOUT_SECONDS = 180.0
@@ -99,28 +99,13 @@ def lineup_binary() -> str:
 
 def stack_env(data_dir: Path, spec: StackSpec, database_url: str) -> tuple[dict[str, str], int]:
     """The environment `make run` would get, with the bench's ports, data dir and process counts on top."""
-    api, temporal, ui, sandbox, smtp, spare = free_ports(6)
-    # Worker n's metrics on base + n: the whole run free, or the second worker meets a port taken meanwhile.
-    [metrics] = free_ports(1, run=max(spec.worker_processes, 1))
-    overrides = {
-        "LINEUP_DATA_DIR": str(data_dir),
-        "LINEUP_DATABASE_URL": database_url,
-        "LINEUP_BASE_PATH": "",
-        "LINEUP_API_HOST": "127.0.0.1",
-        "LINEUP_API_PORT": str(api),
-        "LINEUP_TEMPORAL_ADDRESS": f"127.0.0.1:{temporal}",
-        "LINEUP_TEMPORAL_UI_PORT": str(ui),
-        "LINEUP_SANDBOX_HOST": "127.0.0.1",
-        "LINEUP_SANDBOX_PORT": str(sandbox),
-        "LINEUP_SANDBOX_SMTP_PORT": str(smtp),
-        "LINEUP_SMTP_HOST": "127.0.0.1",
-        "LINEUP_SMTP_PORT": str(smtp),
-        "LINEUP_API_PROCESSES": str(spec.api_processes),
-        "LINEUP_WORKER_PROCESSES": str(spec.worker_processes),
-        # Not the default 9464: a `make run` beside the bench would keep the bench's worker from starting.
-        "LINEUP_WORKER_METRICS_PORT": str(metrics),
-        **dict(spec.settings),
-    }
+    workers = spec.worker_processes
+    overrides = stack_on_free_ports(data_dir, database_url, api_processes=spec.api_processes, worker_processes=workers)
+    # Worker n's metrics on base + n: the whole run free, or the second worker meets a port taken meanwhile. Not
+    # the default 9464: a `make run` beside the bench would keep the bench's worker from starting.
+    [metrics] = free_ports(1, run=max(workers, 1))
+    [spare] = free_ports(1)
+    overrides |= {"LINEUP_WORKER_METRICS_PORT": str(metrics), **dict(spec.settings)}
     return {**os.environ, **overrides}, spare
 
 

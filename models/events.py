@@ -33,15 +33,15 @@ ALL_TYPES = tuple(EventType)
 LINEUP = "lineup"
 
 
-def api_user(username: str) -> str:
-    return f"api_user:{username}"
+def api_user(name: str | int) -> str:
+    return f"api_user:{name}"
 
 
 def agent(username: str) -> str:
     return f"agent:{username}"
 
 
-def support(username: str) -> str:
+def support(username: str | None) -> str:
     return f"support:{username}"
 
 

@@ -11,6 +11,7 @@ from typing import Generic, TypeVar
 from temporalio.client import Client
 
 from adapters.payments import PaymentGateway
+from models import events as actors
 from models.crypto import FieldCipher
 from models.settings import Settings
 from persistence.agents import AgentRef
@@ -39,7 +40,7 @@ class Caller:
     @property
     def actor(self) -> str:
         """Who acts, as the event log names them: the agent, or else the channel's API user."""
-        return f"agent:{self.agent.username}" if self.agent else f"api_user:{self.api_user_id}"
+        return actors.agent(self.agent.username) if self.agent else actors.api_user(self.api_user_id)
 
     def request_key(self, external_transaction_id: str | None) -> str | None:
         """Unique per vendor and action; None when the channel sent no external_transaction_id."""

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from bench import postgres
-from bench.ports import free_ports
+from bench.ports import free_ports, stack_on_free_ports
 from bench.stack import REPO, lineup_binary
 from cli.run import api_command, child_environments, temporal_command
 from models.settings import Settings
@@ -70,22 +70,7 @@ def soak_settings(options: Options, data_dir: Path, database_url: str) -> dict[s
     retries itself every 30 s (not 15 min), a line gives up after 5 carrier attempts (~15 s) rather than 8
     (~2 min), ports are polled every 5 s and complete after `port_complete_seconds`, and the sweep looks every
     15 s for work older than 30 s: the soak waits for all of it to settle."""
-    api, temporal, ui, sandbox, smtp = free_ports(5)
-    return {
-        "LINEUP_DATA_DIR": str(data_dir),
-        "LINEUP_DATABASE_URL": database_url,
-        "LINEUP_BASE_PATH": "",
-        "LINEUP_API_HOST": "127.0.0.1",
-        "LINEUP_API_PORT": str(api),
-        "LINEUP_API_PROCESSES": str(API_PROCESSES),
-        "LINEUP_WORKER_PROCESSES": str(len(WORKERS)),
-        "LINEUP_TEMPORAL_ADDRESS": f"127.0.0.1:{temporal}",
-        "LINEUP_TEMPORAL_UI_PORT": str(ui),
-        "LINEUP_SANDBOX_HOST": "127.0.0.1",
-        "LINEUP_SANDBOX_PORT": str(sandbox),
-        "LINEUP_SANDBOX_SMTP_PORT": str(smtp),
-        "LINEUP_SMTP_HOST": "127.0.0.1",
-        "LINEUP_SMTP_PORT": str(smtp),
+    return stack_on_free_ports(data_dir, database_url, api_processes=API_PROCESSES, worker_processes=len(WORKERS)) | {
         "LINEUP_SANDBOX_PORT_COMPLETE_SECONDS": str(options.port_complete_seconds),
         "LINEUP_PORT_POLL_SECONDS": "5",
         "LINEUP_CARRIER_MAX_ATTEMPTS": "5",

@@ -22,6 +22,7 @@ from api.console.routes import (
     first_problem,
     forbidden,
     forged,
+    listing,
     refusal,
     text_fields,
     to_sign_in,
@@ -135,42 +136,16 @@ async def retry_many(request: Request, signed: CurrentAgent) -> Response:
         )
         answer = await ops.retry_enrollment(body=body, ctx=ctx)
     except ValidationError as invalid:
-        rows = await console.stuck_lines(ctx=ctx)
-        return _page(
-            request,
-            signed,
-            "lines.html",
-            status=400,
-            kind="stuck",
-            title="Stuck lines",
-            rows=rows,
-            error=first_problem(invalid),
+        return listing(
+            request, signed, "stuck", await console.stuck_lines(ctx=ctx), status=400, error=first_problem(invalid)
         )
     except LineupError as refused:
         audit(request, signed.who, "retry_enrollment", refused.code)
         rows = await console.stuck_lines(ctx=ctx)
-        return _page(
-            request,
-            signed,
-            "lines.html",
-            status=refused.rest_status or 400,
-            kind="stuck",
-            title="Stuck lines",
-            rows=rows,
-            error=refusal(refused),
-        )
+        return listing(request, signed, "stuck", rows, status=refused.rest_status or 400, error=refusal(refused))
     audit(request, signed.who, "retry_enrollment", MsgCode.SUCCESS)
-    retried = getattr(answer, "retried", [])
-    rows = await console.stuck_lines(ctx=ctx)
-    return _page(
-        request,
-        signed,
-        "lines.html",
-        kind="stuck",
-        title="Stuck lines",
-        rows=rows,
-        notice=f"Retry sent to {len(retried)} lines.",
-    )
+    notice = f"Retry sent to {len(getattr(answer, 'retried', []))} lines."
+    return listing(request, signed, "stuck", await console.stuck_lines(ctx=ctx), notice=notice)
 
 
 @router.get("/webhooks")

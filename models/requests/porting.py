@@ -3,7 +3,7 @@ get_list, and create_portin_v2… (a port added to a line created without one)."
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.requests.base import ActionRequest
@@ -25,10 +25,27 @@ from models.types import (
     Zip5,
 )
 
-CORRECTIONS = (
-    "port_account_number", "port_account_password", "port_first_name", "port_last_name", "port_address_one",
-    "port_city", "port_state", "port_zip_code",
-)  # fmt: skip
+
+class PortAccountFields(BaseModel):
+    """The old account's data a port-in carries, any subset of it: what update_portin and submit_portin correct,
+    and what the support console's port fix corrects."""
+
+    port_account_number: AccountNumber | None = None
+    port_account_password: AccountPin | None = None
+    port_first_name: PersonName | None = None
+    port_last_name: LastName | None = None
+    port_address_one: AddressLine | None = None
+    port_city: City | None = None
+    port_state: State | None = None
+    port_zip_code: Zip5 | None = None
+
+    def corrections(self) -> dict[str, str]:
+        """The values given, under the names the port's sealed secrets use."""
+        return {
+            name.removeprefix("port_").replace("zip_code", "zip"): value
+            for name in PortAccountFields.model_fields
+            if (value := getattr(self, name)) is not None
+        }
 
 
 class QueryPortin(ActionRequest):
@@ -40,31 +57,14 @@ class QueryPortin(ActionRequest):
     carrier: PortCarrier
 
 
-class PortCorrections(ActionRequest):
+class PortCorrections(PortAccountFields, ActionRequest):
     """Corrected old-account data for a port the carrier marked RESOLUTION_REQUIRED; any subset."""
-
-    port_account_number: AccountNumber | None = None
-    port_account_password: AccountPin | None = None
-    port_first_name: PersonName | None = None
-    port_last_name: LastName | None = None
-    port_address_one: AddressLine | None = None
-    port_city: City | None = None
-    port_state: State | None = None
-    port_zip_code: Zip5 | None = None
 
     @model_validator(mode="after")
     def _at_least_one_correction(self) -> PortCorrections:
-        if all(getattr(self, name) is None for name in CORRECTIONS):
+        if not self.corrections():
             raise PydanticCustomError("rule", "Please provide at least one corrected port field")
         return self
-
-    def corrections(self) -> dict[str, str]:
-        """The corrected values under the names the port's stored secrets use."""
-        return {
-            name.removeprefix("port_").replace("zip_code", "zip"): getattr(self, name)
-            for name in CORRECTIONS
-            if getattr(self, name) is not None
-        }
 
 
 class UpdatePortin(PortCorrections):

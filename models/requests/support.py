@@ -12,20 +12,14 @@ from pydantic_core import PydanticCustomError
 
 from models.requests.base import ActionRequest
 from models.requests.conditional import ConditionalFields, sent
+from models.requests.optional import BlankIsAbsent
+from models.requests.porting import PortAccountFields
 from models.types import (
-    AccountNumber,
-    AccountPin,
-    AddressLine,
     Alnum,
-    City,
     Esn,
     Iccid,
-    LastName,
-    PersonName,
-    State,
     Text100,
     YesNo,
-    Zip5,
 )
 
 A_YEAR_OF_MINUTES = 525_600
@@ -95,15 +89,8 @@ class LineAction(ConsoleForm):
     enrollment_id: Alnum
 
 
-class FixForm(ConsoleForm):
+class FixForm(ConsoleForm, BlankIsAbsent):
     """A correction form: a field left blank is not corrected; at least one must be given."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _blank_is_absent(cls, data: object) -> object:
-        if isinstance(data, Mapping):
-            return {key: value for key, value in data.items() if not (isinstance(value, str) and not value.strip())}
-        return data
 
     def given(self) -> dict[str, str]:
         return {name: value for name, value in self.model_dump().items() if isinstance(value, str)}
@@ -122,31 +109,15 @@ class SimReplacement(FixForm):
     uiccid: Iccid | None = Field(default=None, title="SIM (ICCID)")
 
 
-class PortFix(FixForm):
+class PortFix(PortAccountFields, FixForm):
     """Corrected old-account data of a line's port-in (the same fields and rules as update_portin)."""
 
-    port_account_number: AccountNumber | None = None
-    port_account_password: AccountPin | None = None
-    port_first_name: PersonName | None = None
-    port_last_name: LastName | None = None
-    port_address_one: AddressLine | None = None
-    port_city: City | None = None
-    port_state: State | None = None
-    port_zip_code: Zip5 | None = None
 
-
-class RetryMany(ConsoleForm):
+class RetryMany(ConsoleForm, BlankIsAbsent):
     """The console's bulk retry: every stuck line whose last error contains the text and that waited long enough."""
 
     error_contains: Text100 | None = None
     stuck_minutes: int | None = Field(default=None, ge=1, le=A_YEAR_OF_MINUTES)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _blank_is_absent(cls, data: object) -> object:
-        if isinstance(data, Mapping):
-            return {key: value for key, value in data.items() if not (isinstance(value, str) and not value.strip())}
-        return data
 
 
 class WebhookForm(ConsoleForm):

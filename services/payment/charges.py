@@ -48,7 +48,6 @@ async def pay_by_card(ctx: Context, body: MakePayment, payment: Payment, *, retr
 
 async def record_approval(ctx: Context, payment: Payment, charge: Charge) -> None:
     """The gateway approved: the payment, the card to save and the tax calculation, in one transaction."""
-    card = {"token": charge.payment_token or "", "brand": charge.brand or "", "last4": charge.last4 or ""}
     async with ctx.uow.transaction() as session:
         await settle_paid(
             session,
@@ -56,7 +55,7 @@ async def record_approval(ctx: Context, payment: Payment, charge: Charge) -> Non
             ctx.cipher,
             status=PaymentStatus.APPROVED,
             transaction_id=charge.transaction_id or "",
-            card=card,
+            card=charge.saved_card(),
         )
 
 

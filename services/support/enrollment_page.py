@@ -11,6 +11,8 @@ from datetime import datetime
 
 from sqlmodel import col, select
 
+from models import events as actors
+from models.documents import Fields
 from models.errors import refuse
 from models.events import EventType
 from models.requests.support import PortFix, SimReplacement
@@ -112,7 +114,7 @@ async def replace_sim(*, enrollment_id: str, form: SimReplacement, ctx: Context)
         given = form.given()
         line.esn, line.iccid = given.get("esn", line.esn), given.get("uiccid", line.iccid)
         session.add(line)
-        await events.corrected(session, enrollment_id, sorted(given), actor=support_actor(ctx))
+        await events.corrected(session, enrollment_id, sorted(given), actor=actors.support(ctx.caller.agent_username))
     return "corrected"
 
 
@@ -124,27 +126,17 @@ async def correct_port(*, enrollment_id: str, form: PortFix, ctx: Context) -> st
         port = await session.get(PortIn, enrollment_id)
         if line is None or port is None or line.vendor_id != ctx.caller.vendor_id:
             raise refuse("No port-in order found for this enrollment id", rest_status=404)
-        given = form.given()
+        corrections = form.corrections()
         if port.status != PortStatus.RESOLUTION_REQUIRED:
             if line.status != LineStatus.STUCK:
                 raise refuse(
                     f"The port-in is {port.status} and the line {line.status}: nothing to correct", rest_status=409
                 )
-            from models.documents import Fields
-
-            renamed = _port_names(given)
-            port.secrets = ctx.cipher.seal({**ctx.cipher.open(port.secrets, Fields), **renamed})
+            port.secrets = ctx.cipher.seal({**ctx.cipher.open(port.secrets, Fields), **corrections})
             session.add(port)
-            await events.corrected(session, enrollment_id, sorted(renamed), actor=support_actor(ctx))
+            await events.corrected(
+                session, enrollment_id, sorted(corrections), actor=actors.support(ctx.caller.agent_username)
+            )
             return "corrected"
-    await porting.correct_port(ctx, enrollment_id, _port_names(given))
+    await porting.correct_port(ctx, enrollment_id, corrections)
     return "resubmitted"
-
-
-def _port_names(given: dict[str, str]) -> dict[str, str]:
-    """The form's fields under the names the port's sealed document uses (as update_portin's corrections)."""
-    return {name.removeprefix("port_").replace("zip_code", "zip"): value for name, value in given.items()}
-
-
-def support_actor(ctx: Context) -> str:
-    return f"support:{ctx.caller.agent_username}"

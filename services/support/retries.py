@@ -15,6 +15,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from models import events as actors
 from models.answers.support import RETRIED, STUCK, Retried, RetriedAll, StuckLine
 from models.clock import utcnow
 from models.errors import refuse
@@ -107,7 +108,7 @@ async def retry_enrollment(*, body: RetryEnrollment, ctx: Context) -> Retried | 
         else:
             assert body.enrollment_id is not None  # the request model requires one without all_stuck Y
             found = await one_waiting(session, body.enrollment_id, vendor_id=vendor_id, pacing=pacing)
-        await events.retry_requested(session, found.lines, actor=f"support:{ctx.caller.agent_username}")  # issue 21
+        await events.retry_requested(session, found.lines, actor=actors.support(ctx.caller.agent_username))  # issue 21
     # Nothing to resume needs no workflow engine: an empty bulk retry answers even while it is away.
     retried = []
     if found.lines:
