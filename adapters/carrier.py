@@ -56,6 +56,7 @@ class PortOrder:
     iccid: str | None
     current_carrier: str
     old_account: dict[str, str]
+    holder_consent: bool = False  # Lineup holds the number and the old account matched its line's
 
     def __repr__(self) -> str:
         return f"PortOrder({self.enrollment_id})"
@@ -259,10 +260,15 @@ class CarrierClient(JsonService):
             "port_number": order.port_number,
             "iccid": order.iccid,
             "current_carrier": order.current_carrier,
+            "holder_consent": order.holder_consent,
             **order.old_account,
         }
         done = await self._call("/ports", body, _Port, key=key)
         return PortSubmitted(port_id=done.PORT_ID, status=done.PORTIN_STATUS)
+
+    async def release(self, vendor_id: str, mdn: str, *, key: str) -> None:
+        """Gives a number back to the carrier (a line that took a ported number no longer needs its first)."""
+        await self._call("/lines/release", {"vendor_id": vendor_id, "mdn": mdn}, Answer, key=key)
 
     async def port_status(self, vendor_id: str, port_id: str) -> PortView:
         return (await self._call("/ports/status", {"vendor_id": vendor_id, "port_id": port_id}, _Port)).view()

@@ -5,6 +5,7 @@ from __future__ import annotations
 NO_RECORD = "No Record Found"
 PLANS_NOT_FOUND = "Plans not found"
 NO_PORT_ORDER = "No port-in order found for this enrollment id"
+PORT_IN_PROGRESS = "Number already has a port in progress"
 
 
 def invalid_enrollment_id(enrollment_id: str | None) -> str:

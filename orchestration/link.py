@@ -8,9 +8,15 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowFailureError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.service import RPCError
+from temporalio.types import ReturnType, SelfType
 
 from models.errors import refuse, upstream_down
 from models.failures import CARRIER_REJECTED, NOT_FOUND
@@ -82,11 +88,14 @@ async def outside_system(system: str, *, within: float) -> AsyncIterator[None]:
         raise upstream_down(system, timed_out=True) from None
 
 
-def read_start_outcome(start: object) -> None:
-    """An update-with-start's start operation keeps its own outcome in a future of its own (temporalio's
-    `WithStartWorkflowOperation._workflow_handle`, no public way to look without waiting). A call that failed, or
-    that its deadline cancelled, leaves an error there nobody reads, and asyncio logs "Future exception was never
-    retrieved" when it is collected: read after every update-with-start."""
-    outcome = getattr(start, "_workflow_handle", None)
-    if isinstance(outcome, asyncio.Future) and outcome.done() and not outcome.cancelled():
-        outcome.exception()
+async def started_anyway(start: WithStartWorkflowOperation[SelfType, ReturnType]) -> bool:
+    """After an update-with-start that failed or ran out of time: whether its workflow started (its work goes on
+    without the caller). Reading the start's outcome also keeps asyncio from logging an error nobody read
+    ("Future exception was never retrieved"); call it after every update-with-start that did not answer. The
+    SDK settles the outcome before the call returns or raises, so this never waits."""
+    try:
+        async with asyncio.timeout(1.0):
+            await start.workflow_handle()
+    except Exception:  # noqa: BLE001 — the start itself failed (or the engine never said): it did not start
+        return False
+    return True

@@ -132,6 +132,24 @@ def _unused_iccid(store: Store, *, esim: bool = False) -> str:
             return iccid
 
 
+class ReleaseRequest(BaseModel):
+    """The vendor gives back a number it holds (its line took a ported number instead)."""
+
+    vendor_id: str
+    mdn: str
+
+
+@router.post("/lines/release")
+async def release(body: ReleaseRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
+    """The number leaves the vendor's active line; the same key (or a number already released) answers 00."""
+    return store.idempotent(endpoint="carrier/lines/release", key=key, compute=lambda: _release(store, body))
+
+
+def _release(store: Store, body: ReleaseRequest) -> Row:
+    released = store.release_vendor_mdn(vendor_id=body.vendor_id, mdn=body.mdn)
+    return {"STATUSCODE": "00", "DESCRIPTION": "Number released" if released else "Number not active"}
+
+
 @router.post("/line-inquiry")
 async def line_inquiry(body: LineInquiryRequest, store: StoreDep, config: ConfigDep) -> dict[str, Any]:
     """Status, SIM and balances of an active line the vendor holds; 909 for any other number."""

@@ -94,6 +94,7 @@ class Line(SQLModel, table=True):
     last_error: str | None = Field(default=None, max_length=500)
     status_since: datetime = Field(default_factory=utcnow)
     mdn: str | None = Field(default=None, max_length=10, index=True)
+    released_mdn: str | None = Field(default=None, max_length=10)  # the number it gave back for a ported one
     msid: str | None = Field(default=None, max_length=16)
     msl: str | None = Field(default=None, max_length=8)
     shipment_reference: str | None = Field(default=None, max_length=32)

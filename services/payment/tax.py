@@ -14,7 +14,7 @@ from models.messages.payment import CollectTax, MarkCollected, TaxReceipt
 from models.requests.payment import UpdateTaxCalculationStatus
 from models.statuses import TaxStatus as CalcStatus
 from models.tables.payment import TaxCalculation
-from orchestration.link import read_start_outcome
+from orchestration.link import started_anyway
 from workflows.ids import tax_workflow_id
 from workflows.payment import TaxCollectionWorkflow, refusal
 
@@ -62,4 +62,4 @@ async def _collect(ctx: Context, mark: MarkCollected, collect: CollectTax) -> Ta
     except WorkflowUpdateFailedError as failure:
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
     finally:
-        read_start_outcome(start)
+        await started_anyway(start)  # its outcome read: no error left unread

@@ -1,12 +1,18 @@
 """The porting domain as the original's mobile channels call it: create_portin_v2… (a port added to a line
-created without one, run by the line's own workflow), get_list (the port orders of a line or its account) and
+created without one, run by the port's workflow), get_list (the port orders of a line or its account) and
 submit_portin (corrections, as update_portin)."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from dataclasses import replace
+
 from sqlalchemy.exc import IntegrityError
 from sqlmodel.ext.asyncio.session import AsyncSession
-from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateStage
+from temporalio.client import WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.service import RPCError
 
 from dispatch.actions import action
 from dispatch.context import Context, Reply
@@ -22,85 +28,97 @@ from models.answers.porting import (
 )
 from models.carriers import CARRIER_NAMES
 from models.documents import Fields
-from models.errors import refuse
-from models.messages.porting import PortRequest, PortStarted
-from models.refusals import NO_PORT_ORDER, NO_RECORD, already_porting, not_waiting_for_activation
+from models.errors import LineupError, refuse
+from models.messages.enrollment import LinePlan, Pacing
+from models.messages.porting import PortStart, PortStarted
+from models.refusals import NO_PORT_ORDER, NO_RECORD, PORT_IN_PROGRESS, already_porting, not_waiting_for_activation
 from models.requests.porting import CreatePortin, GetPortList, SubmitPortin
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
-from persistence.enrollment import active_holders, vendor_line
-from persistence.porting import ports_of
+from orchestration.link import started_anyway
+from persistence.enrollment import plan_of, vendor_line
+from persistence.porting import ports_in_progress, ports_of, second_port
 from services.enrollment.intake import PORT_SECRETS
 from services.enrollment.lines import NO_CUSTOMER
 from services.enrollment.paid import activation_problem
 from services.porting.status import correct_port
 from workflows.enrollment.line import LineWorkflow
-from workflows.ids import line_workflow_id
+from workflows.ids import line_workflow_id, port_workflow_id
+from workflows.porting import PortInWorkflow
+from workflows.search_attributes import line_attributes
 
-TAKEN_BY_WORKFLOW = "(porting)"  # the line's workflow already took a port: the stored order is its own
-
-
-def number_held(number: str, holder: str) -> str:
-    """The refusal of a port of a number an active line of the vendor holds (decisions.md has no move that
-    ports that line out, so there is no exception)."""
-    return f"Number {number} belongs to active line {holder}; it cannot be ported into another line"
+log = logging.getLogger("lineup.port")
 
 
 @action("port", example=PORT_CREATED)
 async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
     *, body: CreatePortin, ctx: Context
 ) -> Reply[PortCreated]:
-    """Ports a number into a line created without PORTIN that still waits for activation: the port order is
-    stored (old-account data encrypted), then the line's workflow takes it (`port_in` update, refused before
-    it reaches history when the line cannot take it), submits it and follows it as a PORTIN line's."""
+    """Ports a number into a line created without PORTIN: a line waiting for activation is activated on the
+    ported number; an ACTIVE line keeps its number until the port completes, then takes the ported one. The
+    port order is stored (old-account data encrypted); the port's workflow submits and follows it, and the
+    answer comes once the carrier took the port (or within the create's wait, saying it has not answered)."""
     eid = body.enrollment_id
     async with ctx.uow.transaction() as session:
         line = await _portable_line(session, body, vendor_id=ctx.caller.vendor_id)
-        stored = await _store_order(session, ctx, body, line)
-        account_id = line.cust_id or ""
-    client = await ctx.temporal_client()
-    handle = client.get_workflow_handle(line_workflow_id(eid))
-    request = PortRequest(eid, ctx.request_id)
-    try:
-        async with ctx.outside("The workflow engine"):
-            update = await handle.start_update(
-                LineWorkflow.port_in, request, id=f"portin-{eid}", wait_for_stage=WorkflowUpdateStage.ACCEPTED
-            )
-    except WorkflowUpdateFailedError as failure:
-        reason = str(getattr(failure.cause, "message", failure.cause))
-        if stored and TAKEN_BY_WORKFLOW not in reason:
-            await _withdraw(ctx, eid)
-        raise refuse(reason, rest_status=409) from None
-    started: PortStarted | None = None
-    try:  # the carrier's answer within the caller's wait; the port goes on either way
-        async with ctx.outside("The carrier", within=ctx.settings.enrollment.sync_wait_seconds):
-            started = await update.result()
-    except Exception:  # noqa: BLE001 — still submitting when the wait is over: the answer says so
-        started = None
+        await _store_order(session, ctx, body, line)
+        plan, parent, active = plan_of(line), line.parent_enrollment_id, line.status == LineStatus.ACTIVE
+    started = await _start_port(ctx, plan, parent=parent, active=active)
     if started is not None and started.status == LineStatus.PORT_REJECTED:
         raise refuse(started.reason or "The carrier refused the port-in")
     port_id = started.port_id if started is not None else None
-    result = PortCreateResult(accountId=account_id, portRequestNumber=port_id or "")
+    result = PortCreateResult(accountId=plan.cust_id, portRequestNumber=port_id or "")
     created = PortCreated(MDN=body.port_number, REFRENCENO=f"PORT_CREATE_{eid}", RESULT=result)
     msg = "Port-in submitted" if port_id else "Port-in accepted; the carrier has not answered yet"
     return Reply(msg, created)
 
 
+async def _start_port(ctx: Context, plan: LinePlan, *, parent: str, active: bool) -> PortStarted | None:
+    """The port's workflow started (a line waiting for activation handed over to it) and its submission waited
+    for within the create's wait; None when the carrier has not answered by then (the port goes on)."""
+    client = await ctx.temporal_client()
+    if not active:  # its LineWorkflow stops waiting for activate_line: the port activates it
+        with contextlib.suppress(RPCError):
+            async with ctx.outside("The workflow engine"):
+                await client.get_workflow_handle(line_workflow_id(plan.enrollment_id)).signal(LineWorkflow.hand_over)
+    port = PortStart(plan.enrollment_id, ctx.caller.vendor_code, Pacing.of(ctx.settings), line_active=active)
+    ported = replace(plan, activation_type="PORTIN", status=LineStatus.ACTIVE if active else LineStatus.PORT_PENDING)
+    start = WithStartWorkflowOperation(
+        PortInWorkflow.run,
+        port,
+        id=port_workflow_id(plan.enrollment_id),
+        task_queue=ctx.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=line_attributes(ported, parent_enrollment_id=parent, agent_id=ctx.caller.agent_username),
+    )
+    try:
+        async with ctx.outside("The carrier", within=ctx.settings.enrollment.sync_wait_seconds):
+            return await client.execute_update_with_start_workflow(
+                PortInWorkflow.submission, start_workflow_operation=start
+            )
+    except LineupError as problem:
+        if not await started_anyway(start):
+            await _withdraw(ctx, plan.enrollment_id)  # nothing runs it: the channel may send it again
+            raise
+        log.info("port %s: %s; it goes on", plan.enrollment_id, problem.msg)
+        return None
+
+
 async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id: int) -> Line:
-    """The vendor's line, if it can take a port: waiting for activation, and the number no active line's."""
+    """The vendor's line, if it can take a port: waiting for activation, or ACTIVE with the number it was
+    given, and no port of this number in progress elsewhere."""
     line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
-    if line.status == LineStatus.ACTIVE:
-        raise refuse(f"Line is already active with its own number {line.mdn}", rest_status=409)
     if line.activation_type == "PORTIN":  # created as one, or its added port was submitted
         raise refuse(already_porting(line.status), rest_status=409)
-    if line.status != LineStatus.WAITING_ACTIVATION:
+    if line.status not in (LineStatus.WAITING_ACTIVATION, LineStatus.ACTIVE):
         raise refuse(not_waiting_for_activation(line.status), rest_status=409)
-    holders = await active_holders(session, [body.port_number], vendor_id=vendor_id)
-    if body.port_number in holders:
-        raise refuse(number_held(body.port_number, holders[body.port_number]), rest_status=409)
+    if await ports_in_progress(session, [body.port_number], besides=[line.enrollment_id]):
+        raise refuse(PORT_IN_PROGRESS, rest_status=409)
+    if line.status == LineStatus.ACTIVE:
+        return line
     # The port activates the line: a vendor that requires payment has it paid first, as for activate_line.
     problem = await activation_problem(
         session,
@@ -114,9 +132,12 @@ async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id
     return line
 
 
-async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, line: Line) -> bool:
-    """Stores the port order; True when this request wrote it. An order already there that no workflow has
-    taken (its request never reached the line) is this request's repeat: its data is replaced."""
+async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, line: Line) -> None:
+    """Stores the port order. An order already there that the carrier never took (its request did not reach the
+    port's workflow, or the holder's check stopped it) is this request's repeat: its data is replaced."""
+    if line.status != LineStatus.ACTIVE:  # a PORTIN line from here: its stuck step is its port's to retry
+        line.activation_type = "PORTIN"
+        session.add(line)
     values = body.model_dump()
     secrets = ctx.cipher.seal({target: values[source] for source, target in PORT_SECRETS.items() if values[source]})
     order = await session.get(PortIn, line.enrollment_id)
@@ -125,7 +146,7 @@ async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, 
             raise refuse(already_porting(order.status), rest_status=409)
         order.port_number, order.current_carrier, order.secrets = body.port_number, body.port_current_carrier, secrets
         session.add(order)
-        return False
+        return
     session.add(
         PortIn(
             enrollment_id=line.enrollment_id,
@@ -135,18 +156,21 @@ async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, 
         )
     )
     try:
-        await session.flush()  # two requests at once: the order's key lets one of them in
-    except IntegrityError:
-        raise refuse(already_porting(), rest_status=409) from None
-    return True
+        await session.flush()  # two requests at once: the order's key (or the number's index) lets one in
+    except IntegrityError as clash:
+        raise refuse(PORT_IN_PROGRESS if second_port(clash) else already_porting(), rest_status=409) from None
 
 
 async def _withdraw(ctx: Context, enrollment_id: str) -> None:
-    """The line's workflow refused the port (it was activated meanwhile): the order this request stored goes."""
+    """The port's workflow never started (the engine was away): the order this request stored goes, and a line
+    waiting for activation is a new activation again."""
     async with ctx.uow.transaction() as session:
-        order = await session.get(PortIn, enrollment_id)
+        order, line = await session.get(PortIn, enrollment_id), await session.get(Line, enrollment_id)
         if order is not None and order.carrier_port_id is None:
             await session.delete(order)
+            if line is not None and line.status != LineStatus.ACTIVE:
+                line.activation_type = "NEWACTIVATION"
+                session.add(line)
 
 
 @action("port", example=PORT_LIST)

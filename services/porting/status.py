@@ -32,7 +32,7 @@ from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from persistence import events
 from workflows.ids import lookup_workflow_id, port_workflow_id
-from workflows.porting import PortStatusWorkflow, PortValidationWorkflow
+from workflows.porting import PortInWorkflow, PortValidationWorkflow
 
 log = logging.getLogger("lineup.port")
 NO_ORDER = "No port-in order matches this enrollment id, ESN and MDN"
@@ -75,7 +75,7 @@ async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]
     correction = PortCorrection(enroll_id, ctx.request_id, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
     try:
         async with ctx.outside("The carrier", within=ctx.lookup_seconds()):
-            view = await handle.execute_update(PortStatusWorkflow.correct, correction)
+            view = await handle.execute_update(PortInWorkflow.correct, correction)
     except WorkflowUpdateFailedError as failure:
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
     return PortUpdate(enroll_id=enroll_id, portin_status=view.status)
@@ -93,7 +93,7 @@ async def _view(ctx: Context, order: PortIn) -> PortView:
     handle = client.get_workflow_handle(port_workflow_id(order.enrollment_id), result_type=PortView)
     try:
         async with asyncio.timeout(ctx.settings.temporal.rpc_seconds):
-            return await handle.query(PortStatusWorkflow.status)
+            return await handle.query(PortInWorkflow.status)
     except (RPCError, TimeoutError) as problem:
         if not (isinstance(problem, RPCError) and problem.status == RPCStatusCode.NOT_FOUND):
             log.warning("port %s answered from the database: %s", order.enrollment_id, type(problem).__name__)

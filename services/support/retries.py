@@ -174,7 +174,7 @@ async def resume(
     async def signal(line: Line) -> str | None:
         async with slots:
             try:
-                await retry_line(client, line.enrollment_id)
+                await retry_line(client, line)
             except RPCError as error:
                 if error.status not in LEFT_OUT:
                     raise
