@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from services import agents, cards, devices, eligibility, mail, notes, port_orders, porting
+from services import address, agents, cards, devices, eligibility, mail, notes, port_orders, porting
 from services.actions import Action, declared_in
 from services.auth import password, sessions
 from services.enrollment import catalog, create, lines
@@ -15,7 +15,7 @@ from services.support import retries
 
 DOMAINS: tuple[ModuleType, ...] = (
     create, lines, catalog, porting, port_orders, payments, tax, eligibility, devices, mail, agents, notes, cards,
-    password, sessions, retries,
+    password, sessions, retries, address,
 )  # fmt: skip
 
 
