@@ -72,7 +72,12 @@ def check_agent(action: Action, agent: AgentRef | None, username: str | None, ve
 
 def check_role(action: Action, agent: AgentRef | None) -> None:
     if action.role is not None and (agent is None or action.role not in agent.roles):
-        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access")
+        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access", [needs_role(action.role)])
+
+
+def needs_role(role: str) -> str:
+    """RESTAPI109's error: the role the agent lacks, so a channel knows what to ask its vendor for."""
+    return f"This operation needs the {role} role"
 
 
 async def check_agent_password(uow: UnitOfWork, settings: Settings, agent: AgentRef, offered: object) -> None:

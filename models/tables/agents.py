@@ -9,7 +9,9 @@ from sqlmodel import Field, SQLModel
 
 from models.clock import utcnow
 
-ROLES = ("agent", "support", "admin")
+# `payments` records payments taken outside Lineup (make_payment CASH or OTHER_PAYMENT_OPTION): a vendor grants it
+# to its storefronts' and cash desks' agents; `support` uses /ops and the console. No role implies another.
+ROLES = ("agent", "payments", "support", "admin")
 
 
 class Agent(SQLModel, table=True):
