@@ -183,8 +183,9 @@ async def test_new_number_activation_with_zip_code_activates_in_that_area(stack)
     assert stored.mdn is not None and stored.mdn.startswith("213")  # Los Angeles' area, not Atlanta's 404
     again = await stack.call(
         "/inventory", body("new_number_activation_with_zip_code", enrollment_id=enrollment_id, zip_code="90001")
-    )
-    assert again["errors"] == ["Line is not waiting for activation (ACTIVE)"]
+    )  # asked again after checkout: the line's entry, its MDN, and nothing to the carrier (decisions.md)
+    assert (again["msg_code"], again["data"]) == ("RESTAPI000", answer["data"])
+    assert (await stored_line(stack, enrollment_id)).mdn == stored.mdn
 
 
 async def test_the_console_finds_a_port_added_after_creation_by_its_number(stack):
