@@ -49,10 +49,11 @@ class PortAccountFields(BaseModel):
 
 
 class QueryPortin(ActionRequest):
-    """The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together."""
+    """The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together; without
+    an ESN (mobile channels send `"esn": ""`, which is none) by its enrollment id and number alone."""
 
     enroll_id: Alnum
-    esn: Esn
+    esn: Esn | None = None
     mdn: Mdn
     carrier: PortCarrier
 
