@@ -22,18 +22,18 @@ from models.carriers import CARRIER_NAMES
 from models.documents import Fields
 from models.errors import refuse
 from models.messages.porting import PortRequest, PortStarted
-from models.requests.porting import CreatePortin, GetPortList, SubmitPortin
+from models.requests.porting import CreatePortin, GetPortList, SubmitPortin, ValidatePortin
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
-from persistence.enrollment import active_holders, vendor_line
+from persistence.enrollment import active_holders, sim_line, vendor_line
 from persistence.porting import ports_of
 from services.actions import action
 from services.context import Context, Reply
 from services.enrollment.intake import PORT_SECRETS
 from services.enrollment.lines import NO_CUSTOMER
 from services.enrollment.paid import activation_problem
-from services.porting import correct_port
+from services.porting import correct_port, validate_portin
 from workflows.enrollment.line import LineWorkflow
 from workflows.ids import line_workflow_id
 
@@ -54,7 +54,9 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
     """Ports a number into a line created without PORTIN that still waits for activation: the port order is
     stored (old-account data encrypted), then the line's workflow takes it (`port_in` update, refused before
     it reaches history when the line cannot take it), submits it and follows it as a PORTIN line's."""
+    body = await _completed(ctx, body)
     eid = body.enrollment_id
+    assert eid is not None
     async with ctx.uow.transaction() as session:
         line = await _portable_line(session, body, vendor_id=ctx.caller.vendor_id)
         stored = await _store_order(session, ctx, body, line)
@@ -87,8 +89,29 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
     return Reply(msg, created)
 
 
+async def _completed(ctx: Context, body: CreatePortin) -> CreatePortin:
+    """The order with what the original's form may leave out: the line its SIM names, and the number's current
+    carrier, asked of the carrier (as validate_portin does) when not given, once the line is known to exist."""
+    async with ctx.uow.transaction() as session:
+        if body.enrollment_id is not None:
+            line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
+        else:
+            assert body.sim is not None  # CreatePortin names a line one way or the other
+            line = await sim_line(session, iccid=body.sim, vendor_id=ctx.caller.vendor_id)
+    if line is None:
+        raise refuse(NO_CUSTOMER, rest_status=404)
+    found = {"enrollment_id": line.enrollment_id}
+    if body.port_current_carrier is None:
+        eligibility = await validate_portin(body=ValidatePortin(port_number=body.port_number), ctx=ctx)
+        if eligibility.eligible != "Y":
+            raise refuse(eligibility.reason or "The carrier says this number cannot be ported in")
+        found["port_current_carrier"] = eligibility.current_carrier
+    return body.model_copy(update=found)
+
+
 async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id: int) -> Line:
     """The vendor's line, if it can take a port: waiting for activation, and the number no active line's."""
+    assert body.enrollment_id is not None  # _completed found it
     line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
@@ -117,6 +140,7 @@ async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id
 async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, line: Line) -> bool:
     """Stores the port order; True when this request wrote it. An order already there that no workflow has
     taken (its request never reached the line) is this request's repeat: its data is replaced."""
+    assert body.port_current_carrier is not None  # given, or asked of the carrier (_completed)
     values = body.model_dump()
     secrets = ctx.cipher.seal({target: values[source] for source, target in PORT_SECRETS.items() if values[source]})
     order = await session.get(PortIn, line.enrollment_id)
