@@ -62,8 +62,10 @@ def check_agent(action: Action, agent: AgentRef | None, username: str | None, ve
         if action.agent_required:
             raise LineupError(MsgCode.AGENT, "Agent Id should not be blank")
     elif agent is None or not agent.active:
+        # Agents are found among the token's vendor's only: another vendor's agent_id is unknown here, and
+        # saying `Invalid company` would tell a channel which names other vendors use.
         raise LineupError(MsgCode.AGENT, "Invalid Agent Id")
-    elif agent.vendor_id != vendor_id:
+    elif agent.vendor_id != vendor_id:  # kept in its place of the order; the lookup makes it unreachable
         raise LineupError(MsgCode.COMPANY, "Invalid company")
     elif agent.requires_api_password:
         return True

@@ -74,7 +74,8 @@ def lineup(*args: str) -> Any:
 
 async def roles_of(stack: Any, username: str) -> str:
     async with stack.db.transaction() as session:
-        return (await session.exec(select(Agent.roles).where(Agent.username == username))).one()
+        roles: str = (await session.exec(select(Agent.roles).where(Agent.username == username))).one()
+    return roles
 
 
 async def test_agent_set_roles_replaces_the_roles_and_refuses_an_unknown_one(shared_stack, monkeypatch):

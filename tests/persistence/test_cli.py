@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-from sqlmodel import select
+from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from cli.main import app as cli
@@ -121,7 +121,7 @@ async def test_seed_demo_gives_demo_agent_the_payments_role_once(db_url, data_di
 
     async with ApiClient.running(make_settings(data_dir, db_url)) as api:
         async with api.db.transaction() as session:
-            await session.execute(update(Agent).where(Agent.username == "demo.agent").values(roles="agent,admin"))
+            await session.execute(update(Agent).where(col(Agent.username) == "demo.agent").values(roles="agent,admin"))
         seeded = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, "seed-demo")
         assert seeded.exit_code == 0 and "(0 records created; roles given to demo.agent)" in seeded.output
         again = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, "seed-demo")
