@@ -9,13 +9,13 @@ from types import ModuleType
 from services import address, agents, cards, devices, eligibility, mail, notes, port_orders, porting
 from services.actions import Action, declared_in
 from services.auth import password, sessions
-from services.enrollment import catalog, create, lines
+from services.enrollment import catalog, create, esim, lines
 from services.payment import payments, tax
 from services.support import retries
 
 DOMAINS: tuple[ModuleType, ...] = (
     create, lines, catalog, porting, port_orders, payments, tax, eligibility, devices, mail, agents, notes, cards,
-    password, sessions, retries, address,
+    password, sessions, retries, address, esim,
 )  # fmt: skip
 
 

@@ -252,6 +252,12 @@ class ActivateLine(ActionRequest):
         return self
 
 
+class AssignEsim(ActionRequest):
+    """The line's eSIM profile: the one it has, or one the carrier assigns now to a line that has no SIM yet."""
+
+    enrollment_id: Alnum
+
+
 class NewNumberActivation(ActionRequest):
     """new_number_activation_with_zip_code: activates a line waiting for activation with a new number in the
     ZIP's area; a SIM (esn, or sim / iccid) may replace the attached one."""
