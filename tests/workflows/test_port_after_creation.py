@@ -64,6 +64,8 @@ async def test_the_originals_port_body_ports_a_waiting_line(stack, named_by):
     number = new_number("3")
     line_named = {"enrollment_id": enrollment_id} if named_by == "enrollment_id" else {"sim": sim}
     request = body(CREATE_PORTIN, **line_named, **ORIGINAL_ORDER, port_number=number, imei="352099081234508")
+    theirs = await stack.call("/port", {**request, **OTHER}, vendor="OTHER")  # names nothing of theirs
+    assert theirs["errors"] == ["No customer found against this enrolment ID"], theirs
     answer = await stack.call("/port", request)
     assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Port-in submitted"), answer
     assert answer["data"]["REFRENCENO"] == f"PORT_CREATE_{enrollment_id}"
