@@ -33,6 +33,17 @@ class Activation:
 
 
 @dataclass(frozen=True)
+class EsimReservation:
+    """A profile the carrier reserved for a line without a SIM: sealed in the line by the activity."""
+
+    iccid: str
+    activation_code: str
+
+    def __repr__(self) -> str:  # the activation code downloads the profile to any phone
+        return f"EsimReservation({self.iccid})"
+
+
+@dataclass(frozen=True)
 class LineOrder:
     """What an activation sends: the line's plan and SIM, and where it is served."""
 
@@ -68,6 +79,11 @@ class _Activated(Answer):
     MSL: str
     ICCID: str | None = None
     ACTIVATION_CODE: str | None = None
+
+
+class _Reserved(Answer):
+    ICCID: str
+    ACTIVATION_CODE: str
 
 
 class _LineInquiry(Answer):
@@ -233,6 +249,12 @@ class CarrierClient(JsonService):
         }
         done = await self._call("/activations", body, _Activated, key=key)
         return Activation(done.MDN, done.MSID, done.MSL, done.ICCID, done.ACTIVATION_CODE)
+
+    async def reserve_esim(self, *, vendor_id: str, enrollment_id: str, key: str) -> EsimReservation:
+        """A profile for a line that has no SIM yet; its activation later uses it (the same key, the same one)."""
+        body: dict[str, object] = {"vendor_id": vendor_id, "enrollment_id": enrollment_id}
+        done = await self._call("/esim-profiles", body, _Reserved, key=key)
+        return EsimReservation(done.ICCID, done.ACTIVATION_CODE)
 
     async def line_inquiry(self, *, vendor_id: str, mdn: str, flags: dict[str, bool]) -> LineInquiryAnswer:
         """A carrier-level answer whatever its STATUSCODE (909 included): the channel reads it as it is."""

@@ -9,16 +9,16 @@ from types import ModuleType
 from dispatch.actions import Action, declared_in
 from models.envelope import MsgCode
 from models.errors import LineupError
-from services import agents, cards, devices, eligibility, mail, notes
+from services import address, agents, cards, devices, eligibility, mail, notes
 from services.auth import password, sessions
-from services.enrollment import catalog, create, lines
+from services.enrollment import catalog, create, esim, lines
 from services.payment import payments, tax
 from services.porting import orders, status
 from services.support import retries
 
 DOMAINS: tuple[ModuleType, ...] = (
     create, lines, catalog, status, orders, payments, tax, eligibility, devices, mail, agents, notes, cards,
-    password, sessions, retries,
+    password, sessions, retries, address, esim,
 )  # fmt: skip
 
 

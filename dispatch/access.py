@@ -48,8 +48,10 @@ def check_agent(action: Action, agent: AgentRef | None, username: str | None, ve
         if action.agent_required:
             raise LineupError(MsgCode.AGENT, "Agent Id should not be blank")
     elif agent is None or not agent.active:
+        # Agents are found among the token's vendor's only: another vendor's agent_id is unknown here, and
+        # saying `Invalid company` would tell a channel which names other vendors use.
         raise LineupError(MsgCode.AGENT, "Invalid Agent Id")
-    elif agent.vendor_id != vendor_id:
+    elif agent.vendor_id != vendor_id:  # kept in its place of the order; the lookup makes it unreachable
         raise LineupError(MsgCode.COMPANY, "Invalid company")
     elif agent.requires_api_password:
         return True
@@ -58,7 +60,12 @@ def check_agent(action: Action, agent: AgentRef | None, username: str | None, ve
 
 def check_role(action: Action, agent: AgentRef | None) -> None:
     if action.role is not None and (agent is None or action.role not in agent.roles):
-        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access")
+        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access", [needs_role(action.role)])
+
+
+def needs_role(role: str) -> str:
+    """RESTAPI109's error: the role the agent lacks, so a channel knows what to ask its vendor for."""
+    return f"This operation needs the {role} role"
 
 
 async def check_agent_password(uow: UnitOfWork, settings: Settings, agent: AgentRef, offered: object) -> None:

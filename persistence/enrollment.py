@@ -47,6 +47,16 @@ async def customer_line(session: AsyncSession, *, customer_id: str, vendor_id: i
     return (await session.exec(query)).first()
 
 
+async def sim_line(session: AsyncSession, *, iccid: str, vendor_id: int) -> Line | None:
+    """The vendor's newest line with this SIM attached, or None (the original names a line by its SIM too)."""
+    query = (
+        select(Line)
+        .where(Line.iccid == iccid, Line.vendor_id == vendor_id)
+        .order_by(col(Line.created_at).desc(), col(Line.enrollment_id))
+    )
+    return (await session.exec(query)).first()
+
+
 async def email_lines(session: AsyncSession, *, cipher: FieldCipher, email: str, vendor_id: int) -> list[Line]:
     """The vendor's lines enrolled with this e-mail (compared as the login compares it), oldest first."""
     query = (

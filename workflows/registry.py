@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workflows.devices import DeviceCheckWorkflow
 from workflows.eligibility import NladCheckWorkflow
+from workflows.enrollment.esim import EsimAssignmentWorkflow
 from workflows.enrollment.line import LineWorkflow
 from workflows.enrollment.lookups import CarrierListWorkflow, LineInquiryWorkflow
 from workflows.enrollment.order import EnrollmentWorkflow
@@ -19,6 +20,7 @@ WORKFLOWS: list[type] = [
     LineInquiryWorkflow,
     CarrierListWorkflow,
     PortInWorkflow,
+    EsimAssignmentWorkflow,
     PortValidationWorkflow,
     TaxQuoteWorkflow,
     TaxEstimateWorkflow,

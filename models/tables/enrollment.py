@@ -100,3 +100,8 @@ class Line(SQLModel, table=True):
     shipment_reference: str | None = Field(default=None, max_length=32)
     activated_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def physical_sim(self) -> bool:
+        """A SIM or ESN attached that is no eSIM profile: such a line gets no eSIM (assign_esim)."""
+        return not self.is_esim and (self.iccid is not None or self.esn is not None)

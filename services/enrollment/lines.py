@@ -64,6 +64,10 @@ async def activate(
         line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
+    if line.status == LineStatus.ACTIVE:
+        # The original's channels create the customer, then ask for its activation: a line checkout already
+        # activated answers with its entry and MDN, and nothing goes to the carrier or its workflow.
+        return await line_entries(ctx, [plan_of(line)], invoice_number=line.invoice_number)
     if line.status != LineStatus.WAITING_ACTIVATION:
         raise refuse(not_waiting_for_activation(line.status), rest_status=409)
     await _paid_for(ctx, line)

@@ -29,7 +29,7 @@ from workflows.ids import lookup_workflow_id, tax_quote_workflow_id
 from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
 
 SUCCESS = "SUCCESS"
-RECORDING_ROLE = "support"  # recording money no gateway saw is a back-office act (decisions.md, "Permissions")
+RECORDING_ROLE = "payments"  # money no gateway saw, recorded by the agents a vendor trusts with it (decisions.md)
 NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECORDING_ROLE} role"
 
 
@@ -37,7 +37,7 @@ NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECOR
 async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
     """Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to
     the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's
-    reference, or CASH; either needs the support role). A repeated request returns the first result; a declined
+    reference, or CASH; either needs the payments role). A repeated request returns the first result; a declined
     card may be tried again; a processor reference is recorded once per vendor."""
     caller = ctx.caller
     if body.recorded and (caller.agent is None or RECORDING_ROLE not in caller.agent.roles):

@@ -32,17 +32,17 @@ from models.errors import LineupError, refuse
 from models.messages.enrollment import LinePlan, Pacing
 from models.messages.porting import PortStart, PortStarted
 from models.refusals import NO_PORT_ORDER, NO_RECORD, PORT_IN_PROGRESS, already_porting, not_waiting_for_activation
-from models.requests.porting import CreatePortin, GetPortList, SubmitPortin
+from models.requests.porting import CreatePortin, GetPortList, SubmitPortin, ValidatePortin
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from orchestration.link import started_anyway
-from persistence.enrollment import plan_of, vendor_line
+from persistence.enrollment import plan_of, sim_line, vendor_line
 from persistence.porting import ports_in_progress, ports_of, second_port
 from services.enrollment.intake import PORT_SECRETS
 from services.enrollment.lines import NO_CUSTOMER
 from services.enrollment.paid import activation_problem
-from services.porting.status import correct_port
+from services.porting.status import correct_port, validate_portin
 from workflows.enrollment.line import LineWorkflow
 from workflows.ids import line_workflow_id, port_workflow_id
 from workflows.porting import PortInWorkflow
@@ -59,7 +59,9 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
     ported number; an ACTIVE line keeps its number until the port completes, then takes the ported one. The
     port order is stored (old-account data encrypted); the port's workflow submits and follows it, and the
     answer comes once the carrier took the port (or within the create's wait, saying it has not answered)."""
+    body = await _completed(ctx, body)
     eid = body.enrollment_id
+    assert eid is not None
     async with ctx.uow.transaction() as session:
         line = await _portable_line(session, body, vendor_id=ctx.caller.vendor_id)
         await _store_order(session, ctx, body, line)
@@ -105,9 +107,30 @@ async def _start_port(ctx: Context, plan: LinePlan, *, parent: str, active: bool
         return None
 
 
+async def _completed(ctx: Context, body: CreatePortin) -> CreatePortin:
+    """The order with what the original's form may leave out: the line its SIM names, and the number's current
+    carrier, asked of the carrier (as validate_portin does) when not given, once the line is known to exist."""
+    async with ctx.uow.transaction() as session:
+        if body.enrollment_id is not None:
+            line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
+        else:
+            assert body.sim is not None  # CreatePortin names a line one way or the other
+            line = await sim_line(session, iccid=body.sim, vendor_id=ctx.caller.vendor_id)
+    if line is None:
+        raise refuse(NO_CUSTOMER, rest_status=404)
+    found = {"enrollment_id": line.enrollment_id}
+    if body.port_current_carrier is None:
+        eligibility = await validate_portin(body=ValidatePortin(port_number=body.port_number), ctx=ctx)
+        if eligibility.eligible != "Y":
+            raise refuse(eligibility.reason or "The carrier says this number cannot be ported in")
+        found["port_current_carrier"] = eligibility.current_carrier
+    return body.model_copy(update=found)
+
+
 async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id: int) -> Line:
     """The vendor's line, if it can take a port: waiting for activation, or ACTIVE with the number it was
     given, and no port of this number in progress elsewhere."""
+    assert body.enrollment_id is not None  # _completed found it
     line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
@@ -138,6 +161,7 @@ async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, 
     if line.status != LineStatus.ACTIVE:  # a PORTIN line from here: its stuck step is its port's to retry
         line.activation_type = "PORTIN"
         session.add(line)
+    assert body.port_current_carrier is not None  # given, or asked of the carrier (_completed)
     values = body.model_dump()
     secrets = ctx.cipher.seal({target: values[source] for source, target in PORT_SECRETS.items() if values[source]})
     order = await session.get(PortIn, line.enrollment_id)

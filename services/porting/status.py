@@ -44,10 +44,15 @@ async def query_portin(*, body: QueryPortin, ctx: Context) -> Reply[PortQuery]:
     the port's workflow (no carrier call), or from the database once it is gone."""
     async with ctx.uow.transaction() as session:
         found = await _order(session, body.enroll_id, ctx.caller.vendor_id)
-    if found is None or found[1].port_number != body.mdn or body.esn not in (found[0].iccid, found[0].esn):
+    if found is None or found[1].port_number != body.mdn or not _same_sim(body.esn, found[0]):
         raise refuse(NO_ORDER, rest_status=404)
     view = await _view(ctx, found[1])
     return Reply(f"Port-in status: {view.status}", PortQuery(records=[PortRecord.of(view)]))
+
+
+def _same_sim(esn: str | None, line: Line) -> bool:
+    """The ESN or SIM the port was placed on; none given (decisions.md: a blank esn) names no SIM to match."""
+    return esn is None or esn in (line.iccid, line.esn)
 
 
 @action("port", example=PORT_UPDATE)

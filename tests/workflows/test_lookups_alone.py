@@ -1,9 +1,9 @@
 """The lookups a channel waits on, each workflow alone on the time-skipping server with a stand-in activity
 under the real name: LineInquiryWorkflow, CarrierListWorkflow, NladCheckWorkflow, DeviceCheckWorkflow,
-TaxQuoteWorkflow, TaxEstimateWorkflow, PortValidationWorkflow. Their contract: the outside system's answer
-passed through from one activity called with the request; a passing fault retried; a rejection final at once;
-an outage answered within the request's own budget (LINEUP_LOOKUP_BUDGET_SECONDS) — seconds of backoff the
-server skips."""
+TaxQuoteWorkflow, TaxEstimateWorkflow, PortValidationWorkflow, EsimAssignmentWorkflow. Their contract: the
+outside system's answer passed through from one activity called with the request; a passing fault retried; a
+rejection final at once; an outage answered within the request's own budget (LINEUP_LOOKUP_BUDGET_SECONDS) —
+seconds of backoff the server skips."""
 
 from __future__ import annotations
 
@@ -20,11 +20,13 @@ from models.failures import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
 from models.messages.devices import DeviceQuery, DeviceReply
 from models.messages.eligibility import NladAnswer, NladCheck
 from models.messages.enrollment import CarrierEntry, CarrierList, CarrierListQuery, InquiryRequest, LineInquiryAnswer
+from models.messages.esim import EsimAssigned, EsimRequest
 from models.messages.payment import TaxEstimate, TaxEstimateQuery, TaxItem, TaxQuote, TaxQuoted
 from models.messages.porting import PortCheck, PortEligibility
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from workflows.devices import DeviceCheckWorkflow
 from workflows.eligibility import NladCheckWorkflow
+from workflows.enrollment.esim import EsimAssignmentWorkflow
 from workflows.enrollment.lookups import CarrierListWorkflow, LineInquiryWorkflow
 from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
 from workflows.porting import PortValidationWorkflow
@@ -67,6 +69,8 @@ CASES = [
     Case(PortValidationWorkflow, PortValidationWorkflow.run, "validate_port",
          PortCheck("DEMO", "4045551234", "30301", budget_seconds=BUDGET), PortCheck,
          PortEligibility("4045551234", True, "TMB", "T-Mobile")),
+    Case(EsimAssignmentWorkflow, EsimAssignmentWorkflow.run, "assign_esim_profile",
+         EsimRequest("E1", "DEMO", budget_seconds=BUDGET), EsimRequest, EsimAssigned(reserved=True)),
 ]  # fmt: skip
 IDS = [case.workflow.__name__ for case in CASES]
 

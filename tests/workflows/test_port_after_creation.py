@@ -47,6 +47,32 @@ def port_in(enrollment_id: str, number: str, **overrides: Any) -> dict[str, Any]
     return body(CREATE_PORTIN, enrollment_id=enrollment_id, **{**PORT_ORDER, "port_number": number, **overrides})
 
 
+# The original's documented body (decisions.md): its own names, no SSN, the line named by its SIM alone.
+ORIGINAL_ORDER = {
+    "first_name": "Pat", "last_name": "Smith", "account_number": "ACC12345", "password_pin": "4321",
+    "zip_code": "30301", "state": "GA", "city": "Atlanta", "address_one": "9 Elm St", "address_two": "",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+@pytest.mark.parametrize("named_by", ["enrollment_id", "sim"])
+async def test_the_originals_port_body_ports_a_waiting_line(stack, named_by):
+    """Without `current_carrier`, the carrier is asked for it (a number ending 3 is with TMB in the sandbox)."""
+    enrollment_id, sim = await waiting_line(stack)
+    number = new_number("3")
+    line_named = {"enrollment_id": enrollment_id} if named_by == "enrollment_id" else {"sim": sim}
+    request = body(CREATE_PORTIN, **line_named, **ORIGINAL_ORDER, port_number=number, imei="352099081234508")
+    theirs = await stack.call("/port", {**request, **OTHER}, vendor="OTHER")  # names nothing of theirs
+    assert theirs["errors"] == ["No customer found against this enrolment ID"], theirs
+    answer = await stack.call("/port", request)
+    assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Port-in submitted"), answer
+    assert answer["data"]["REFRENCENO"] == f"PORT_CREATE_{enrollment_id}"
+    listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id))
+    [record] = listed["data"]["records"]
+    assert (record["number_to_port"], record["carrier"], record["first_name"]) == (number, "TMB", "Pat")
+    assert (record["address_one"], record["zip_code"], record["account_number"]) == ("9 Elm St", "30301", "2345")
+
+
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
 async def test_a_line_waiting_for_activation_is_ported_in_and_followed_to_completed(stack):
     enrollment_id, sim = await waiting_line(stack)
@@ -189,8 +215,9 @@ async def test_new_number_activation_with_zip_code_activates_in_that_area(stack)
     assert stored.mdn is not None and stored.mdn.startswith("213")  # Los Angeles' area, not Atlanta's 404
     again = await stack.call(
         "/inventory", body("new_number_activation_with_zip_code", enrollment_id=enrollment_id, zip_code="90001")
-    )
-    assert again["errors"] == ["Line is not waiting for activation (ACTIVE)"]
+    )  # asked again after checkout: the line's entry, its MDN, and nothing to the carrier (decisions.md)
+    assert (again["msg_code"], again["data"]) == ("RESTAPI000", answer["data"])
+    assert (await stored_line(stack, enrollment_id)).mdn == stored.mdn
 
 
 async def test_the_console_finds_a_port_added_after_creation_by_its_number(stack):
