@@ -1,5 +1,5 @@
 """`make clients`: regenerates both clients' generated files from the OpenAPI document the app serves, from the
-repository's root: the Python client's lineup_client/_actions.py, and the TypeScript client's openapi.json,
+repository's root: the Python client's lineup_client/actions.py, and the TypeScript client's openapi.json,
 src/actions.ts, src/schema.ts (openapi-typescript), its version and dist/ (tsc). tests/clients/test_generated.py
 fails while what is committed differs from what this writes."""
 

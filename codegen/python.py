@@ -1,4 +1,4 @@
-"""lineup_client/_actions.py from the document: a TypedDict per schema the requests and answers refer to, and a
+"""lineup_client/actions.py from the document: a TypedDict per schema the requests and answers refer to, and a
 typed method per action (sync and async), whose keyword parameters are the request's fields and whose result is
 the answer's `data`.
 
@@ -20,7 +20,8 @@ from pathlib import Path
 
 from codegen.document import Action, Schema, actions, ref_name, version
 
-TARGET = Path("clients/python/src/lineup_client/_actions.py")
+REPOSITORY = Path(__file__).resolve().parents[1]
+TARGET = REPOSITORY / "clients/python/src/lineup_client/actions.py"
 # Names the generated module defines or imports itself: a schema may not take one.
 RESERVED = {"AsyncActions", "Json", "Literal", "Mapping", "NotRequired", "Sequence", "SyncActions", "TypedDict"}
 DEFAULTED = ("agent_id", "source")  # the client may give these for every call: optional in every signature
@@ -200,7 +201,7 @@ def _docstring(text: str, *, indent: int) -> str:
 def _formatted(source: str) -> str:
     """ruff's format of `source`, under the repository's settings (line length)."""
     command = [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(TARGET), "-"]
-    done = subprocess.run(command, input=source, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, input=source, capture_output=True, text=True, check=False, cwd=REPOSITORY)
     if done.returncode != 0:
         raise RuntimeError(f"ruff could not format the generated module: {done.stderr}")
     return done.stdout

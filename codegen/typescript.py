@@ -12,7 +12,7 @@ from pathlib import Path
 
 from codegen.document import Action, Schema, actions, document_text, version
 
-ROOT = Path("clients/typescript")
+ROOT = Path(__file__).resolve().parents[1] / "clients/typescript"
 DOCUMENT, ACTIONS, SCHEMA, DIST = Path("openapi.json"), Path("src/actions.ts"), Path("src/schema.ts"), Path("dist")
 MANIFESTS = (Path("package.json"), Path("package-lock.json"))
 # openapi-typescript's options: a field with a default stays optional in a request (its default is Lineup's).

@@ -12,7 +12,7 @@ from typing import Self
 
 import httpx
 
-from lineup_client._actions import VERSION, AsyncActions, SyncActions
+from lineup_client.actions import VERSION, AsyncActions, SyncActions
 from lineup_client._calls import Attempts, Call, Login, Retry, Step
 from lineup_client._json import Json
 from lineup_client._pool import TokenPool
