@@ -12,6 +12,7 @@ import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, cast
 
 import httpx
@@ -22,25 +23,25 @@ from sqlmodel import func, select
 
 from models.tables.enrollment import Line
 from tests.support.builders import line
-from tests.support.channel_clients import DEMO_URL, Wire, async_client, example, sync_client
+from tests.support.channel_clients import DEMO_URL, GUIDE, README, Wire, async_client, example, sync_client
 from tests.support.cutting_proxy import CuttingProxy
 from tests.support.webhooks import received, register
 
 SECRETS = ("demo-pass-1", "4111111111111111", "line-pass-1")  # the guide's password, card and line password
 
 
-def run_guide(url: str) -> tuple[dict[str, Any], str]:
-    """The guide's Python example as it is written, pointed at `url`; its variables and what it printed."""
+def run_example(url: str, page: Path = GUIDE) -> tuple[dict[str, Any], str]:
+    """A page's Python example as it is written, pointed at `url`; its variables and what it printed."""
     space: dict[str, Any] = {}
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(example("python").replace(DEMO_URL, url), space)
+        exec(example("python", page).replace(DEMO_URL, url), space)
     return space, printed.getvalue()
 
 
 async def test_the_guides_enrollment_runs_as_written_with_no_token_handling(lineup_url, stack, caplog):
     caplog.set_level(logging.DEBUG)
-    space, printed = await asyncio.to_thread(run_guide, lineup_url + "/")  # a trailing slash changes nothing
+    space, printed = await asyncio.to_thread(run_example, lineup_url + "/")  # a trailing slash changes nothing
     created = space["line"]
     assert created["msg_code"] == "RESTAPI000", created
     assert created["data"]["invoice_number"] == space["paid"]["invoice_number"]
@@ -48,6 +49,11 @@ async def test_the_guides_enrollment_runs_as_written_with_no_token_handling(line
     assert printed.startswith(f"{created['data']['customer_id']} {created['data']['mdn']}\n")
     assert space["lineup"].login_log_otp  # the session's OTP, for check_signature
     assert not [text for text in SECRETS if text in caplog.text]
+
+
+async def test_the_readmes_session_with_a_client_runs_as_written(lineup_url):
+    space, _ = await asyncio.to_thread(run_example, lineup_url, README)
+    assert space["entry"]["data"]["mdn"] == space["inquiry"]["MDN"]
 
 
 async def test_twenty_concurrent_calls_share_one_async_client(lineup_url):
@@ -152,6 +158,7 @@ async def test_a_refused_field_raises_lineups_own_errors(lineup_url, stack):
         with pytest.raises(LineupError) as refused:
             await lineup.check_service_availability(zip_code="ABCDE")
     assert (refused.value.msg_code, refused.value.errors) == (raw["msg_code"], raw["errors"])
+    assert refused.value.errors == ["Zip code must be exactly 5 digits"]  # as docs/clients.md shows it
     assert refused.value.errors and str(refused.value).startswith(f"{raw['msg_code']} {raw['msg']}: ")
 
 

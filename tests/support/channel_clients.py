@@ -13,6 +13,7 @@ from lineup_client import AsyncLineup, Lineup, Retry
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "clients.md"
+README = ROOT / "README.md"
 DEMO_URL = "http://127.0.0.1:8000"  # where the guide's examples find `make run`'s API
 CREDENTIALS = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}
 DEFAULTS = {"source": "API", "agent_id": "demo.agent"}
@@ -81,9 +82,9 @@ def async_client(url: str, wire: Wire | None = None, **options: Any) -> AsyncLin
     return AsyncLineup(url, **{**CREDENTIALS, **DEFAULTS, "retry": QUICK, "transport": transport, **options})
 
 
-def example(language: str) -> str:
-    """The guide's whole-enrollment example in `python` or `js` (the first block of that language)."""
-    found = re.findall(rf"```{language}\n(.*?)```", GUIDE.read_text(), re.S)
-    assert found, f"docs/clients.md has no {language} example"
+def example(language: str, page: Path = GUIDE) -> str:
+    """A page's whole-enrollment example in `python` or `js`: its first block of that language that makes a client."""
+    found = [code for code in re.findall(rf"```{language}\n(.*?)```", page.read_text(), re.S) if "Lineup(" in code]
+    assert found, f"{page.name} has no {language} example"
     code: str = found[0]
     return code
