@@ -1,8 +1,8 @@
 """Lineup's client for carrier sales channels (docs/clients.md)."""
 
-from lineup_client.actions import VERSION as __version__
 from lineup_client._calls import Retry
 from lineup_client._json import Json
+from lineup_client.actions import VERSION as __version__
 from lineup_client.client import AsyncLineup, Lineup
 from lineup_client.errors import (
     AuthenticationError,

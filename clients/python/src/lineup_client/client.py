@@ -12,10 +12,10 @@ from typing import Self
 
 import httpx
 
-from lineup_client.actions import VERSION, AsyncActions, SyncActions
 from lineup_client._calls import Attempts, Call, Login, Retry, Step
 from lineup_client._json import Json
 from lineup_client._pool import TokenPool
+from lineup_client.actions import VERSION, AsyncActions, SyncActions
 
 AUTHENTICATE = "/authenticate"
 USER_AGENT = f"lineup-client-python/{VERSION}"
