@@ -56,7 +56,8 @@ async def test_the_readmes_session_with_a_client_runs_as_written(lineup_url):
     assert space["entry"]["data"]["mdn"] == space["inquiry"]["MDN"]
 
 
-async def test_twenty_concurrent_calls_share_one_async_client(lineup_url):
+async def test_twenty_concurrent_calls_share_one_async_client(lineup_url, caplog):
+    caplog.set_level(logging.DEBUG)  # httpx's and httpcore's lines too
     wire = Wire()
     async with async_client(lineup_url, wire) as lineup:
         slots = await asyncio.gather(*(lineup.check_service_availability(zip_code="30301") for _ in range(20)))
@@ -65,6 +66,7 @@ async def test_twenty_concurrent_calls_share_one_async_client(lineup_url):
         again = await asyncio.gather(*(lineup.plan_list() for _ in range(20)))
     assert all(plans == again[0] for plans in again)
     assert wire.logins <= 8  # the second round reused the chains
+    assert wire.tokens and not [token for token in wire.tokens if token in caplog.text]
 
 
 async def test_twenty_concurrent_calls_share_one_sync_client_across_threads(lineup_url):

@@ -115,7 +115,8 @@ export class Call {
         const named = new Set(given.map(([name]) => name));
         const defaulted = Object.entries(defaults).filter(([name]) => !named.has(name));
         this.body = { action, ...Object.fromEntries(defaulted), ...Object.fromEntries(given) };
-        this.body.external_transaction_id ??= transactionId();
+        if (!this.body.external_transaction_id)
+            this.body.external_transaction_id = transactionId();
     }
     answered(status, text) {
         let envelope;
