@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from api.main import VERSION
 from codegen import python, typescript
 from codegen.document import document_text, live_document
 from services.catalog import CATALOG
+from tests.support.channel_clients import example
 
 STALE = "the generated code differs from the OpenAPI document: run `make clients`"
 
@@ -65,6 +68,14 @@ def test_every_action_of_the_catalog_has_its_typed_method(declared):
     assert f"  {typescript.camel(declared.name)}(fields: Fields<" in generated or (
         f"  async {typescript.camel(declared.name)}(fields: Fields<" in generated
     )
+
+
+def test_the_guides_python_example_type_checks_strictly(tmp_path):
+    """The generated signatures take the guide's calls as written, and type what they return (mypy --strict)."""
+    (tmp_path / "enroll.py").write_text(example("python"))
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file", "", "enroll.py"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_generated_files_say_so():

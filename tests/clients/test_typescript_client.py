@@ -17,6 +17,8 @@ from tests.support.cutting_proxy import CuttingProxy
 from tests.support.webhooks import register
 
 NODE_SECONDS = 300  # the whole `node --test` run; it takes well under a minute
+STRICT = ["--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022"]
+STRICT += ["--lib", "es2022,dom"]
 
 
 def tool(name: str) -> str:
@@ -69,3 +71,7 @@ async def test_the_guides_javascript_example_runs_as_written(lineup_url, tmp_pat
     customer_id, mdn = printed[0].split(" ")
     assert customer_id.isalnum() and (mdn == "null" or mdn.isdigit()), printed
     assert "  MDN: " in "\n".join(printed[1:]), printed  # the line inquiry, as console.log shows it
+    # The same code is TypeScript the package's types accept, strictly: the calls' fields and the answers' members.
+    (project / "enroll.ts").write_text(example("js"))
+    await asyncio.to_thread(typescript.installed)
+    await run(str(typescript.ROOT / "node_modules/.bin/tsc"), "--noEmit", *STRICT, "enroll.ts", cwd=project)
