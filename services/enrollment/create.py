@@ -10,17 +10,17 @@ from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from dispatch.actions import WEB_SOURCES, action
+from dispatch.context import Context
 from models.answers.enrollment import CREATED, LineEntry
 from models.errors import refuse
 from models.messages.enrollment import EnrollmentOrder, EnrollmentResult, Pacing, SyncWait
 from models.requests.enrollment import ALIASES, CreateMultiline
 from observability.metrics import enrollment_started
+from orchestration.link import read_start_outcome
 from persistence.enrollment import lines_of_order, plan_of
-from services.actions import WEB_SOURCES, action
-from services.context import Context
 from services.enrollment.entries import line_entries
 from services.enrollment.intake import accept
-from services.temporal import read_start_outcome
 from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 from workflows.ids import enrollment_workflow_id
 

@@ -8,9 +8,12 @@ from sqlalchemy import or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from dispatch.context import Context
+from models.carriers import carrier_problem, resolve_carrier
 from models.clock import utcnow
 from models.crypto import FieldCipher
 from models.errors import refuse
+from models.refusals import invalid_enrollment_id
 from models.requests.enrollment import CreateMultiline, LineRequest
 from models.settings import Settings
 from models.tables.enrollment import Enrollment, Line, Plan
@@ -18,8 +21,6 @@ from models.tables.porting import PortIn
 from persistence import events
 from persistence.enrollment import active_holders, email_hash
 from persistence.line_passwords import PASSWORD, PENDING
-from services.carriers import carrier_problem, resolve_carrier
-from services.context import Context
 from services.enrollment.entries import new_pin
 from services.enrollment.paid import payment_problems
 from services.enrollment.passwords import hash_later
@@ -36,21 +37,17 @@ PORT_SECRETS = {
 }  # fmt: skip
 
 
-def invalid_id(enrollment_id: str) -> str:
-    return f"Invalid enrollment id {enrollment_id}. Please provide a valid enrollment ID."
-
-
 async def problems(
     session: AsyncSession, body: CreateMultiline, settings: Settings, *, vendor_id: int, order_id: str
 ) -> list[str]:
     """Every reason to refuse the request, for all lines at once."""
-    ids = [line.enrollment_id for line in body.lines]
+    ids, aliases = [line.enrollment_id for line in body.lines], settings.systems.carrier_alias_map
     found: list[str] = [f"Enrollment id {eid} appears more than once" for eid in sorted(set(ids)) if ids.count(eid) > 1]
     found += [
         problem
         for number, line in enumerate(body.lines, start=1)
         if line.carrier is not None
-        and (problem := carrier_problem(line.carrier, settings, label=f"Line {number}: Carrier"))
+        and (problem := carrier_problem(line.carrier, aliases, label=f"Line {number}: Carrier"))
     ]
     issued = {
         e.enrollment_id: e
@@ -59,7 +56,7 @@ async def problems(
     for eid in dict.fromkeys(ids):
         slot = issued.get(eid)
         if slot is None or slot.vendor_id != vendor_id:
-            found.append(invalid_id(eid))
+            found.append(invalid_enrollment_id(eid))
         elif slot.claimed_by not in (None, order_id):
             found.append(f"Enrollment id {eid} is already used by another request")
     if body.parent_enrollment_id not in ids:
@@ -115,11 +112,11 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
             raise refuse("An enrollment id of this request is already used by another request", rest_status=409)
         # One read for every line of the request: a repeated request finds the lines the first one stored.
         already = set((await session.exec(select(Line.enrollment_id).where(col(Line.enrollment_id).in_(ids)))).all())
-        stored = False
+        stored, aliases = False, ctx.settings.systems.carrier_alias_map
         for line in body.lines:
             if line.enrollment_id not in already:
                 stored = True
-                carrier = resolve_carrier(line.carrier, ctx.settings) if line.carrier else None
+                carrier = resolve_carrier(line.carrier, aliases) if line.carrier else None
                 _store(session, ctx.cipher, body, line, carrier, vendor_id=vendor_id, agent=agent, order_id=order_id)
                 if line.password:
                     pending.setdefault(line.password, []).append(line.enrollment_id)

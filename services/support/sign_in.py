@@ -1,7 +1,7 @@
 """Signing in to the support console and finding the agent of a session. Only active agents with the `support`
 role of an active vendor get in, and anyone else is answered as a wrong password is (no oracle for the
 passwords of agents without the role). The sign-in has its own throttle, apart from the agent's API password's,
-so failed sign-ins lock only the console: per client address first (services.gates), then per agent,
+so failed sign-ins lock only the console: per client address first (dispatch.gates), then per agent,
 claimed before the password is verified so parallel guesses cannot outrun it; only a support agent's attempts
 are counted. Each attempt costs one argon2, in the verification queue /authenticate uses.
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from dispatch.gates import THROTTLED, Busy, LoginGates
 from models.errors import refuse
 from models.passwords import verify_secret_async
 from models.requests.support import SignIn
@@ -35,7 +36,6 @@ from persistence.support import (
     touch_session,
 )
 from persistence.uow import UnitOfWork
-from services.gates import THROTTLED, Busy, LoginGates
 
 SUPPORT = "support"
 INVALID = "Invalid username or password"

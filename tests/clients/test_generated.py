@@ -15,10 +15,10 @@ import lineup_client
 import pytest
 from lineup_client.actions import AsyncActions, SyncActions
 
+from api.catalog import CATALOG
 from api.main import VERSION
 from codegen import python, typescript
 from codegen.document import document_text, live_document
-from services.catalog import CATALOG
 from tests.support.channel_clients import example
 
 STALE = "the generated code differs from the OpenAPI document: run `make clients`"

@@ -17,7 +17,7 @@ from unittest import mock
 from models.rules import luhn_ok
 from models.tables.porting import PortIn
 from services.payment import charges
-from services.port_push import signature
+from services.porting.push import signature
 from tests.support.builders import body, create, imei, line, new_iccid
 from tests.support.left_behind import created_while_temporal_was_away, sweep_now, while_temporal_is_away
 from tests.support.lines import SUPPORT, wait_for, waiting_line

@@ -18,7 +18,7 @@ import pytest
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
 
-from services.temporal import read_start_outcome
+from orchestration.link import read_start_outcome
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body, create, line
 

@@ -1,5 +1,5 @@
 """Connecting to Temporal, for the API, the worker and the CLI alike: the one place that applies the TLS and
-API-key settings, the tracing interceptor and the payload encryption (workflows.codec)."""
+API-key settings, the tracing interceptor and the payload encryption (orchestration.codec)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from temporalio.service import TLSConfig
 from models.crypto import load_key
 from models.settings import Settings
 from observability.tracing import temporal_interceptor, tracer_provider
-from workflows.codec import data_converter
+from orchestration.codec import data_converter
 
 log = logging.getLogger("lineup.temporal")
 

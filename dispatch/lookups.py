@@ -8,7 +8,7 @@ from datetime import timedelta
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.types import MethodAsyncSingleParam, ParamType, ReturnType, SelfType
 
-from services.context import Context
+from dispatch.context import Context
 
 
 async def run_lookup(

@@ -1,4 +1,4 @@
-"""Every action, from the declarations of the domains' handlers (services.actions): the dispatcher, the OpenAPI
+"""Every action, from the declarations of the domains' handlers (dispatch.actions): the dispatcher, the OpenAPI
 document and the tests read this, and nothing else lists actions. A new domain module is named here once."""
 
 from __future__ import annotations
@@ -6,15 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from services import agents, cards, devices, eligibility, mail, notes, port_orders, porting
-from services.actions import Action, declared_in
+from dispatch.actions import Action, declared_in
+from models.envelope import MsgCode
+from models.errors import LineupError
+from services import agents, cards, devices, eligibility, mail, notes
 from services.auth import password, sessions
 from services.enrollment import catalog, create, lines
 from services.payment import payments, tax
+from services.porting import orders, status
 from services.support import retries
 
 DOMAINS: tuple[ModuleType, ...] = (
-    create, lines, catalog, porting, port_orders, payments, tax, eligibility, devices, mail, agents, notes, cards,
+    create, lines, catalog, status, orders, payments, tax, eligibility, devices, mail, agents, notes, cards,
     password, sessions, retries,
 )  # fmt: skip
 
@@ -41,6 +44,18 @@ class Catalog:
 
     def in_group(self, group: str) -> tuple[Action, ...]:
         return tuple(found for found in self.actions if group in found.groups)
+
+    def resolve(self, group: str, action: object) -> Action:
+        """The action a body names in a group: RESTAPI102 when it names none, RESTAPI106 when it names no action,
+        RESTAPI108 when the action lives in another group."""
+        if not isinstance(action, str) or not action.strip():
+            raise LineupError(MsgCode.ACTION_REQUIRED, "Action required")
+        found = self.by_name.get(action)
+        if found is None:
+            raise LineupError(MsgCode.ACTION_UNKNOWN, "Action does not exist")
+        if group not in found.groups:
+            raise LineupError(MsgCode.WRONG_GROUP, "Invalid method")
+        return found
 
 
 CATALOG = Catalog.of(DOMAINS)

@@ -15,7 +15,7 @@ from temporalio.service import RPCError
 from models.errors import refuse, upstream_down
 from models.failures import CARRIER_REJECTED, NOT_FOUND
 from models.settings import Settings
-from workflows.client import connect_until_up
+from orchestration.client import connect_until_up
 
 
 class TemporalLink:

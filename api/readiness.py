@@ -11,8 +11,8 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 
+from dispatch.context import Resources
 from persistence.workers import last_beat
-from services.context import Resources
 
 # A worker long-polls for about a minute; a poller seen within two is still there.
 POLLER_FRESHNESS = timedelta(minutes=2)

@@ -8,6 +8,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateStage
 
+from dispatch.actions import action
+from dispatch.context import Context, Reply
 from models.answers.porting import (
     PORT_CREATED,
     PORT_LIST,
@@ -22,22 +24,20 @@ from models.carriers import CARRIER_NAMES
 from models.documents import Fields
 from models.errors import refuse
 from models.messages.porting import PortRequest, PortStarted
+from models.refusals import NO_PORT_ORDER, NO_RECORD, already_porting, not_waiting_for_activation
 from models.requests.porting import CreatePortin, GetPortList, SubmitPortin
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from persistence.enrollment import active_holders, vendor_line
 from persistence.porting import ports_of
-from services.actions import action
-from services.context import Context, Reply
 from services.enrollment.intake import PORT_SECRETS
 from services.enrollment.lines import NO_CUSTOMER
 from services.enrollment.paid import activation_problem
-from services.porting import correct_port
+from services.porting.status import correct_port
 from workflows.enrollment.line import LineWorkflow
 from workflows.ids import line_workflow_id
 
-NO_RECORD = "No Record Found"
 TAKEN_BY_WORKFLOW = "(porting)"  # the line's workflow already took a port: the stored order is its own
 
 
@@ -95,9 +95,9 @@ async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id
     if line.status == LineStatus.ACTIVE:
         raise refuse(f"Line is already active with its own number {line.mdn}", rest_status=409)
     if line.activation_type == "PORTIN":  # created as one, or its added port was submitted
-        raise refuse(f"Line is already porting a number ({line.status})", rest_status=409)
+        raise refuse(already_porting(line.status), rest_status=409)
     if line.status != LineStatus.WAITING_ACTIVATION:
-        raise refuse(f"Line is not waiting for activation ({line.status})", rest_status=409)
+        raise refuse(not_waiting_for_activation(line.status), rest_status=409)
     holders = await active_holders(session, [body.port_number], vendor_id=vendor_id)
     if body.port_number in holders:
         raise refuse(number_held(body.port_number, holders[body.port_number]), rest_status=409)
@@ -122,7 +122,7 @@ async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, 
     order = await session.get(PortIn, line.enrollment_id)
     if order is not None:
         if order.carrier_port_id is not None:
-            raise refuse(f"Line is already porting a number ({order.status})", rest_status=409)
+            raise refuse(already_porting(order.status), rest_status=409)
         order.port_number, order.current_carrier, order.secrets = body.port_number, body.port_current_carrier, secrets
         session.add(order)
         return False
@@ -137,7 +137,7 @@ async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, 
     try:
         await session.flush()  # two requests at once: the order's key lets one of them in
     except IntegrityError:
-        raise refuse("Line is already porting a number", rest_status=409) from None
+        raise refuse(already_porting(), rest_status=409) from None
     return True
 
 
@@ -200,5 +200,5 @@ async def submit_portin(*, body: SubmitPortin, ctx: Context) -> PortUpdate:
         ported = await vendor_line(session, body.portin_enrollment_id, vendor_id=ctx.caller.vendor_id)
     same_account = line is not None and ported is not None and ported.cust_id in (line.cust_id, line.customer_id)
     if ported is None or not same_account:
-        raise refuse("No port-in order found for this enrollment id", rest_status=404)
+        raise refuse(NO_PORT_ORDER, rest_status=404)
     return await correct_port(ctx, body.portin_enrollment_id, body.corrections())

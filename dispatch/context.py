@@ -11,15 +11,15 @@ from typing import Generic, TypeVar
 from temporalio.client import Client
 
 from adapters.payments import PaymentGateway
+from dispatch.gates import LoginGates
+from dispatch.metrics import SnapshotCache
 from models import events as actors
 from models.crypto import FieldCipher
 from models.settings import Settings
+from orchestration.link import TemporalLink, outside_system
 from persistence.agents import AgentRef
 from persistence.engine import Database
 from persistence.uow import UnitOfWork
-from services.gates import LoginGates
-from services.metrics import SnapshotCache
-from services.temporal import TemporalLink, outside_system
 
 
 @dataclass(frozen=True)

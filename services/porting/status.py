@@ -10,6 +10,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from dispatch.actions import action
+from dispatch.context import Context, Reply
+from dispatch.lookups import run_lookup
 from models.answers.porting import (
     PORT_ELIGIBILITY,
     PORT_QUERY,
@@ -22,14 +25,12 @@ from models.answers.porting import (
 from models.documents import Fields
 from models.errors import refuse
 from models.messages.porting import PortCheck, PortCorrection, PortView
+from models.refusals import NO_PORT_ORDER
 from models.requests.porting import QueryPortin, UpdatePortin, ValidatePortin
 from models.statuses import PortStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from persistence import events
-from services.actions import action
-from services.context import Context, Reply
-from services.lookups import run_lookup
 from workflows.ids import lookup_workflow_id, port_workflow_id
 from workflows.porting import PortStatusWorkflow, PortValidationWorkflow
 
@@ -62,7 +63,7 @@ async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]
     async with ctx.uow.transaction() as session:
         found = await _order(session, enroll_id, ctx.caller.vendor_id)
         if found is None:
-            raise refuse("No port-in order found for this enrollment id", rest_status=404)
+            raise refuse(NO_PORT_ORDER, rest_status=404)
         order = found[1]
         if order.status != PortStatus.RESOLUTION_REQUIRED:
             raise refuse(_not_awaiting(order.status), rest_status=409)

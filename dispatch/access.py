@@ -4,6 +4,7 @@ after, from the action's request model."""
 
 from __future__ import annotations
 
+from dispatch.actions import Action
 from models.envelope import MsgCode
 from models.errors import LineupError
 from models.passwords import verify_secret_async
@@ -12,24 +13,9 @@ from models.settings import Settings
 from persistence.agents import AgentRef
 from persistence.auth.logins import LOCKED, Throttle, claim_agent_attempt, settle_agent_attempt
 from persistence.uow import UnitOfWork
-from services.actions import Action
-from services.catalog import CATALOG
 
 MOST_AGENT_NAME = 100  # the column's length: a longer name names no agent
 INVALID_PASSWORD = "Invalid Agent ID or Password"
-
-
-def resolve(group: str, action: object) -> Action:
-    """The action a body names in a group: RESTAPI102 when it names none, RESTAPI106 when it names no action,
-    RESTAPI108 when the action lives in another group."""
-    if not isinstance(action, str) or not action.strip():
-        raise LineupError(MsgCode.ACTION_REQUIRED, "Action required")
-    found = CATALOG.by_name.get(action)
-    if found is None:
-        raise LineupError(MsgCode.ACTION_UNKNOWN, "Action does not exist")
-    if group not in found.groups:
-        raise LineupError(MsgCode.WRONG_GROUP, "Invalid method")
-    return found
 
 
 def check_source(action: Action, source: object, settings: Settings) -> None:

@@ -13,8 +13,8 @@ import logging
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from dispatch.context import Resources
 from models.tables.porting import PortIn
-from services.context import Resources
 from workflows.ids import port_workflow_id
 from workflows.porting import CARRIER_PUSHED
 

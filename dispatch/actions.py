@@ -1,5 +1,5 @@
 """One declaration per action: its group, name and aliases, request and answer models, sources, role and handler,
-said once with `@action(...)` on the handler. The catalog (services.catalog), the dispatcher (api.dispatch), the
+said once with `@action(...)` on the handler. The catalog (api.catalog), the dispatcher (api.dispatch), the
 OpenAPI document (api.openapi) and the tests' answer checks all read it; nothing else lists actions.
 
 A handler is `async def <action name>(*, body: <request model>, ctx: Context) -> <answer>`, where the answer is
@@ -15,8 +15,8 @@ from typing import Never, Protocol, TypeVar, cast, get_args, get_origin, get_typ
 
 from pydantic import JsonValue, TypeAdapter
 
+from dispatch.context import Context, Reply
 from models.requests.base import ActionRequest
-from services.context import Context, Reply
 
 CORE_SOURCES = frozenset({"API", "TABLET", "WEBSITE"})
 WEB_SOURCES = frozenset({"API", "WEBSITE"})
