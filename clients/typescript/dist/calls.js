@@ -4,6 +4,7 @@
  * the Python client's lineup_client/_calls.py; Lineup's side of them is in docs/clients.md.
  */
 import { AuthenticationError, ConnectionFailed, LineupError, TimedOut, Unavailable, UnexpectedAnswer, } from "./errors.js";
+import { webcrypto } from "./webcrypto.js";
 export const SUCCESS = "RESTAPI000";
 const TOKEN_REFUSED = "RESTAPI001";
 const ERROR = "RESTAPI110";
@@ -42,7 +43,7 @@ function refusal(envelope, kind) {
 }
 /** An external_transaction_id of the client's making: letters and digits, 32 of them. */
 export function transactionId() {
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    const bytes = webcrypto.getRandomValues(new Uint8Array(16));
     return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 /** `plan`, `/plan` and `/plan/` are one path, whatever the base URL ends with. */

@@ -3,16 +3,9 @@
  * 18+, Deno, Bun, edge runtimes): `v1` is the hex HMAC-SHA256, under the endpoint's secret, of the timestamp `t`,
  * a dot and the raw body.
  */
+import { webcrypto } from "./webcrypto.js";
 export const SIGNATURE_HEADER = "Lineup-Signature";
 const encoder = new TextEncoder();
-/** Web Crypto: the global one, or on Node 18 (where it is not global without a flag) node:crypto's. */
-async function subtle() {
-    if (globalThis.crypto?.subtle)
-        return globalThis.crypto.subtle;
-    const name = "node:crypto"; // a variable: bundlers for edge runtimes, which have the global, leave it alone
-    const module = (await import(name));
-    return module.webcrypto.subtle;
-}
 function hexBytes(hex) {
     if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex))
         return undefined;
@@ -36,7 +29,7 @@ export async function verifyWebhook(secret, header, body, tolerance = 300) {
     }
     const raw = typeof body === "string" ? encoder.encode(body) : body;
     const signed = new Uint8Array([...encoder.encode(`${timestamp}.`), ...raw]);
-    const crypto = await subtle();
+    const crypto = webcrypto.subtle;
     const key = await crypto.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
         "verify",
     ]);

@@ -13,6 +13,7 @@ import {
   Unavailable,
   UnexpectedAnswer,
 } from "./errors.js";
+import { webcrypto } from "./webcrypto.js";
 
 export const SUCCESS = "RESTAPI000";
 const TOKEN_REFUSED = "RESTAPI001";
@@ -93,7 +94,7 @@ function refusal(envelope: Envelope, kind: typeof LineupError): LineupError {
 
 /** An external_transaction_id of the client's making: letters and digits, 32 of them. */
 export function transactionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const bytes = webcrypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 

@@ -4,17 +4,11 @@
  * a dot and the raw body.
  */
 
+import { webcrypto } from "./webcrypto.js";
+
 export const SIGNATURE_HEADER = "Lineup-Signature";
 
 const encoder = new TextEncoder();
-
-/** Web Crypto: the global one, or on Node 18 (where it is not global without a flag) node:crypto's. */
-async function subtle(): Promise<SubtleCrypto> {
-  if (globalThis.crypto?.subtle) return globalThis.crypto.subtle;
-  const name = "node:crypto"; // a variable: bundlers for edge runtimes, which have the global, leave it alone
-  const module = (await import(name)) as { webcrypto: Crypto };
-  return module.webcrypto.subtle;
-}
 
 function hexBytes(hex: string): Uint8Array<ArrayBuffer> | undefined {
   if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return undefined;
@@ -43,7 +37,7 @@ export async function verifyWebhook(
   }
   const raw = typeof body === "string" ? encoder.encode(body) : body;
   const signed = new Uint8Array([...encoder.encode(`${timestamp}.`), ...raw]);
-  const crypto = await subtle();
+  const crypto = webcrypto.subtle;
   const key = await crypto.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
     "verify",
   ]);
