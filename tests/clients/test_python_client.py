@@ -194,22 +194,32 @@ async def test_an_answer_that_is_not_the_envelope_is_quoted(status, sent):
     assert calls.count("/plan") == sent
 
 
-async def test_try_again_later_is_repeated_with_the_same_transaction_id():
-    answers = iter([
-        {"msg_code": "RESTAPI110", "msg": "Error occurred", "token": "t2",
-         "errors": ["The carrier is unavailable, please try again later"]},
-        {"msg_code": "RESTAPI000", "msg": "Success", "token": "t3", "data": {"STATUSCODE": "00"}},
-    ])  # fmt: skip
+OUTAGES: dict[str, tuple[int, dict[str, Any]]] = {
+    "legacy": (200, {"msg_code": "RESTAPI110", "msg": "Error occurred", "token": "t2",
+                     "errors": ["The carrier is unavailable, please try again later"]}),
+    "rest": (503, {"msg_code": "RESTAPI110", "msg": "Error occurred",  # the database down: no next token
+                   "errors": ["The database is unavailable, please try again later"]}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", sorted(OUTAGES))
+async def test_try_again_later_is_repeated_with_the_same_transaction_id(mode):
+    status, outage = OUTAGES[mode]
+    success: dict[str, Any] = {"msg_code": "RESTAPI000", "msg": "Success", "token": "t3", "data": {}}
+    answers = iter([(status, outage), (200, success)])
     sent: list[dict[str, Any]] = []
+    logins = iter(["t1", "t1b"])
 
     def lineup_side(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/authenticate":
-            return httpx.Response(200, json={"msg_code": "RESTAPI000", "msg": "ok", "token": "t1"})
+            return httpx.Response(200, json={"msg_code": "RESTAPI000", "msg": "ok", "token": next(logins)})
         sent.append({"token": request.headers["token"], **json.loads(request.content)})
-        return httpx.Response(200, json=next(answers))
+        status, answer = next(answers)
+        return httpx.Response(status, json=answer)
 
     async with async_client("http://lineup.test", transport=httpx.MockTransport(lineup_side)) as lineup:
-        assert await lineup.call("/inventory", "check_device_compatibility", imei="1") == {"STATUSCODE": "00"}
-    assert [body["token"] for body in sent] == ["t1", "t2"]  # the outage answer's token carried the chain on
+        assert await lineup.call("/inventory", "check_device_compatibility", imei="1") == {}
+    # The outage answer's token carries the chain on; without one, the repeat opens a session of its own.
+    assert [body["token"] for body in sent] == ["t1", "t2" if mode == "legacy" else "t1b"]
     assert sent[0]["external_transaction_id"] == sent[1]["external_transaction_id"]
     assert sent[0]["external_transaction_id"].isalnum() and len(sent[0]["external_transaction_id"]) <= 64

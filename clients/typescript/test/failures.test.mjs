@@ -63,6 +63,21 @@ test("try again later is repeated with the same external_transaction_id", async 
   assert.equal(lineup.loginLogOtp, "123456");
 });
 
+test("a 503 (rest mode, the database down) is repeated on a session of its own", async () => {
+  const down = { msg_code: "RESTAPI110", msg: "Error occurred", errors: ["The database is unavailable, please try again later"] };
+  const answers = [json(down, 503), json({ msg_code: "RESTAPI000", msg: "Success", token: "t3", data: {} })];
+  const logins = ["t1", "t1b"];
+  const sent = [];
+  const lineupSide = async (input, init) => {
+    if (new URL(String(input)).pathname === "/authenticate") return json({ ...LOGGED_IN, token: logins.shift() });
+    sent.push({ token: init.headers.token, ...JSON.parse(init.body) });
+    return answers.shift();
+  };
+  assert.deepEqual(await client("http://lineup.test", { fetch: lineupSide }).planList(), {});
+  assert.deepEqual(sent.map((body) => body.token), ["t1", "t1b"]); // no token in the outage answer: a new chain
+  assert.equal(sent[0].external_transaction_id, sent[1].external_transaction_id);
+});
+
 test("a caller's own external_transaction_id is kept", async () => {
   const sent = [];
   const lineupSide = async (input, init) => {
