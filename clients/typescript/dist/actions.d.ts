@@ -29,6 +29,13 @@ export declare abstract class Actions {
      */
     addNotes(fields: Fields<Schemas["AddNotes"]>): Promise<Schemas["AddNotesAnswer"]["data"]>;
     /**
+     * The address standardized by USPS Publication 28 (`12 main street` → `12 MAIN ST`); a ZIP outside the state, a
+     * city that is not one of the ZIP's, or a first line that is no street address is refused with why.
+     *
+     * `/address` `address_validation_usps`
+     */
+    addressValidationUsps(fields: Fields<Schemas["AddressValidationUsps"]>): Promise<Schemas["AddressValidationUspsAnswer"]["data"]>;
+    /**
      * Stores the three proof images and where the agent is, sets a generated password on the agent (and on its API
      * user of the same name), ends that user's other tokens and e-mails the password through the outbox. A repeat
      * changes nothing again.
@@ -36,6 +43,14 @@ export declare abstract class Actions {
      * `/auth` `agent_change_password`
      */
     agentChangePassword(fields: Fields<Schemas["AgentChangePassword"]>): Promise<void>;
+    /**
+     * The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has, or one
+     * the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line is refused, as
+     * another vendor's enrollment id is (it names nothing).
+     *
+     * `/customer` `assign_esim`
+     */
+    assignEsim(fields: Fields<Schemas["AssignEsim"]>): Promise<Schemas["AssignEsimAnswer"]["data"]>;
     /**
      * The carrier's verdict on a device (by IMEI) in section 2.7's shape plus its native device block; a device the
      * carrier refuses (blacklisted) is RESTAPI110 with its description, and with the device's data.
@@ -70,9 +85,10 @@ export declare abstract class Actions {
      */
     createCustomerPrepaidMultiline(fields: Fields<Schemas["CreateMultiline"]>): Promise<Schemas["CreateCustomerPrepaidMultilineAnswer"]["data"]>;
     /**
-     * Ports a number into a line created without PORTIN that still waits for activation: the port order is stored
-     * (old-account data encrypted), then the line's workflow takes it (`port_in` update, refused before it reaches
-     * history when the line cannot take it), submits it and follows it as a PORTIN line's.
+     * Ports a number into a line created without PORTIN: a line waiting for activation is activated on the ported
+     * number; an ACTIVE line keeps its number until the port completes, then takes the ported one. The port order is
+     * stored (old-account data encrypted); the port's workflow submits and follows it, and the answer comes once the
+     * carrier took the port (or within the create's wait, saying it has not answered).
      *
      * `/port` `create_portin_v2_when_create_customer_was_called_without_portin_tag`
      */
@@ -85,6 +101,12 @@ export declare abstract class Actions {
      * `/customer` `customer_info`
      */
     customerInfo(fields?: Fields<Schemas["CustomerInfo"]>): Promise<Schemas["CustomerInfoAnswer"]["data"]>;
+    /**
+     * The ZIP code's city (USPS's preferred name, in capitals) and state; a ZIP USPS does not list is refused.
+     *
+     * `/address` `get_city_state`
+     */
+    getCityState(fields: Fields<Schemas["GetCityState"]>): Promise<Schemas["GetCityStateAnswer"]["data"]>;
     /**
      * The port orders of line `enroll_id`, or with get_child_list Y of every line of its account; the old account
      * number shown by its last 4 digits only.
@@ -123,7 +145,7 @@ export declare abstract class Actions {
     /**
      * Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to the
      * gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's reference,
-     * or CASH; either needs the support role). A repeated request returns the first result; a declined card may be
+     * or CASH; either needs the payments role). A repeated request returns the first result; a declined card may be
      * tried again; a processor reference is recorded once per vendor.
      *
      * `/payment` `make_payment`

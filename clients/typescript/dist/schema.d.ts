@@ -3,6 +3,29 @@
  * Do not make direct changes to the file.
  */
 export interface paths {
+    "/address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * get_city_state, address_validation_usps
+         * @description **get_city_state**: The ZIP code's city (USPS's preferred name, in capitals) and state; a ZIP USPS does not list is refused.
+         *
+         *     **address_validation_usps**: The address standardized by USPS Publication 28 (`12 main street` → `12 MAIN ST`); a ZIP outside the
+         *         state, a city that is not one of the ZIP's, or a first line that is no street address is refused with why.
+         */
+        post: operations["address"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent": {
         parameters: {
             query?: never;
@@ -102,7 +125,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * create_customer_prepaid_multiline, activate_line, customer_info, line_inquiry
+         * create_customer_prepaid_multiline, activate_line, customer_info, line_inquiry, assign_esim
          * @description **create_customer_prepaid_multiline**: Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines): accepted
          *         all or nothing, then the enrollment's workflow is started (or found, for a repeated request) and waited for.
          *
@@ -116,6 +139,10 @@ export interface paths {
          *
          *     **line_inquiry**: Asks the carrier about a line, as the flags select (none set: everything); a number the carrier does
          *         not hold for the vendor (909) passes through as the carrier said it.
+         *
+         *     **assign_esim**: The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has, or
+         *         one the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line is
+         *         refused, as another vendor's enrollment id is (it names nothing).
          */
         post: operations["customer"];
         delete?: never;
@@ -315,7 +342,7 @@ export interface paths {
          * make_payment, payment_details, update_tax_calculation_status_plum
          * @description **make_payment**: Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to
          *         the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's
-         *         reference, or CASH; either needs the support role). A repeated request returns the first result; a declined
+         *         reference, or CASH; either needs the payments role). A repeated request returns the first result; a declined
          *         card may be tried again; a processor reference is recorded once per vendor.
          *
          *     **payment_details**: What make_payment would charge for plans (one or a list, each for its months) where the customer lives (a
@@ -372,9 +399,10 @@ export interface paths {
          *
          *     **validate_portin**: Whether a number can be ported in, and the carrier it is with now: the carrier's answer.
          *
-         *     **create_portin_v2_when_create_customer_was_called_without_portin_tag**: Ports a number into a line created without PORTIN that still waits for activation: the port order is
-         *         stored (old-account data encrypted), then the line's workflow takes it (`port_in` update, refused before
-         *         it reaches history when the line cannot take it), submits it and follows it as a PORTIN line's.
+         *     **create_portin_v2_when_create_customer_was_called_without_portin_tag**: Ports a number into a line created without PORTIN: a line waiting for activation is activated on the
+         *         ported number; an ACTIVE line keeps its number until the port completes, then takes the ported one. The
+         *         port order is stored (old-account data encrypted); the port's workflow submits and follows it, and the
+         *         answer comes once the carrier took the port (or within the create's wait, saying it has not answered).
          *
          *     **get_list**: The port orders of line `enroll_id`, or with get_child_list Y of every line of its account; the old
          *         account number shown by its last 4 digits only.
@@ -592,6 +620,94 @@ export interface components {
             token?: string | null;
         };
         /**
+         * AddressValidationUsps
+         * @description A street address standardized by USPS Publication 28, its ZIP code checked against its state and city.
+         */
+        AddressValidationUsps: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "address_validation_usps";
+            /**
+             * Address One
+             * @description may contain only letters, digits, spaces and / # -
+             * @example 12 Main St
+             */
+            address_one: string;
+            /**
+             * Address Two
+             * @default null
+             */
+            address_two?: string | null;
+            /**
+             * Agent Id
+             * @default null
+             * @example demo.agent
+             */
+            agent_id?: string | null;
+            /**
+             * Agent Password
+             * @default null
+             */
+            agent_password?: string | null;
+            /**
+             * City
+             * @description may contain only letters, spaces and hyphens
+             * @example Atlanta
+             */
+            city: string;
+            /**
+             * External Transaction Id
+             * @default null
+             */
+            external_transaction_id?: string | null;
+            /**
+             * Request Name
+             * @default null
+             */
+            request_name?: string | null;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "API" | "ENROLLMENT_PORTAL" | "TABLET" | "WEBSITE";
+            /**
+             * State
+             * @example GA
+             */
+            state: string;
+            /**
+             * Sub Source
+             * @default null
+             */
+            sub_source?: string | null;
+            /**
+             * Zip Code
+             * @description must be exactly 5 digits
+             * @example 30301
+             */
+            zip_code: string;
+        };
+        /** AddressValidationUspsAnswer */
+        AddressValidationUspsAnswer: {
+            data: components["schemas"]["StandardizedAddress"];
+            /**
+             * External Transaction Id
+             * @default null
+             */
+            external_transaction_id?: string | null;
+            /** Msg */
+            msg: string;
+            /** Msg Code */
+            msg_code: string;
+            /**
+             * Token
+             * @default null
+             */
+            token?: string | null;
+        };
+        /**
          * AgentChangePassword
          * @description Three proof images and where the agent is; a new password is generated and e-mailed to the agent.
          */
@@ -665,6 +781,72 @@ export interface components {
         };
         /** AgentChangePasswordAnswer */
         AgentChangePasswordAnswer: {
+            /**
+             * External Transaction Id
+             * @default null
+             */
+            external_transaction_id?: string | null;
+            /** Msg */
+            msg: string;
+            /** Msg Code */
+            msg_code: string;
+            /**
+             * Token
+             * @default null
+             */
+            token?: string | null;
+        };
+        /**
+         * AssignEsim
+         * @description The line's eSIM profile: the one it has, or one the carrier assigns now to a line that has no SIM yet.
+         */
+        AssignEsim: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "assign_esim";
+            /**
+             * Agent Id
+             * @default null
+             * @example demo.agent
+             */
+            agent_id?: string | null;
+            /**
+             * Agent Password
+             * @default null
+             */
+            agent_password?: string | null;
+            /**
+             * Enrollment Id
+             * @description must be letters and digits only
+             * @example EA1B2C3D4E5F6G7H
+             */
+            enrollment_id: string;
+            /**
+             * External Transaction Id
+             * @default null
+             */
+            external_transaction_id?: string | null;
+            /**
+             * Request Name
+             * @default null
+             */
+            request_name?: string | null;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "API" | "ENROLLMENT_PORTAL" | "TABLET" | "WEBSITE";
+            /**
+             * Sub Source
+             * @default null
+             */
+            sub_source?: string | null;
+        };
+        /** AssignEsimAnswer */
+        AssignEsimAnswer: {
+            data: components["schemas"]["EsimProfile"];
             /**
              * External Transaction Id
              * @default null
@@ -964,6 +1146,15 @@ export interface components {
              */
             token?: string | null;
         };
+        /** CityState */
+        CityState: {
+            /** City */
+            city: string;
+            /** State */
+            state: string;
+            /** Zip Code */
+            zip_code: string;
+        };
         /**
          * CompanyCarrierList
          * @description The carriers the company sells on, with the carrier's numeric ids (query_portin takes either).
@@ -1118,7 +1309,10 @@ export interface components {
         /**
          * CreatePortin
          * @description create_portin_v2_when_create_customer_was_called_without_portin_tag: a port for a line created without
-         *     PORTIN that is still waiting for activation; the port fields as at creation (port_ssn required).
+         *     PORTIN. The line is named by `enrollment_id`, or by its `sim` alone. The old account's data comes under
+         *     Lineup's `port_*` names or the original's documented ones (`first_name`, `account_number`, `password_pin`,
+         *     `zip_code`, …), both onto one port order; no SSN is needed here (the carrier's port request carries none),
+         *     and without a current carrier the carrier is asked for it.
          */
         CreatePortin: {
             /**
@@ -1139,15 +1333,19 @@ export interface components {
             agent_password?: string | null;
             /**
              * Enrollment Id
-             * @description must be letters and digits only
-             * @example EA1B2C3D4E5F6G7H
+             * @default null
              */
-            enrollment_id: string;
+            enrollment_id?: string | null;
             /**
              * External Transaction Id
              * @default null
              */
             external_transaction_id?: string | null;
+            /**
+             * Imei
+             * @default null
+             */
+            imei?: string | null;
             /**
              * Port Account Number
              * @description must be letters, digits and hyphens, at most 30
@@ -1175,8 +1373,11 @@ export interface components {
              * @example Atlanta
              */
             port_city: string;
-            /** Port Current Carrier */
-            port_current_carrier: string;
+            /**
+             * Port Current Carrier
+             * @default null
+             */
+            port_current_carrier?: string | null;
             /**
              * Port First Name
              * @description may contain only English letters, spaces, apostrophes, accents grave and hyphens
@@ -1192,9 +1393,9 @@ export interface components {
             port_number: string;
             /**
              * Port Ssn
-             * @description must be the last 4 digits or all 9 digits
+             * @default null
              */
-            port_ssn: string;
+            port_ssn?: string | null;
             /**
              * Port State
              * @example GA
@@ -1211,6 +1412,11 @@ export interface components {
              * @default null
              */
             request_name?: string | null;
+            /**
+             * Sim
+             * @default null
+             */
+            sim?: string | null;
             /**
              * Source
              * @enum {string}
@@ -1501,6 +1707,72 @@ export interface components {
              * @description QR_ACTIVATION_CODE as a PNG QR code image, a data URI
              */
             QR_CODE_IMAGE: string;
+        };
+        /**
+         * GetCityState
+         * @description The city and state of a ZIP code, as USPS writes them.
+         */
+        GetCityState: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "get_city_state";
+            /**
+             * Agent Id
+             * @default null
+             * @example demo.agent
+             */
+            agent_id?: string | null;
+            /**
+             * Agent Password
+             * @default null
+             */
+            agent_password?: string | null;
+            /**
+             * External Transaction Id
+             * @default null
+             */
+            external_transaction_id?: string | null;
+            /**
+             * Request Name
+             * @default null
+             */
+            request_name?: string | null;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "API" | "ENROLLMENT_PORTAL" | "TABLET" | "WEBSITE";
+            /**
+             * Sub Source
+             * @default null
+             */
+            sub_source?: string | null;
+            /**
+             * Zip Code
+             * @description must be exactly 5 digits
+             * @example 30301
+             */
+            zip_code: string;
+        };
+        /** GetCityStateAnswer */
+        GetCityStateAnswer: {
+            data: components["schemas"]["CityState"];
+            /**
+             * External Transaction Id
+             * @default null
+             */
+            external_transaction_id?: string | null;
+            /** Msg */
+            msg: string;
+            /** Msg Code */
+            msg_code: string;
+            /**
+             * Token
+             * @default null
+             */
+            token?: string | null;
         };
         /** GetListAnswer */
         GetListAnswer: {
@@ -2996,7 +3268,8 @@ export interface components {
         };
         /**
          * QueryPortin
-         * @description The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together.
+         * @description The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together; without
+         *     an ESN (mobile channels send `"esn": ""`, which is none) by its enrollment id and number alone.
          */
         QueryPortin: {
             /**
@@ -3027,8 +3300,11 @@ export interface components {
              * @example EA1B2C3D4E5F6G7H
              */
             enroll_id: string;
-            /** Esn */
-            esn: string;
+            /**
+             * Esn
+             * @default null
+             */
+            esn?: string | null;
             /**
              * External Transaction Id
              * @default null
@@ -3464,6 +3740,19 @@ export interface components {
         SignatureSaved: {
             /** Signature Id */
             signature_id: string;
+        };
+        /** StandardizedAddress */
+        StandardizedAddress: {
+            /** Address One */
+            address_one: string;
+            /** Address Two */
+            address_two: string | null;
+            /** City */
+            city: string;
+            /** State */
+            state: string;
+            /** Zip Code */
+            zip_code: string;
         };
         /** StuckLine */
         StuckLine: {
@@ -4078,6 +4367,33 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    address: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The single-use token from /authenticate, or from the previous answer */
+                token: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetCityState"] | components["schemas"]["AddressValidationUsps"];
+            };
+        };
+        responses: {
+            /** @description The envelope; a refusal is the same envelope with its msg_code and errors */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetCityStateAnswer"] | components["schemas"]["AddressValidationUspsAnswer"];
+                };
+            };
+        };
+    };
     agent: {
         parameters: {
             query?: never;
@@ -4193,7 +4509,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateMultiline"] | components["schemas"]["ActivateLine"] | components["schemas"]["CustomerInfo"] | components["schemas"]["LineInquiry"];
+                "application/json": components["schemas"]["CreateMultiline"] | components["schemas"]["ActivateLine"] | components["schemas"]["CustomerInfo"] | components["schemas"]["LineInquiry"] | components["schemas"]["AssignEsim"];
             };
         };
         responses: {
@@ -4203,7 +4519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreateCustomerPrepaidMultilineAnswer"] | components["schemas"]["ActivateLineAnswer"] | components["schemas"]["CustomerInfoAnswer"] | components["schemas"]["LineInquiryAnswer"];
+                    "application/json": components["schemas"]["CreateCustomerPrepaidMultilineAnswer"] | components["schemas"]["ActivateLineAnswer"] | components["schemas"]["CustomerInfoAnswer"] | components["schemas"]["LineInquiryAnswer"] | components["schemas"]["AssignEsimAnswer"];
                 };
             };
         };

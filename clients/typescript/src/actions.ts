@@ -40,6 +40,16 @@ export abstract class Actions {
   }
 
   /**
+   * The address standardized by USPS Publication 28 (`12 main street` → `12 MAIN ST`); a ZIP outside the state, a
+   * city that is not one of the ZIP's, or a first line that is no street address is refused with why.
+   *
+   * `/address` `address_validation_usps`
+   */
+  addressValidationUsps(fields: Fields<Schemas["AddressValidationUsps"]>): Promise<Schemas["AddressValidationUspsAnswer"]["data"]> {
+    return this.call("/address", "address_validation_usps", fields) as Promise<Schemas["AddressValidationUspsAnswer"]["data"]>;
+  }
+
+  /**
    * Stores the three proof images and where the agent is, sets a generated password on the agent (and on its API
    * user of the same name), ends that user's other tokens and e-mails the password through the outbox. A repeat
    * changes nothing again.
@@ -48,6 +58,17 @@ export abstract class Actions {
    */
   async agentChangePassword(fields: Fields<Schemas["AgentChangePassword"]>): Promise<void> {
     await this.call("/auth", "agent_change_password", fields);
+  }
+
+  /**
+   * The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has, or one
+   * the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line is refused, as
+   * another vendor's enrollment id is (it names nothing).
+   *
+   * `/customer` `assign_esim`
+   */
+  assignEsim(fields: Fields<Schemas["AssignEsim"]>): Promise<Schemas["AssignEsimAnswer"]["data"]> {
+    return this.call("/customer", "assign_esim", fields) as Promise<Schemas["AssignEsimAnswer"]["data"]>;
   }
 
   /**
@@ -99,9 +120,10 @@ export abstract class Actions {
   }
 
   /**
-   * Ports a number into a line created without PORTIN that still waits for activation: the port order is stored
-   * (old-account data encrypted), then the line's workflow takes it (`port_in` update, refused before it reaches
-   * history when the line cannot take it), submits it and follows it as a PORTIN line's.
+   * Ports a number into a line created without PORTIN: a line waiting for activation is activated on the ported
+   * number; an ACTIVE line keeps its number until the port completes, then takes the ported one. The port order is
+   * stored (old-account data encrypted); the port's workflow submits and follows it, and the answer comes once the
+   * carrier took the port (or within the create's wait, saying it has not answered).
    *
    * `/port` `create_portin_v2_when_create_customer_was_called_without_portin_tag`
    */
@@ -118,6 +140,15 @@ export abstract class Actions {
    */
   customerInfo(fields: Fields<Schemas["CustomerInfo"]> = {}): Promise<Schemas["CustomerInfoAnswer"]["data"]> {
     return this.call("/customer", "customer_info", fields) as Promise<Schemas["CustomerInfoAnswer"]["data"]>;
+  }
+
+  /**
+   * The ZIP code's city (USPS's preferred name, in capitals) and state; a ZIP USPS does not list is refused.
+   *
+   * `/address` `get_city_state`
+   */
+  getCityState(fields: Fields<Schemas["GetCityState"]>): Promise<Schemas["GetCityStateAnswer"]["data"]> {
+    return this.call("/address", "get_city_state", fields) as Promise<Schemas["GetCityStateAnswer"]["data"]>;
   }
 
   /**
@@ -173,7 +204,7 @@ export abstract class Actions {
   /**
    * Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to the
    * gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's reference,
-   * or CASH; either needs the support role). A repeated request returns the first result; a declined card may be
+   * or CASH; either needs the payments role). A repeated request returns the first result; a declined card may be
    * tried again; a processor reference is recorded once per vendor.
    *
    * `/payment` `make_payment`

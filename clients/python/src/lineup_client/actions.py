@@ -36,6 +36,12 @@ class CarrierResponse(TypedDict):
     WHOLESALEAPI: list[WholesaleApi]
 
 
+class CityState(TypedDict):
+    city: str
+    state: str
+    zip_code: str
+
+
 class Coordinate(TypedDict):
     """Where the agent was: both values required, in range (JSON numbers or strings)."""
 
@@ -407,6 +413,14 @@ class SignatureSaved(TypedDict):
     signature_id: str
 
 
+class StandardizedAddress(TypedDict):
+    address_one: str
+    address_two: str | None
+    city: str
+    state: str
+    zip_code: str
+
+
 class StuckLine(TypedDict):
     enrollment_id: str
     last_error: str
@@ -548,6 +562,46 @@ class SyncActions:
             ),
         )
 
+    def address_validation_usps(
+        self,
+        *,
+        address_one: str,
+        city: str,
+        state: str,
+        zip_code: str,
+        address_two: str | None = None,
+        agent_id: str | None = None,
+        agent_password: str | None = None,
+        external_transaction_id: str | None = None,
+        request_name: str | None = None,
+        source: str | None = None,
+        sub_source: str | None = None,
+    ) -> StandardizedAddress:
+        """The address standardized by USPS Publication 28 (`12 main street` → `12 MAIN ST`); a ZIP outside the
+        state, a city that is not one of the ZIP's, or a first line that is no street address is refused with
+        why.
+
+        `/address` `address_validation_usps`.
+        """
+        return cast(
+            "StandardizedAddress",
+            self.call(
+                "/address",
+                "address_validation_usps",
+                address_one=address_one,
+                city=city,
+                state=state,
+                zip_code=zip_code,
+                address_two=address_two,
+                agent_id=agent_id,
+                agent_password=agent_password,
+                external_transaction_id=external_transaction_id,
+                request_name=request_name,
+                source=source,
+                sub_source=sub_source,
+            ),
+        )
+
     def agent_change_password(
         self,
         *,
@@ -585,6 +639,38 @@ class SyncActions:
             request_name=request_name,
             source=source,
             sub_source=sub_source,
+        )
+
+    def assign_esim(
+        self,
+        *,
+        enrollment_id: str,
+        agent_id: str | None = None,
+        agent_password: str | None = None,
+        external_transaction_id: str | None = None,
+        request_name: str | None = None,
+        source: str | None = None,
+        sub_source: str | None = None,
+    ) -> EsimProfile:
+        """The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has,
+        or one the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line
+        is refused, as another vendor's enrollment id is (it names nothing).
+
+        `/customer` `assign_esim`.
+        """
+        return cast(
+            "EsimProfile",
+            self.call(
+                "/customer",
+                "assign_esim",
+                enrollment_id=enrollment_id,
+                agent_id=agent_id,
+                agent_password=agent_password,
+                external_transaction_id=external_transaction_id,
+                request_name=request_name,
+                source=source,
+                sub_source=sub_source,
+            ),
         )
 
     def check_device_compatibility(
@@ -755,29 +841,33 @@ class SyncActions:
     def create_portin_v2_when_create_customer_was_called_without_portin_tag(
         self,
         *,
-        enrollment_id: str,
         port_account_number: str,
         port_account_password: str,
         port_address_one: str,
         port_city: str,
-        port_current_carrier: str,
         port_first_name: str,
         port_last_name: str,
         port_number: str,
-        port_ssn: str,
         port_state: str,
         port_zip_code: str,
         agent_id: str | None = None,
         agent_password: str | None = None,
+        enrollment_id: str | None = None,
         external_transaction_id: str | None = None,
+        imei: str | None = None,
         port_address_two: str | None = None,
+        port_current_carrier: str | None = None,
+        port_ssn: str | None = None,
         request_name: str | None = None,
+        sim: str | None = None,
         source: str | None = None,
         sub_source: str | None = None,
     ) -> PortCreated:
-        """Ports a number into a line created without PORTIN that still waits for activation: the port order is
-        stored (old-account data encrypted), then the line's workflow takes it (`port_in` update, refused
-        before it reaches history when the line cannot take it), submits it and follows it as a PORTIN line's.
+        """Ports a number into a line created without PORTIN: a line waiting for activation is activated on the
+        ported number; an ACTIVE line keeps its number until the port completes, then takes the ported one.
+        The port order is stored (old-account data encrypted); the port's workflow submits and follows it, and
+        the answer comes once the carrier took the port (or within the create's wait, saying it has not
+        answered).
 
         `/port` `create_portin_v2_when_create_customer_was_called_without_portin_tag`.
         """
@@ -786,23 +876,25 @@ class SyncActions:
             self.call(
                 "/port",
                 "create_portin_v2_when_create_customer_was_called_without_portin_tag",
-                enrollment_id=enrollment_id,
                 port_account_number=port_account_number,
                 port_account_password=port_account_password,
                 port_address_one=port_address_one,
                 port_city=port_city,
-                port_current_carrier=port_current_carrier,
                 port_first_name=port_first_name,
                 port_last_name=port_last_name,
                 port_number=port_number,
-                port_ssn=port_ssn,
                 port_state=port_state,
                 port_zip_code=port_zip_code,
                 agent_id=agent_id,
                 agent_password=agent_password,
+                enrollment_id=enrollment_id,
                 external_transaction_id=external_transaction_id,
+                imei=imei,
                 port_address_two=port_address_two,
+                port_current_carrier=port_current_carrier,
+                port_ssn=port_ssn,
                 request_name=request_name,
+                sim=sim,
                 source=source,
                 sub_source=sub_source,
             ),
@@ -837,6 +929,37 @@ class SyncActions:
                 customer_id=customer_id,
                 email=email,
                 enrollment_id=enrollment_id,
+                external_transaction_id=external_transaction_id,
+                request_name=request_name,
+                source=source,
+                sub_source=sub_source,
+            ),
+        )
+
+    def get_city_state(
+        self,
+        *,
+        zip_code: str,
+        agent_id: str | None = None,
+        agent_password: str | None = None,
+        external_transaction_id: str | None = None,
+        request_name: str | None = None,
+        source: str | None = None,
+        sub_source: str | None = None,
+    ) -> CityState:
+        """The ZIP code's city (USPS's preferred name, in capitals) and state; a ZIP USPS does not list is
+        refused.
+
+        `/address` `get_city_state`.
+        """
+        return cast(
+            "CityState",
+            self.call(
+                "/address",
+                "get_city_state",
+                zip_code=zip_code,
+                agent_id=agent_id,
+                agent_password=agent_password,
                 external_transaction_id=external_transaction_id,
                 request_name=request_name,
                 source=source,
@@ -1042,7 +1165,7 @@ class SyncActions:
     ) -> Payment:
         """Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes
         to the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the
-        processor's reference, or CASH; either needs the support role). A repeated request returns the first
+        processor's reference, or CASH; either needs the payments role). A repeated request returns the first
         result; a declined card may be tried again; a processor reference is recorded once per vendor.
 
         `/payment` `make_payment`.
@@ -1247,10 +1370,10 @@ class SyncActions:
         *,
         carrier: str,
         enroll_id: str,
-        esn: str,
         mdn: str,
         agent_id: str | None = None,
         agent_password: str | None = None,
+        esn: str | None = None,
         external_transaction_id: str | None = None,
         request_name: str | None = None,
         source: str | None = None,
@@ -1268,10 +1391,10 @@ class SyncActions:
                 "query_portin",
                 carrier=carrier,
                 enroll_id=enroll_id,
-                esn=esn,
                 mdn=mdn,
                 agent_id=agent_id,
                 agent_password=agent_password,
+                esn=esn,
                 external_transaction_id=external_transaction_id,
                 request_name=request_name,
                 source=source,
@@ -1742,6 +1865,46 @@ class AsyncActions:
             ),
         )
 
+    async def address_validation_usps(
+        self,
+        *,
+        address_one: str,
+        city: str,
+        state: str,
+        zip_code: str,
+        address_two: str | None = None,
+        agent_id: str | None = None,
+        agent_password: str | None = None,
+        external_transaction_id: str | None = None,
+        request_name: str | None = None,
+        source: str | None = None,
+        sub_source: str | None = None,
+    ) -> StandardizedAddress:
+        """The address standardized by USPS Publication 28 (`12 main street` → `12 MAIN ST`); a ZIP outside the
+        state, a city that is not one of the ZIP's, or a first line that is no street address is refused with
+        why.
+
+        `/address` `address_validation_usps`.
+        """
+        return cast(
+            "StandardizedAddress",
+            await self.call(
+                "/address",
+                "address_validation_usps",
+                address_one=address_one,
+                city=city,
+                state=state,
+                zip_code=zip_code,
+                address_two=address_two,
+                agent_id=agent_id,
+                agent_password=agent_password,
+                external_transaction_id=external_transaction_id,
+                request_name=request_name,
+                source=source,
+                sub_source=sub_source,
+            ),
+        )
+
     async def agent_change_password(
         self,
         *,
@@ -1779,6 +1942,38 @@ class AsyncActions:
             request_name=request_name,
             source=source,
             sub_source=sub_source,
+        )
+
+    async def assign_esim(
+        self,
+        *,
+        enrollment_id: str,
+        agent_id: str | None = None,
+        agent_password: str | None = None,
+        external_transaction_id: str | None = None,
+        request_name: str | None = None,
+        source: str | None = None,
+        sub_source: str | None = None,
+    ) -> EsimProfile:
+        """The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has,
+        or one the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line
+        is refused, as another vendor's enrollment id is (it names nothing).
+
+        `/customer` `assign_esim`.
+        """
+        return cast(
+            "EsimProfile",
+            await self.call(
+                "/customer",
+                "assign_esim",
+                enrollment_id=enrollment_id,
+                agent_id=agent_id,
+                agent_password=agent_password,
+                external_transaction_id=external_transaction_id,
+                request_name=request_name,
+                source=source,
+                sub_source=sub_source,
+            ),
         )
 
     async def check_device_compatibility(
@@ -1949,29 +2144,33 @@ class AsyncActions:
     async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
         self,
         *,
-        enrollment_id: str,
         port_account_number: str,
         port_account_password: str,
         port_address_one: str,
         port_city: str,
-        port_current_carrier: str,
         port_first_name: str,
         port_last_name: str,
         port_number: str,
-        port_ssn: str,
         port_state: str,
         port_zip_code: str,
         agent_id: str | None = None,
         agent_password: str | None = None,
+        enrollment_id: str | None = None,
         external_transaction_id: str | None = None,
+        imei: str | None = None,
         port_address_two: str | None = None,
+        port_current_carrier: str | None = None,
+        port_ssn: str | None = None,
         request_name: str | None = None,
+        sim: str | None = None,
         source: str | None = None,
         sub_source: str | None = None,
     ) -> PortCreated:
-        """Ports a number into a line created without PORTIN that still waits for activation: the port order is
-        stored (old-account data encrypted), then the line's workflow takes it (`port_in` update, refused
-        before it reaches history when the line cannot take it), submits it and follows it as a PORTIN line's.
+        """Ports a number into a line created without PORTIN: a line waiting for activation is activated on the
+        ported number; an ACTIVE line keeps its number until the port completes, then takes the ported one.
+        The port order is stored (old-account data encrypted); the port's workflow submits and follows it, and
+        the answer comes once the carrier took the port (or within the create's wait, saying it has not
+        answered).
 
         `/port` `create_portin_v2_when_create_customer_was_called_without_portin_tag`.
         """
@@ -1980,23 +2179,25 @@ class AsyncActions:
             await self.call(
                 "/port",
                 "create_portin_v2_when_create_customer_was_called_without_portin_tag",
-                enrollment_id=enrollment_id,
                 port_account_number=port_account_number,
                 port_account_password=port_account_password,
                 port_address_one=port_address_one,
                 port_city=port_city,
-                port_current_carrier=port_current_carrier,
                 port_first_name=port_first_name,
                 port_last_name=port_last_name,
                 port_number=port_number,
-                port_ssn=port_ssn,
                 port_state=port_state,
                 port_zip_code=port_zip_code,
                 agent_id=agent_id,
                 agent_password=agent_password,
+                enrollment_id=enrollment_id,
                 external_transaction_id=external_transaction_id,
+                imei=imei,
                 port_address_two=port_address_two,
+                port_current_carrier=port_current_carrier,
+                port_ssn=port_ssn,
                 request_name=request_name,
+                sim=sim,
                 source=source,
                 sub_source=sub_source,
             ),
@@ -2031,6 +2232,37 @@ class AsyncActions:
                 customer_id=customer_id,
                 email=email,
                 enrollment_id=enrollment_id,
+                external_transaction_id=external_transaction_id,
+                request_name=request_name,
+                source=source,
+                sub_source=sub_source,
+            ),
+        )
+
+    async def get_city_state(
+        self,
+        *,
+        zip_code: str,
+        agent_id: str | None = None,
+        agent_password: str | None = None,
+        external_transaction_id: str | None = None,
+        request_name: str | None = None,
+        source: str | None = None,
+        sub_source: str | None = None,
+    ) -> CityState:
+        """The ZIP code's city (USPS's preferred name, in capitals) and state; a ZIP USPS does not list is
+        refused.
+
+        `/address` `get_city_state`.
+        """
+        return cast(
+            "CityState",
+            await self.call(
+                "/address",
+                "get_city_state",
+                zip_code=zip_code,
+                agent_id=agent_id,
+                agent_password=agent_password,
                 external_transaction_id=external_transaction_id,
                 request_name=request_name,
                 source=source,
@@ -2236,7 +2468,7 @@ class AsyncActions:
     ) -> Payment:
         """Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes
         to the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the
-        processor's reference, or CASH; either needs the support role). A repeated request returns the first
+        processor's reference, or CASH; either needs the payments role). A repeated request returns the first
         result; a declined card may be tried again; a processor reference is recorded once per vendor.
 
         `/payment` `make_payment`.
@@ -2441,10 +2673,10 @@ class AsyncActions:
         *,
         carrier: str,
         enroll_id: str,
-        esn: str,
         mdn: str,
         agent_id: str | None = None,
         agent_password: str | None = None,
+        esn: str | None = None,
         external_transaction_id: str | None = None,
         request_name: str | None = None,
         source: str | None = None,
@@ -2462,10 +2694,10 @@ class AsyncActions:
                 "query_portin",
                 carrier=carrier,
                 enroll_id=enroll_id,
-                esn=esn,
                 mdn=mdn,
                 agent_id=agent_id,
                 agent_password=agent_password,
+                esn=esn,
                 external_transaction_id=external_transaction_id,
                 request_name=request_name,
                 source=source,
