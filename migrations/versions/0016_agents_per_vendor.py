@@ -2,7 +2,7 @@
 storefront of the original uses the agent id `ewebsiteapi`). Every existing agent is kept: names unique across
 vendors are unique within each.
 
-Revision ID: 0016_agents_per_vendor
+Revision ID: 0016
 Revises: 0015
 Create Date: 2026-11-27 09:00:00.000000
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0016_agents_per_vendor"
+revision: str = "0016"
 down_revision: str | None = "0015"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -1,4 +1,4 @@
-"""Migration 0016_agents_per_vendor on SQLite and PostgreSQL: every agent the database had is kept, with its
+"""Migration 0016 on SQLite and PostgreSQL: every agent the database had is kept, with its
 id and roles; afterwards a username is unique within its vendor only; and a downgrade refuses while two vendors
 share a name (which one gives it up is a person's call)."""
 
@@ -42,7 +42,7 @@ async def test_0016_keeps_every_agent_and_makes_usernames_unique_per_vendor(engi
         for agent_id, vendor_id, name, roles in ((1, 1, "ewebsiteapi", "agent"), (2, 2, "clerk", "agent,support")):
             await run(url, tmp_path, AGENT, id=agent_id, vendor=vendor_id, name=name, roles=roles, at=AT)
 
-        await asyncio.to_thread(command.upgrade, alembic_config(url), "0016_agents_per_vendor")
+        await asyncio.to_thread(command.upgrade, alembic_config(url), "0016")
 
         kept = await run(url, tmp_path, "SELECT id, vendor_id, username, roles FROM agent ORDER BY id")
         assert kept == [(1, 1, "ewebsiteapi", "agent"), (2, 2, "clerk", "agent,support")]
