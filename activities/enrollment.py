@@ -70,7 +70,9 @@ class EnrollmentActivities:
                 if line.customer_id is None:
                     line.customer_id = f"{secrets.randbelow(9 * 10**8) + 10**8}"
                     line.cust_id = holder.customer_id or line.customer_id
-                    line.status, line.status_since = LineStatus.CUSTOMER_CREATED, utcnow()
+                    # A line to activate later waits from here: a channel may ask for it as soon as it is answered.
+                    waiting = LineStatus.WAITING_ACTIVATION if line.activation_later else LineStatus.CUSTOMER_CREATED
+                    line.status, line.status_since = waiting, utcnow()
                     session.add(line)
                     await session.flush()
                     await events.record(session, line.enrollment_id, EventType.CUSTOMER_CREATED)

@@ -4,7 +4,6 @@ number at the end (releasing the number it had), and validate a number for port-
 
 from __future__ import annotations
 
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
@@ -37,6 +36,7 @@ from persistence import events
 from persistence.engine import Database
 from persistence.enrollment import get_line, holding_line, ported_out
 from persistence.porting import get_port
+from persistence.transaction import DbSession
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
 # The losing side's answers when the old account does not match (decisions.md, "Porting a number Lineup holds").
@@ -82,7 +82,7 @@ class PortingActivities:
                 await move_line(self._db, LineState(eid, LineStatus.PORT_PENDING, None))
         return PortSubmission(port.carrier_port_id, _iso(port), refusal)
 
-    async def _holder_check(self, session: AsyncSession, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
+    async def _holder_check(self, session: DbSession, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
         """The losing side's check when Lineup holds the number (True: it does, and the old account matched):
         the account number is that line's customer id (or its account's) and the PIN its account PIN. A
         refusal names neither the line nor its vendor."""

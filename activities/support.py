@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 
 from models.clock import utcnow
@@ -25,6 +24,7 @@ from persistence.engine import Database
 from persistence.enrollment import orders_of
 from persistence.line_passwords import hash_left_pending
 from persistence.support import release_unsent_retries
+from persistence.transaction import DbSession
 
 log = logging.getLogger("lineup.sweep")
 MOST_AT_ONCE = 100  # orders or messages in one sweep; the next sweep takes the rest
@@ -74,7 +74,7 @@ class SupportActivities:
         return purged
 
     @staticmethod
-    async def _purge_proofs(session: AsyncSession, before: datetime) -> None:
+    async def _purge_proofs(session: DbSession, before: datetime) -> None:
         """Proof images of password changes older than the retention go, and the bytes no proof names any more
         (an image is stored once for every change that sent it: it stays while one of them is kept)."""
         old = select(PasswordChange.id).where(col(PasswordChange.changed_at) < before)

@@ -10,7 +10,6 @@ import time
 from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
-from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -35,6 +34,7 @@ from models.errors import LineupError, TokenRefused, refuse
 from models.requests.base import ActionRequest
 from persistence import audit
 from persistence.auth import tokens
+from persistence.transaction import Transaction
 from persistence.uow import BeforeCommit
 
 JsonObject = dict[str, object]
@@ -87,7 +87,7 @@ class Dispatch:
         lookup = None if named_agent_refusal(username) else username
         try:
             presented = await tokens.present(
-                await self.facts.uow.connection(), self.request.headers.get("token"), username=lookup
+                await self.facts.uow.transaction_now(), self.request.headers.get("token"), username=lookup
             )
         except TokenRefused as refused:
             self.facts.token_failure = refused.reason
@@ -141,7 +141,7 @@ class Dispatch:
         """Before a body is read past the general limit: its token must be one that works (TokenRefused if
         not), so nobody who holds none makes the API read, let alone parse, megabytes. Read only: the claim
         stays with the request's commit, as for any body."""
-        connection = await self.facts.uow.connection()
+        connection = await self.facts.uow.transaction_now()
         await tokens.present(connection, self.request.headers.get("token"), username=None)
 
     async def answer(self, envelope: Envelope, rest_status: int | None) -> Response:
@@ -171,7 +171,7 @@ class Dispatch:
             duration_ms=int((time.perf_counter() - facts.started) * 1000),
         )
 
-        facts.uow.before_commit(lambda connection: audit.write(connection, row))
+        facts.uow.before_commit(lambda transaction: audit.write(transaction, row))
         await facts.uow.commit()
         facts.audited = True
 
@@ -180,11 +180,11 @@ def claim(presented: tokens.Presented, chain: TokenChain, ttl_seconds: int) -> B
     """What the committing transaction must do: claim the presented token and store the answer's token (unless
     the request ended the session)."""
 
-    async def run(connection: AsyncConnection) -> None:
+    async def run(transaction: Transaction) -> None:
         if chain.ended:  # the request ended the session: its tokens, the presented one included, are gone
             return
-        await tokens.claim(connection, presented.hashed)
-        await tokens.store(connection, chain.fresh, presented.owner, ttl_seconds)
+        await tokens.claim(transaction, presented.hashed)
+        await tokens.store(transaction, chain.fresh, presented.owner, ttl_seconds)
 
     return run
 

@@ -28,7 +28,7 @@ from bench.stack import OPEN_DIRS, REPO
 from bench.stats import Figure
 from models.setting_groups import PortingSettings
 from models.settings import Settings, get_settings
-from persistence.engine import make_engine
+from persistence.engine import postgres_engine
 
 CAPACITY_DOC = REPO / "docs" / "capacity.md"
 
@@ -63,7 +63,8 @@ def header(options: Options, tool: str, why: str, started: datetime, seconds: fl
 def model_facts() -> dict[str, Any]:
     """What the capacity model reads besides the figures: the settings defaults it scales by, and the connection
     pool each Lineup process opens on PostgreSQL (read from the engine Lineup makes, never connected)."""
-    engine = make_engine(Settings(_env_file=None, database_url="postgresql+asyncpg://bench@127.0.0.1:1/unused"))
+    settings = Settings(_env_file=None, database_url="postgresql+asyncpg://bench@127.0.0.1:1/unused")
+    engine = postgres_engine(settings.db_url, settings)
     pool = engine.pool
     assert isinstance(pool, QueuePool)
     return {

@@ -7,16 +7,23 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
-from sqlalchemy import func, insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy import func, insert, make_url, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlmodel import col
 
 from bench.stack import Stack
 from models.settings import Settings
 from models.tables.auth import ApiUser, Vendor
-from persistence.engine import make_engine
 
 CHUNK = 5_000  # rows per INSERT: one statement each, small enough for either database's parameter limits
+
+
+def tool_engine(url: str) -> AsyncEngine:
+    """An asyncio engine on a database Lineup writes, for the bench's and the tests' own reads and bulk writes
+    (the application itself runs SQLite on the synchronous engine: persistence.transaction)."""
+    if url.startswith("sqlite"):
+        return create_async_engine(make_url(url).set(drivername="sqlite+aiosqlite"))
+    return create_async_engine(make_url(url).set(drivername="postgresql+asyncpg"))
 
 
 def stack_settings(stack: Stack) -> Settings:
@@ -31,7 +38,7 @@ def stack_settings(stack: Stack) -> Settings:
 async def stack_database(stack: Stack) -> AsyncIterator[AsyncEngine]:
     """An engine on the stack's database (its SQLite file under the stack's data dir, or its PostgreSQL),
     with the pragmas and pool Lineup itself uses."""
-    engine = make_engine(stack_settings(stack))
+    engine = tool_engine(stack_settings(stack).db_url)
     try:
         yield engine
     finally:

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import update
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.passwords import hash_secret_async, login_secret
 from models.tables.agents import ROLES, Agent
@@ -14,6 +13,7 @@ from models.tables.auth import ApiUser, Vendor
 from persistence.auth import tokens
 from persistence.auth.logins import close_login_entries
 from persistence.engine import Database
+from persistence.transaction import DbSession
 
 
 class AdminError(Exception):
@@ -33,7 +33,7 @@ class AgentSpec:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-async def _vendor(session: AsyncSession, code: str) -> Vendor:
+async def _vendor(session: DbSession, code: str) -> Vendor:
     vendor = (await session.exec(select(Vendor).where(Vendor.code == code.upper()))).first()
     if vendor is None:
         raise AdminError(f"vendor {code} does not exist")
@@ -113,7 +113,7 @@ async def create_agent(db: Database, spec: AgentSpec) -> bool:
     return True
 
 
-async def _agent(session: AsyncSession, username: str, vendor_code: str | None) -> Agent:
+async def _agent(session: DbSession, username: str, vendor_code: str | None) -> Agent:
     """The vendor's agent of that name; without a vendor, the one agent of that name (several vendors may each
     have one: then the vendor must be named)."""
     query = select(Agent, Vendor).join(Vendor, col(Vendor.id) == col(Agent.vendor_id)).where(Agent.username == username)
@@ -176,7 +176,7 @@ async def set_api_user_active(db: Database, vendor_code: str, username: str, act
         await _set_api_user_active(session, user_id, active)
 
 
-async def _set_api_user_active(session: AsyncSession, user_id: int, active: bool) -> None:
+async def _set_api_user_active(session: DbSession, user_id: int, active: bool) -> None:
     # The row is updated first: a login racing this either finds it inactive, or committed its token before
     # this transaction could lock the row, and the token is deleted below (services/authenticate.py).
     await session.execute(update(ApiUser).where(col(ApiUser.id) == user_id).values(active=active))

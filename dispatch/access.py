@@ -75,7 +75,7 @@ async def check_agent_password(uow: UnitOfWork, settings: Settings, agent: Agent
     hold neither a connection nor a lock, and the count commits whatever the request comes to."""
     if not isinstance(offered, str) or malformed(offered):
         raise LineupError(MsgCode.AGENT, INVALID_PASSWORD)
-    await uow.release()
+    await uow.commit_before_wait()
     throttle = Throttle.of(settings)
     if not await claim_agent_attempt(uow, agent.id, throttle):
         raise LineupError(MsgCode.AGENT, INVALID_PASSWORD, [LOCKED], rest_status=429)

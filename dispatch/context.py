@@ -105,14 +105,14 @@ class Context:
 
     async def temporal_client(self) -> Client:
         """The Temporal client, the request's transaction released (unavailable: the upstream-down refusal)."""
-        await self.uow.release()
+        await self.uow.commit_before_wait()
         return self.resources.temporal.client()
 
     @asynccontextmanager
     async def outside(self, system: str, *, within: float | None = None) -> AsyncIterator[None]:
         """A call to `system` answered within `within` seconds (default: the Temporal RPC deadline), its
         refusal or outage turned into the envelope decisions.md gives; the request's transaction released."""
-        await self.uow.release()
+        await self.uow.commit_before_wait()
         async with outside_system(system, within=within or self.settings.temporal.rpc_seconds):
             yield
 

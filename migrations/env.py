@@ -10,7 +10,7 @@ from sqlmodel import SQLModel
 
 import models.tables.all  # noqa: F401  (registers every table on the metadata)
 from models.settings import get_settings
-from persistence.engine import make_engine
+from persistence.engine import postgres_engine, sqlite_engine
 
 config = context.config
 target_metadata = SQLModel.metadata
@@ -27,16 +27,28 @@ def _run(connection: Connection) -> None:
         context.run_migrations()
 
 
-async def _run_async() -> None:
-    url = config.get_main_option("sqlalchemy.url") or None
-    engine = make_engine(get_settings(), url)
+async def _run_on_postgres(url: str) -> None:
+    engine = postgres_engine(url, get_settings())
     async with engine.connect() as connection:
         await connection.run_sync(_run)
     await engine.dispose()
+
+
+def _run_from_settings() -> None:
+    settings = get_settings()
+    url = config.get_main_option("sqlalchemy.url") or settings.db_url
+    if url.startswith("sqlite"):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = sqlite_engine(url, foreign_keys=False)
+        with engine.connect() as connection:
+            _run(connection)
+        engine.dispose()
+    else:
+        asyncio.run(_run_on_postgres(url))
 
 
 connection = config.attributes.get("connection")
 if connection is not None:
     _run(connection)
 else:
-    asyncio.run(_run_async())
+    _run_from_settings()

@@ -100,7 +100,7 @@ class Settings(BaseSettings):
 
     @property
     def db_url(self) -> str:
-        return self.database.url or f"sqlite+aiosqlite:///{self.data_dir / 'lineup.db'}"
+        return self.database.url or f"sqlite:///{self.data_dir / 'lineup.db'}"
 
 
 class FlatVariables(PydanticBaseSettingsSource):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import insert
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from models.clock import utcnow
-from persistence.core import Write, table
+from persistence.core import table
+from persistence.transaction import Transaction
 from persistence.uow import UnitOfWork
 
 
@@ -25,10 +25,10 @@ class AuditFacts:
     duration_ms: int
 
 
-_INSERT = Write(insert(table("audit_log")))
+_INSERT = insert(table("audit_log"))
 
 
-async def write(connection: AsyncConnection, facts: AuditFacts) -> None:
+async def write(transaction: Transaction, facts: AuditFacts) -> None:
     """The row, in the transaction that commits the call's work (or its own, for a call refused early)."""
     row = {
         "request_id": facts.request_id,
@@ -42,10 +42,10 @@ async def write(connection: AsyncConnection, facts: AuditFacts) -> None:
         "http_status": facts.http_status,
         "duration_ms": facts.duration_ms,
     }
-    await _INSERT.run(connection, row)
+    await transaction.run(_INSERT, row)
 
 
 async def record(uow: UnitOfWork, facts: AuditFacts) -> None:
     """Written in a transaction of its own (a call answered before the dispatcher could write it)."""
-    uow.before_commit(lambda connection: write(connection, facts))
+    uow.before_commit(lambda transaction: write(transaction, facts))
     await uow.commit()

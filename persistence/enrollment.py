@@ -8,7 +8,6 @@ from itertools import groupby
 
 from sqlalchemy import update
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.expression import SelectOfScalar
 
 from models.clock import utcnow
@@ -18,6 +17,7 @@ from models.statuses import LineStatus
 from models.tables.auth import Vendor
 from models.tables.enrollment import Enrollment, Line, Plan
 from persistence.errors import RecordNotFound
+from persistence.transaction import DbSession
 
 
 def email_hash(cipher: FieldCipher, email: str) -> str:
@@ -26,7 +26,7 @@ def email_hash(cipher: FieldCipher, email: str) -> str:
     return cipher.digest("email", email.strip().lower())
 
 
-async def get_line(session: AsyncSession, enrollment_id: str) -> Line:
+async def get_line(session: DbSession, enrollment_id: str) -> Line:
     """The line with this enrollment id, or RecordNotFound."""
     line = await session.get(Line, enrollment_id)
     if line is None:
@@ -34,20 +34,20 @@ async def get_line(session: AsyncSession, enrollment_id: str) -> Line:
     return line
 
 
-async def vendor_line(session: AsyncSession, enrollment_id: str, *, vendor_id: int | None) -> Line | None:
+async def vendor_line(session: DbSession, enrollment_id: str, *, vendor_id: int | None) -> Line | None:
     """The vendor's line with this enrollment id; another vendor's line is as absent as a missing one.
     vendor_id None: any vendor's (the operators' CLI)."""
     line = await session.get(Line, enrollment_id)
     return line if line is not None and vendor_id in (None, line.vendor_id) else None
 
 
-async def customer_line(session: AsyncSession, *, customer_id: str, vendor_id: int) -> Line | None:
+async def customer_line(session: DbSession, *, customer_id: str, vendor_id: int) -> Line | None:
     """The vendor's line holding this customer id (each line is a customer), or None."""
     query = select(Line).where(Line.customer_id == customer_id, Line.vendor_id == vendor_id)
     return (await session.exec(query)).first()
 
 
-async def sim_line(session: AsyncSession, *, iccid: str, vendor_id: int) -> Line | None:
+async def sim_line(session: DbSession, *, iccid: str, vendor_id: int) -> Line | None:
     """The vendor's newest line with this SIM attached, or None (the original names a line by its SIM too)."""
     query = (
         select(Line)
@@ -57,7 +57,7 @@ async def sim_line(session: AsyncSession, *, iccid: str, vendor_id: int) -> Line
     return (await session.exec(query)).first()
 
 
-async def email_lines(session: AsyncSession, *, cipher: FieldCipher, email: str, vendor_id: int) -> list[Line]:
+async def email_lines(session: DbSession, *, cipher: FieldCipher, email: str, vendor_id: int) -> list[Line]:
     """The vendor's lines enrolled with this e-mail (compared as the login compares it), oldest first."""
     query = (
         select(Line)
@@ -68,7 +68,7 @@ async def email_lines(session: AsyncSession, *, cipher: FieldCipher, email: str,
 
 
 async def accounts_lines(
-    session: AsyncSession, *, cust_ids: Collection[str], vendor_id: int
+    session: DbSession, *, cust_ids: Collection[str], vendor_id: int
 ) -> list[tuple[Line, str, Plan]]:
     """Every line of these accounts (the account holder's customer id is each line's cust_id), oldest first,
     with the ZIP its enrollment id was issued for and its plan."""
@@ -83,26 +83,26 @@ async def accounts_lines(
 
 
 async def sealed_extras(
-    session: AsyncSession, enrollment_ids: Collection[str]
+    session: DbSession, enrollment_ids: Collection[str]
 ) -> dict[str, tuple[str | None, str | None]]:
     """Each line's sealed account PIN and sealed eSIM profile (None where it has none), by enrollment id."""
     query = select(Line.enrollment_id, Line.pin, Line.esim_profile).where(col(Line.enrollment_id).in_(enrollment_ids))
     return {enrollment_id: (pin, profile) for enrollment_id, pin, profile in (await session.exec(query)).all()}
 
 
-async def give_pin(session: AsyncSession, enrollment_id: str, sealed_pin: str) -> None:
+async def give_pin(session: DbSession, enrollment_id: str, sealed_pin: str) -> None:
     """Gives a line without a PIN this one; a line that got one meanwhile keeps its own (the first writer wins)."""
     await session.execute(
         update(Line).where(col(Line.enrollment_id) == enrollment_id, col(Line.pin).is_(None)).values(pin=sealed_pin)
     )
 
 
-async def lines_of_order(session: AsyncSession, order_id: str) -> list[Line]:
+async def lines_of_order(session: DbSession, order_id: str) -> list[Line]:
     return list((await session.exec(select(Line).where(Line.order_id == order_id))).all())
 
 
 async def orders_of(
-    session: AsyncSession, order_ids: Collection[str] | SelectOfScalar[str], *, pacing: Pacing
+    session: DbSession, order_ids: Collection[str] | SelectOfScalar[str], *, pacing: Pacing
 ) -> list[EnrollmentOrder]:
     """The orders with these ids (or those a query of ids selects) as intake would have started them, rebuilt
     from every one of their lines: an order started with some of its lines would lose the others. The sweep
@@ -144,7 +144,7 @@ def plan_of(line: Line) -> LinePlan:
     )
 
 
-async def holding_line(session: AsyncSession, mdn: str, *, besides: str) -> Line | None:
+async def holding_line(session: DbSession, mdn: str, *, besides: str) -> Line | None:
     """The ACTIVE line of any vendor that holds `mdn`, other than line `besides`."""
     query = select(Line).where(
         col(Line.mdn) == mdn, col(Line.status) == LineStatus.ACTIVE, col(Line.enrollment_id) != besides
@@ -152,7 +152,7 @@ async def holding_line(session: AsyncSession, mdn: str, *, besides: str) -> Line
     return (await session.exec(query)).first()
 
 
-async def ported_out(session: AsyncSession, mdn: str, *, to: str) -> None:
+async def ported_out(session: DbSession, mdn: str, *, to: str) -> None:
     """Any other ACTIVE line holding `mdn` is PORTED_OUT: the carrier moved the number to line `to` (which may
     be another vendor's, so the error names no line). Written before `to` becomes ACTIVE with it (the unique
     index on active lines' numbers)."""

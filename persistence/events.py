@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.events import LINEUP, EventType
@@ -20,6 +19,7 @@ from models.tables.enrollment import Line
 from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from models.tables.payment import Payment, TaxCalculation
 from models.tables.porting import PortIn
+from persistence.transaction import DbSession
 
 Fact = str | int | bool | None
 # A stuck line, or one support's retry has claimed (RETRYING) until its workflow takes the retry.
@@ -27,7 +27,7 @@ RETRIED_FROM = frozenset({LineStatus.STUCK, LineStatus.RETRYING})
 
 
 async def record(
-    session: AsyncSession,
+    session: DbSession,
     enrollment_id: str,
     kind: EventType,
     *,
@@ -71,7 +71,7 @@ class EndpointCache:
     by_vendor: dict[int, list[tuple[int, frozenset[str]]]] = field(default_factory=dict)
 
 
-async def _endpoints(session: AsyncSession, vendor_id: int) -> list[tuple[int, frozenset[str]]]:
+async def _endpoints(session: DbSession, vendor_id: int) -> list[tuple[int, frozenset[str]]]:
     """The vendor's active endpoints and the types each takes, read once per transaction (intake writes a few
     events a line)."""
     transaction = session.sync_session.get_transaction()
@@ -99,13 +99,13 @@ def body_of(event: LineEvent) -> bytes:
     return json.dumps(document, separators=(",", ":")).encode()
 
 
-async def timeline(session: AsyncSession, enrollment_id: str) -> list[LineEvent]:
+async def timeline(session: DbSession, enrollment_id: str) -> list[LineEvent]:
     """The line's events, oldest first."""
     query = select(LineEvent).where(LineEvent.enrollment_id == enrollment_id).order_by(col(LineEvent.id))
     return list((await session.exec(query)).all())
 
 
-async def line_moved(session: AsyncSession, line: Line, status: str, error: str | None) -> None:
+async def line_moved(session: DbSession, line: Line, status: str, error: str | None) -> None:
     """Before a line's status changes: STUCK is recorded with its error; leaving STUCK for another attempt is a
     retry, Lineup's own unless support asked for it since the line got stuck."""
     if status == LineStatus.STUCK:
@@ -118,7 +118,7 @@ async def line_moved(session: AsyncSession, line: Line, status: str, error: str 
         await record(session, line.enrollment_id, EventType.RETRIED)
 
 
-async def _support_retried(session: AsyncSession, enrollment_id: str) -> bool:
+async def _support_retried(session: DbSession, enrollment_id: str) -> bool:
     query = (
         select(LineEvent.type, LineEvent.actor)
         .where(LineEvent.enrollment_id == enrollment_id)
@@ -130,14 +130,14 @@ async def _support_retried(session: AsyncSession, enrollment_id: str) -> bool:
     return last is not None and last[0] == EventType.RETRIED and last[1] != LINEUP
 
 
-async def retry_requested(session: AsyncSession, lines: Iterable[Line], *, actor: str) -> None:
+async def retry_requested(session: DbSession, lines: Iterable[Line], *, actor: str) -> None:
     """Support's retry of stuck lines, recorded before the lines are signalled."""
     for line in lines:
         if line.status in RETRIED_FROM:
             await record(session, line.enrollment_id, EventType.RETRIED, actor=actor)
 
 
-async def port_moved(session: AsyncSession, port: PortIn, status: str, resolution: str | None = None) -> None:
+async def port_moved(session: DbSession, port: PortIn, status: str, resolution: str | None = None) -> None:
     """Before a port's status is stored: a change is recorded, and a resolution or completion besides."""
     if status == port.status:
         return
@@ -149,7 +149,7 @@ async def port_moved(session: AsyncSession, port: PortIn, status: str, resolutio
         await record(session, eid, EventType.PORT_COMPLETED, ported_number=port.port_number)
 
 
-async def payment_recorded(session: AsyncSession, payment: Payment) -> None:
+async def payment_recorded(session: DbSession, payment: Payment) -> None:
     await record(
         session,
         payment.enrollment_id,
@@ -163,7 +163,7 @@ async def payment_recorded(session: AsyncSession, payment: Payment) -> None:
     )
 
 
-async def tax_collected(session: AsyncSession, calc: TaxCalculation, status: str) -> None:
+async def tax_collected(session: DbSession, calc: TaxCalculation, status: str) -> None:
     """A tax calculation collected, for the enrollment whose payment registered it."""
     payment = (await session.exec(select(Payment).where(Payment.calc_id == calc.calc_id))).first()
     if payment is not None and calc.status != status:
@@ -177,7 +177,7 @@ async def tax_collected(session: AsyncSession, calc: TaxCalculation, status: str
         )
 
 
-async def received(session: AsyncSession, enrollment_ids: Iterable[str], *, actor: str) -> None:
+async def received(session: DbSession, enrollment_ids: Iterable[str], *, actor: str) -> None:
     """Intake stored these lines (in this transaction): each is received, with its SIM when it came with one."""
     await session.flush()  # the lines just added, so record() finds them
     for enrollment_id in enrollment_ids:
@@ -187,7 +187,7 @@ async def received(session: AsyncSession, enrollment_ids: Iterable[str], *, acto
             await record(session, enrollment_id, EventType.SIM_ATTACHED, actor=actor)
 
 
-async def corrected(session: AsyncSession, enrollment_id: str, fields: Iterable[str], *, actor: str) -> None:
+async def corrected(session: DbSession, enrollment_id: str, fields: Iterable[str], *, actor: str) -> None:
     """Support or a channel corrected these fields of the line: the names, never the values."""
     for name in fields:
         await record(session, enrollment_id, EventType.CORRECTED, actor=actor, field=name)

@@ -8,8 +8,8 @@ from typing import Protocol, TypeVar
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped
 from sqlmodel import SQLModel, col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
+from persistence.transaction import DbSession
 from persistence.uow import UnitOfWork
 
 
@@ -28,7 +28,7 @@ def _key_column(table: type[SQLModel]) -> Mapped[str | None]:
     return column
 
 
-async def id_for_key(session: AsyncSession, table: type[SQLModel], key: str) -> int | None:
+async def id_for_key(session: DbSession, table: type[SQLModel], key: str) -> int | None:
     """The id of the row an earlier request with this key created in `table`, or None."""
     found: int | None = (
         await session.exec(select(col(getattr(table, "id"))).where(_key_column(table) == key))  # noqa: B009
@@ -36,13 +36,13 @@ async def id_for_key(session: AsyncSession, table: type[SQLModel], key: str) -> 
     return found
 
 
-async def row_for_key(session: AsyncSession, table: type[K], key: str) -> K | None:
+async def row_for_key(session: DbSession, table: type[K], key: str) -> K | None:
     """The whole row an earlier request with this key created in `table`, or None."""
     return (await session.exec(select(table).where(_key_column(table) == key))).first()
 
 
 async def insert_once(
-    uow: UnitOfWork, table: type[SQLModel], key: str | None, build: Callable[[AsyncSession], Awaitable[Keyed]]
+    uow: UnitOfWork, table: type[SQLModel], key: str | None, build: Callable[[DbSession], Awaitable[Keyed]]
 ) -> int | None:
     """Inserts the row `build` makes (it may refuse first), once per request key: a repeated request, or one
     racing it, answers the id of the row the first one inserted. Without a key every call inserts."""

@@ -7,14 +7,14 @@ from datetime import datetime
 
 from sqlalchemy import and_, or_
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.statuses import MailStatus
 from models.tables.mail import MailOutbox
+from persistence.transaction import DbSession
 
 
 async def undelivered(
-    session: AsyncSession, *, vendor_id: int, queued_before: datetime, limit: int
+    session: DbSession, *, vendor_id: int, queued_before: datetime, limit: int
 ) -> Sequence[MailOutbox]:
     """The vendor's REJECTED messages and those QUEUED since before `queued_before`, oldest first."""
     query = (

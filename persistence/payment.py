@@ -7,7 +7,6 @@ from __future__ import annotations
 from sqlalchemy import update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.crypto import FieldCipher
@@ -17,11 +16,12 @@ from models.statuses import SETTLED_PAYMENTS, PaymentStatus
 from models.tables.enrollment import Enrollment, Line, Plan
 from models.tables.payment import Payment, SavedCard, TaxCalculation
 from persistence import events
+from persistence.transaction import DbSession
 
 RETRYABLE = (PaymentStatus.DECLINED, PaymentStatus.VOIDED, PaymentStatus.ABANDONED)
 
 
-async def _move(session: AsyncSession, payment: Payment, *, before: tuple[str, ...], **values: object) -> bool:
+async def _move(session: DbSession, payment: Payment, *, before: tuple[str, ...], **values: object) -> bool:
     """Moves the payment's current attempt out of one of `before`; False when another writer got there first."""
     moved = await session.execute(
         update(Payment)
@@ -36,7 +36,7 @@ async def _move(session: AsyncSession, payment: Payment, *, before: tuple[str, .
     return True
 
 
-async def retry_intent(session: AsyncSession, payment: Payment, *, card_on_file: str | None) -> bool:
+async def retry_intent(session: DbSession, payment: Payment, *, card_on_file: str | None) -> bool:
     """A declined (or given back, or never made) payment tried again: its next attempt, pending."""
     return await _move(
         session,
@@ -48,13 +48,13 @@ async def retry_intent(session: AsyncSession, payment: Payment, *, card_on_file:
     )
 
 
-async def settle_failed(session: AsyncSession, payment: Payment, status: PaymentStatus) -> bool:
+async def settle_failed(session: DbSession, payment: Payment, status: PaymentStatus) -> bool:
     """The pending attempt ended without money taken: DECLINED, ABANDONED, or VOIDED (given back)."""
     return await _move(session, payment, before=(PaymentStatus.PENDING,), status=status, card_on_file=None)
 
 
 async def settle_paid(
-    session: AsyncSession,
+    session: DbSession,
     payment: Payment,
     cipher: FieldCipher,
     *,
@@ -94,7 +94,7 @@ async def settle_paid(
 
 
 async def _save_card(
-    session: AsyncSession, payment: Payment, cipher: FieldCipher, card: dict[str, str], on_file: CardOnFile
+    session: DbSession, payment: Payment, cipher: FieldCipher, card: dict[str, str], on_file: CardOnFile
 ) -> None:
     saved = SavedCard(
         vendor_id=payment.vendor_id,
@@ -112,7 +112,7 @@ async def _save_card(
     set_committed_value(payment, "card_id", saved.id)
 
 
-async def active_plans(session: AsyncSession, units: tuple[PlanUnit, ...]) -> dict[int, Plan] | None:
+async def active_plans(session: DbSession, units: tuple[PlanUnit, ...]) -> dict[int, Plan] | None:
     """The plans a payment names, by id; None when one of them is not an active plan of the plan list."""
     ids = {unit.plan_id for unit in units}
     found = (await session.exec(select(Plan).where(col(Plan.plan_id).in_(ids), col(Plan.active)))).all()
@@ -120,13 +120,13 @@ async def active_plans(session: AsyncSession, units: tuple[PlanUnit, ...]) -> di
     return plans if set(plans) == ids else None
 
 
-async def reference_holder(session: AsyncSession, vendor_id: int, reference: str) -> Payment | None:
+async def reference_holder(session: DbSession, vendor_id: int, reference: str) -> Payment | None:
     """The vendor's payment that recorded this processor reference, if one did."""
     query = select(Payment).where(col(Payment.vendor_id) == vendor_id, col(Payment.transaction_id) == reference)
     return (await session.exec(query)).first()
 
 
-async def settled_invoice(session: AsyncSession, vendor_id: int, invoice_number: str, enrollment_ids: set[str]) -> bool:
+async def settled_invoice(session: DbSession, vendor_id: int, invoice_number: str, enrollment_ids: set[str]) -> bool:
     """True when `invoice_number` is a settled payment of the vendor for one of these enrollment ids."""
     query = select(Payment.id).where(
         col(Payment.vendor_id) == vendor_id,
@@ -137,7 +137,7 @@ async def settled_invoice(session: AsyncSession, vendor_id: int, invoice_number:
     return (await session.exec(query)).first() is not None
 
 
-async def paid_plans(session: AsyncSession, vendor_id: int, enrollment_ids: set[str]) -> list[int]:
+async def paid_plans(session: DbSession, vendor_id: int, enrollment_ids: set[str]) -> list[int]:
     """The plan ids settled payments of the vendor cover for these enrollment ids, one entry per line a plan is
     paid for (a plan listed twice pays for two lines; its months say for how long, not for how many)."""
     query = select(Payment.plan_id, Payment.plans).where(
@@ -151,7 +151,7 @@ async def paid_plans(session: AsyncSession, vendor_id: int, enrollment_ids: set[
     return covered
 
 
-async def account_plans(session: AsyncSession, vendor_id: int, parent_enrollment_id: str) -> list[tuple[str, int, str]]:
+async def account_plans(session: DbSession, vendor_id: int, parent_enrollment_id: str) -> list[tuple[str, int, str]]:
     """(enrollment id, plan id, status) of every line of the vendor's account under this parent."""
     query = select(Line.enrollment_id, Line.plan_id, Line.status).where(
         col(Line.vendor_id) == vendor_id, col(Line.parent_enrollment_id) == parent_enrollment_id

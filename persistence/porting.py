@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.statuses import PortStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from persistence.errors import RecordNotFound
+from persistence.transaction import DbSession
 
 
-async def get_port(session: AsyncSession, enrollment_id: str) -> PortIn:
+async def get_port(session: DbSession, enrollment_id: str) -> PortIn:
     """The port-in order of this line, or RecordNotFound."""
     port = await session.get(PortIn, enrollment_id)
     if port is None:
@@ -21,7 +21,7 @@ async def get_port(session: AsyncSession, enrollment_id: str) -> PortIn:
     return port
 
 
-async def ports_of(session: AsyncSession, *, enrollment_id: str, cust_id: str | None, vendor_id: int) -> list[PortIn]:
+async def ports_of(session: DbSession, *, enrollment_id: str, cust_id: str | None, vendor_id: int) -> list[PortIn]:
     """The port orders of the vendor's line `enrollment_id`, or with `cust_id` of every line of that account."""
     query = select(PortIn).join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
     query = query.where(Line.vendor_id == vendor_id)
@@ -32,7 +32,7 @@ async def ports_of(session: AsyncSession, *, enrollment_id: str, cust_id: str | 
 IN_PROGRESS = (PortStatus.RECEIVED, PortStatus.SUBMITTED, PortStatus.CONFIRMED, PortStatus.RESOLUTION_REQUIRED)
 
 
-async def ports_in_progress(session: AsyncSession, numbers: Collection[str], *, besides: Collection[str]) -> set[str]:
+async def ports_in_progress(session: DbSession, numbers: Collection[str], *, besides: Collection[str]) -> set[str]:
     """Which of these numbers have a port in progress on a line other than `besides` (any vendor's)."""
     if not numbers:
         return set()

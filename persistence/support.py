@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, and_, delete, exists, false, func, insert, or_, update
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.statuses import LineStatus, PortStatus
@@ -23,9 +22,10 @@ from models.tables.porting import PortIn
 from models.tables.support import ConsoleSession
 from persistence.agents import AgentRef
 from persistence.auth.tokens import digest
+from persistence.transaction import DbSession
 
 
-async def lines_in_status(session: AsyncSession, status: LineStatus, *, vendor_id: int, limit: int) -> list[Line]:
+async def lines_in_status(session: DbSession, status: LineStatus, *, vendor_id: int, limit: int) -> list[Line]:
     """The vendor's lines in `status`, longest in it first."""
     query = (
         select(Line)
@@ -36,7 +36,7 @@ async def lines_in_status(session: AsyncSession, status: LineStatus, *, vendor_i
 
 
 async def ports_in_status(
-    session: AsyncSession, status: PortStatus, *, vendor_id: int, limit: int
+    session: DbSession, status: PortStatus, *, vendor_id: int, limit: int
 ) -> list[tuple[Line, PortIn]]:
     """The vendor's port-in orders in `status` with their lines, longest waiting first."""
     query = (
@@ -49,7 +49,7 @@ async def ports_in_status(
 
 
 async def find_lines(
-    session: AsyncSession, wanted: str, *, vendor_id: int, limit: int
+    session: DbSession, wanted: str, *, vendor_id: int, limit: int
 ) -> list[tuple[Line, PortIn | None]]:
     """The vendor's lines whose enrollment id, parent enrollment id, MDN, customer id or account id is `wanted`,
     or that port the number `wanted` in, each with its port order if it has one."""
@@ -76,7 +76,7 @@ class AgentLogin:
     vendor_active: bool
 
 
-async def agent_logins(session: AsyncSession, username: str, *, vendor_code: str | None) -> list[AgentLogin]:
+async def agent_logins(session: DbSession, username: str, *, vendor_code: str | None) -> list[AgentLogin]:
     """The agents with this username, with their vendors: of every vendor (a username is unique within its
     vendor only), or of the one named."""
     query = select(Agent, Vendor).join(Vendor, col(Vendor.id) == col(Agent.vendor_id)).where(Agent.username == username)
@@ -95,7 +95,7 @@ class SessionLimits:
 
 
 async def open_session(
-    session: AsyncSession, *, agent_id: int, vendor_id: int, ip: str | None, limits: SessionLimits
+    session: DbSession, *, agent_id: int, vendor_id: int, ip: str | None, limits: SessionLimits
 ) -> str:
     """A new session's token. Sessions over (of anyone) are deleted here, so the table holds little more than
     the sessions in use."""
@@ -117,7 +117,7 @@ async def open_session(
     return token
 
 
-async def touch_session(session: AsyncSession, token: str, *, limits: SessionLimits) -> int | None:
+async def touch_session(session: DbSession, token: str, *, limits: SessionLimits) -> int | None:
     """The session's agent id, moving its idle clock; None (and the row deleted) once it sat idle too long,
     lasted longer than the limits allow, or its agent's password changed after it began (the old password's
     holder must not keep a way in). The conditional UPDATE decides alone, so a request racing a limit sees one
@@ -141,11 +141,11 @@ async def touch_session(session: AsyncSession, token: str, *, limits: SessionLim
     return agent_id
 
 
-async def end_session(session: AsyncSession, token: str) -> None:
+async def end_session(session: DbSession, token: str) -> None:
     await session.execute(delete(ConsoleSession).where(col(ConsoleSession.token_hash) == digest(token)))
 
 
-async def active_agent(session: AsyncSession, agent_id: int) -> tuple[AgentRef, str] | None:
+async def active_agent(session: DbSession, agent_id: int) -> tuple[AgentRef, str] | None:
     """The agent and its vendor's code while both are active; None once either was disabled."""
     query = (
         select(Agent, Vendor.code)
@@ -186,7 +186,7 @@ class Waiting:
         return or_(and_(*stuck), and_(*received))
 
 
-async def waiting_lines(session: AsyncSession, waiting: Waiting, *, vendor_id: int | None, limit: int) -> list[Line]:
+async def waiting_lines(session: DbSession, waiting: Waiting, *, vendor_id: int | None, limit: int) -> list[Line]:
     """Lines waiting for support, longest waiting first (all vendors when vendor_id is None)."""
     query = select(Line).where(waiting.clause()).order_by(col(Line.status_since), col(Line.enrollment_id))
     if vendor_id is not None:
@@ -194,7 +194,7 @@ async def waiting_lines(session: AsyncSession, waiting: Waiting, *, vendor_id: i
     return list((await session.exec(query.limit(limit))).all())
 
 
-async def count_waiting(session: AsyncSession, waiting: Waiting, *, vendor_id: int | None) -> int:
+async def count_waiting(session: DbSession, waiting: Waiting, *, vendor_id: int | None) -> int:
     query = select(func.count()).select_from(Line).where(waiting.clause())
     if vendor_id is not None:
         query = query.where(Line.vendor_id == vendor_id)
@@ -206,7 +206,7 @@ def shown_error(line: Line) -> str:
     return line.last_error or (NEVER_STARTED if line.status == LineStatus.RECEIVED else "")
 
 
-async def claim_retries(session: AsyncSession, enrollment_ids: list[str]) -> set[str]:
+async def claim_retries(session: DbSession, enrollment_ids: list[str]) -> set[str]:
     """Support's retry of these lines, taken once: one conditional write moves each line still STUCK to
     RETRYING (its workflow moves it on). The ids it moved; of N retries of one line at once, one gets it."""
     if not enrollment_ids:
@@ -221,7 +221,7 @@ async def claim_retries(session: AsyncSession, enrollment_ids: list[str]) -> set
     return set(moved.scalars().all())
 
 
-async def release_unsent_retries(session: AsyncSession, claimed_before: datetime) -> list[str]:
+async def release_unsent_retries(session: DbSession, claimed_before: datetime) -> list[str]:
     """Claims whose signal never left (the API died between the RETRYING write and the signal): a workflow
     that took its retry has moved its line on within seconds, so a line RETRYING since before the sweep's grace
     is STUCK again, for support (or its own timer) to retry. A retry still on its way finds the line STUCK and
@@ -235,7 +235,7 @@ async def release_unsent_retries(session: AsyncSession, claimed_before: datetime
     return sorted(released.scalars().all())
 
 
-async def release_retries(session: AsyncSession, enrollment_ids: list[str]) -> None:
+async def release_retries(session: DbSession, enrollment_ids: list[str]) -> None:
     """Retries that never reached their workflow (the engine was away): the lines are STUCK again."""
     if enrollment_ids:
         await session.execute(

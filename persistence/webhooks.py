@@ -7,18 +7,18 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from persistence.errors import RecordNotFound
+from persistence.transaction import DbSession
 
 
-async def vendor_endpoints(session: AsyncSession, vendor_id: int) -> list[WebhookEndpoint]:
+async def vendor_endpoints(session: DbSession, vendor_id: int) -> list[WebhookEndpoint]:
     query = select(WebhookEndpoint).where(WebhookEndpoint.vendor_id == vendor_id).order_by(col(WebhookEndpoint.id))
     return list((await session.exec(query)).all())
 
 
-async def endpoint_by_public_id(session: AsyncSession, public_id: str, *, vendor_id: int | None) -> WebhookEndpoint:
+async def endpoint_by_public_id(session: DbSession, public_id: str, *, vendor_id: int | None) -> WebhookEndpoint:
     """The endpoint (of this vendor; any when vendor_id is None), or RecordNotFound."""
     endpoint = (await session.exec(select(WebhookEndpoint).where(WebhookEndpoint.public_id == public_id))).first()
     if endpoint is None or vendor_id not in (None, endpoint.vendor_id):
@@ -26,7 +26,7 @@ async def endpoint_by_public_id(session: AsyncSession, public_id: str, *, vendor
     return endpoint
 
 
-async def queued(session: AsyncSession, limit: int) -> list[tuple[int, int, str]]:
+async def queued(session: DbSession, limit: int) -> list[tuple[int, int, str]]:
     """(delivery id, round, `<endpoint id>-<event id>`) of deliveries no workflow has taken yet, oldest first."""
     query = (
         select(WebhookDelivery.id, WebhookDelivery.round, WebhookEndpoint.public_id, LineEvent.public_id)
@@ -57,7 +57,7 @@ class DeliveryView:
     last_attempt_at: datetime | None
 
 
-async def recent_deliveries(session: AsyncSession, endpoint_id: int, limit: int = 20) -> list[DeliveryView]:
+async def recent_deliveries(session: DbSession, endpoint_id: int, limit: int = 20) -> list[DeliveryView]:
     query = (
         select(WebhookDelivery, LineEvent)
         .join(LineEvent, col(LineEvent.id) == col(WebhookDelivery.event_id))

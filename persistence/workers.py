@@ -6,11 +6,11 @@ from datetime import datetime
 
 from sqlalchemy import delete, func, update
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.tables.workers import WorkerHeartbeat
 from persistence.engine import Database
+from persistence.transaction import DbSession
 
 
 async def beat(db: Database, identity: str, task_queue: str) -> None:
@@ -29,7 +29,7 @@ async def stopped(db: Database, identity: str) -> None:
         await session.execute(delete(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity))
 
 
-async def last_beat(session: AsyncSession, task_queue: str) -> datetime | None:
+async def last_beat(session: DbSession, task_queue: str) -> datetime | None:
     query = select(func.max(WorkerHeartbeat.seen_at)).where(WorkerHeartbeat.task_queue == task_queue)
     found: datetime | None = (await session.exec(query)).one()
     return found

@@ -6,7 +6,6 @@ import hashlib
 
 from sqlalchemy import bindparam, insert, update
 from sqlmodel import select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from dispatch.actions import action
 from dispatch.context import Context, Reply
@@ -18,16 +17,17 @@ from models.requests.agents import CheckSignature, SaveSignature, UpdateLocation
 from models.tables.agents import Signature
 from models.tables.enrollment import Enrollment
 from persistence.auth.logins import OtpPolicy, check_otp, otp_digest
-from persistence.core import Write, table
+from persistence.core import table
 from persistence.idempotency import insert_once
+from persistence.transaction import DbSession
 
 INVALID_OTP = "Please provide valid otp"
 TOO_MANY_OTPS = "Too many wrong OTPs; try again later"
 NOT_OWN_LOCATION = "Username must be the agent_id's own: an agent records only its own location"
 # Core statements built once: agents report their location often, and the rows are never read back here.
-_RECORD_LOCATION = Write(insert(table("agent_location")))
+_RECORD_LOCATION = insert(table("agent_location"))
 _LOGINS = table("login_log")
-_PLACE_LOGIN = Write(
+_PLACE_LOGIN = (
     update(_LOGINS)
     .where(_LOGINS.c.id == bindparam("entry_id"))
     .values(latitude=bindparam("at_latitude"), longitude=bindparam("at_longitude"))
@@ -40,12 +40,12 @@ async def update_location_coordinate(*, body: UpdateLocationCoordinate, ctx: Con
     caller = ctx.caller
     subject_id = await _subject(ctx, body.username)
     entry_id = await _login_entry(ctx, body.login_log_otp) if body.login_log_otp is not None else None
-    connection = await ctx.uow.connection()
+    transaction = await ctx.uow.transaction_now()
     if entry_id is not None:
         place = {"entry_id": entry_id, "at_latitude": body.latitude, "at_longitude": body.longitude}
-        await _PLACE_LOGIN.run(connection, place)
-    await _RECORD_LOCATION.run(
-        connection,
+        await transaction.run(_PLACE_LOGIN, place)
+    await transaction.run(
+        _RECORD_LOCATION,
         {
             "agent_id": subject_id,
             "vendor_id": caller.vendor_id,
@@ -85,7 +85,7 @@ async def save_signature(*, body: SaveSignature, ctx: Context) -> SignatureSaved
         image=body.signature.content,
     )
 
-    async def build(session: AsyncSession) -> Signature:
+    async def build(session: DbSession) -> Signature:
         if body.enroll_id is not None:
             slot = await session.get(Enrollment, body.enroll_id)
             if slot is None or slot.vendor_id != caller.vendor_id:
@@ -118,7 +118,7 @@ async def check_signature(*, body: CheckSignature, ctx: Context) -> Reply[None]:
 async def _login_entry(ctx: Context, otp: str) -> int:
     """The id of the vendor's open login-log entry with this OTP. Wrong OTPs are throttled per API user, so the
     guess is counted in a transaction of its own that commits whatever this request comes to."""
-    await ctx.uow.release()
+    await ctx.uow.commit_before_wait()
     check = await check_otp(
         ctx.uow,
         vendor_id=ctx.caller.vendor_id,

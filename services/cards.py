@@ -54,7 +54,7 @@ async def customer_login(ctx: Context, *, enrollment_id: str, email: str, passwo
     async with ctx.uow.transaction() as session:
         # Another vendor's customer answers as an unknown one.
         line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
-    await ctx.uow.release()  # argon2 and the throttle's waits hold neither a connection nor a lock
+    await ctx.uow.commit_before_wait()  # argon2 and the throttle's waits hold neither a connection nor a lock
     throttle = Throttle.of(ctx.settings)
     # Claimed before the password is verified: parallel guesses cannot outrun the lockout.
     if line is not None and not await claim_customer_attempt(ctx.uow, enrollment_id, throttle):

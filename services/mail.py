@@ -138,7 +138,9 @@ async def deliver(outbox: MailOutbox, ctx: Context) -> MailStatus:
     if outbox.status not in (MailStatus.SENT, MailStatus.REJECTED):
         await _deliver(outbox, ctx)
         async with ctx.uow.transaction() as session:
-            await session.refresh(outbox)
+            now = await session.get(MailOutbox, outbox.id)
+        if now is not None:  # the caller's row (of an earlier transaction) as the delivery left it
+            outbox.status, outbox.last_error = now.status, now.last_error
     return MailStatus(outbox.status)
 
 
@@ -146,7 +148,7 @@ async def _deliver(outbox: MailOutbox, ctx: Context) -> None:
     """Starts (or finds) the message's delivery workflow and waits for it a little; a delivery that already
     ended is never run again (the outbox row says how it ended)."""
     assert outbox.id is not None
-    await ctx.uow.release()  # commits the outbox row: from here on the message is durably queued
+    await ctx.uow.commit_before_wait()  # commits the outbox row: from here on the message is durably queued
     client = ctx.resources.temporal.connected
     if client is None:
         log.warning("mail queued while the workflow engine is unreachable; the sweep starts it")

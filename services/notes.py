@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from dispatch.actions import action
 from dispatch.context import Context
 from models.answers.notes import NOTE_ADDED, NoteAdded
@@ -12,6 +10,7 @@ from models.requests.notes import AddNotes
 from models.tables.notes import Note
 from persistence.enrollment import vendor_line
 from persistence.idempotency import insert_once
+from persistence.transaction import DbSession
 
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
 
@@ -23,7 +22,7 @@ async def add_notes(*, body: AddNotes, ctx: Context) -> NoteAdded:
     caller = ctx.caller
     key = caller.request_key(body.external_transaction_id)
 
-    async def build(session: AsyncSession) -> Note:
+    async def build(session: DbSession) -> Note:
         # Another vendor's customer is refused in the same words as one that does not exist.
         line = await vendor_line(session, body.enrollment_id, vendor_id=caller.vendor_id)
         if line is None or line.customer_id is None or line.customer_id != body.customer_id:

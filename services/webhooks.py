@@ -7,14 +7,13 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from adapters.webhooks import resolved_problem
 from models.crypto import FieldCipher
 from models.errors import refuse
 from models.events import parse_types
 from models.settings import Settings
 from models.tables.events import WebhookDelivery, WebhookEndpoint
+from persistence.transaction import DbSession
 from persistence.webhooks import DeliveryView, endpoint_by_public_id, recent_deliveries, vendor_endpoints
 
 
@@ -31,7 +30,7 @@ async def url_refusal(url: str, settings: Settings) -> str | None:
 
 
 async def add_endpoint(
-    session: AsyncSession, cipher: FieldCipher, settings: Settings, *, vendor_id: int, url: str, events: str | None
+    session: DbSession, cipher: FieldCipher, settings: Settings, *, vendor_id: int, url: str, events: str | None
 ) -> Registered:
     """A new endpoint; refused (LineupError) for a URL the policy forbids or an unknown event type."""
     try:
@@ -53,11 +52,11 @@ async def add_endpoint(
     return Registered(endpoint, secret)
 
 
-async def endpoints(session: AsyncSession, vendor_id: int) -> list[WebhookEndpoint]:
+async def endpoints(session: DbSession, vendor_id: int) -> list[WebhookEndpoint]:
     return await vendor_endpoints(session, vendor_id)
 
 
-async def disable_endpoint(session: AsyncSession, public_id: str, *, vendor_id: int | None, by: str) -> WebhookEndpoint:
+async def disable_endpoint(session: DbSession, public_id: str, *, vendor_id: int | None, by: str) -> WebhookEndpoint:
     """Switched off: its queued and retrying deliveries end at their next attempt."""
     endpoint = await endpoint_by_public_id(session, public_id, vendor_id=vendor_id)
     if endpoint.active:
@@ -66,7 +65,7 @@ async def disable_endpoint(session: AsyncSession, public_id: str, *, vendor_id: 
     return endpoint
 
 
-async def send_again(session: AsyncSession, delivery_id: int, *, vendor_id: int) -> WebhookDelivery:
+async def send_again(session: DbSession, delivery_id: int, *, vendor_id: int) -> WebhookDelivery:
     """A new round of a delivery (same event, same `id`): queued for the dispatcher with its attempts reset."""
     delivery = await session.get(WebhookDelivery, delivery_id)
     endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id) if delivery else None
@@ -88,7 +87,7 @@ class EndpointView:
     deliveries: list[DeliveryView]
 
 
-async def console_endpoints(session: AsyncSession, vendor_id: int) -> list[EndpointView]:
+async def console_endpoints(session: DbSession, vendor_id: int) -> list[EndpointView]:
     return [
         EndpointView(endpoint, await recent_deliveries(session, endpoint.id or 0))
         for endpoint in await vendor_endpoints(session, vendor_id)

@@ -13,7 +13,6 @@ from enum import Enum
 from sqlalchemy import ColumnElement, case, literal, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.sqltypes import UTCDateTime
 
 from models.clock import utcnow
@@ -22,12 +21,13 @@ from models.settings import Settings
 from models.tables.agents import Agent
 from models.tables.auth import ApiUser, CustomerLogin, LoginLog, Vendor
 from models.tables.support import ConsoleLogin
+from persistence.transaction import DbSession
 from persistence.uow import UnitOfWork
 
 LOCKED = "Too many failed logins; try again later"  # what every throttled login answers while refused
 
 
-async def active_api_user(session: AsyncSession, *, vendor_code: str, username: str) -> ApiUser | None:
+async def active_api_user(session: DbSession, *, vendor_code: str, username: str) -> ApiUser | None:
     """The active API user of an active vendor, or None."""
     query = (
         select(ApiUser)
@@ -74,7 +74,7 @@ Throttled = type[Agent] | type[ApiUser] | type[CustomerLogin] | type[ConsoleLogi
 Row = ColumnElement[bool]
 
 
-async def claim_attempt(session: AsyncSession, table: Throttled, row: Row, throttle: Throttle) -> Claim:
+async def claim_attempt(session: DbSession, table: Throttled, row: Row, throttle: Throttle) -> Claim:
     """Claims one verification on the row of `table` (a table with failed_logins, locked_until, pending_logins
     and pending_since) BEFORE its secret is verified: granted while the row is not locked and failures plus
     pending attempts stay below `max_failures`. One conditional UPDATE is the whole race, on SQLite and
@@ -110,7 +110,7 @@ async def claim_login(uow: UnitOfWork, table: Throttled, row: Row, throttle: Thr
         pause = min(pause * 2, WAIT_LONGEST)
 
 
-async def settle_attempt(session: AsyncSession, table: Throttled, row: Row, throttle: Throttle, *, ok: bool) -> bool:
+async def settle_attempt(session: DbSession, table: Throttled, row: Row, throttle: Throttle, *, ok: bool) -> bool:
     """Ends a claimed attempt: a right secret clears the failures and any lock, a wrong one is counted and the
     failure that reaches `max_failures` locks the row. False when no row matched."""
     pending = col(table.pending_logins)
@@ -240,7 +240,7 @@ async def check_otp(uow: UnitOfWork, *, vendor_id: int, api_user_id: int, otp_ha
     return OtpCheck(entry.id if entry is not None else None)
 
 
-async def _count_otp_guess(session: AsyncSession, user: Row, policy: OtpPolicy) -> bool:
+async def _count_otp_guess(session: DbSession, user: Row, policy: OtpPolicy) -> bool:
     now = utcnow()
     start = col(ApiUser.otp_window_start)
     ended = or_(start.is_(None), start <= now - timedelta(seconds=policy.window_seconds))
@@ -256,9 +256,7 @@ async def _count_otp_guess(session: AsyncSession, user: Row, policy: OtpPolicy) 
     return counted.first() is not None
 
 
-async def open_login_entry(
-    session: AsyncSession, *, vendor_id: int, otp_hash: str, ttl_hours: float
-) -> LoginLog | None:
+async def open_login_entry(session: DbSession, *, vendor_id: int, otp_hash: str, ttl_hours: float) -> LoginLog | None:
     """The vendor's most recent login-log entry with this OTP (its otp_digest) neither closed nor expired, or None."""
     opened_after = utcnow() - timedelta(hours=ttl_hours)
     query = (
@@ -270,7 +268,7 @@ async def open_login_entry(
     return (await session.exec(query)).first()
 
 
-async def close_login_entries(session: AsyncSession, *, api_user_id: int, keep: int | None = None) -> None:
+async def close_login_entries(session: DbSession, *, api_user_id: int, keep: int | None = None) -> None:
     """Closes the API user's open login-log entries (their OTPs stop working), except the entry `keep`."""
     query = update(LoginLog).where(col(LoginLog.api_user_id) == api_user_id, col(LoginLog.closed_at).is_(None))
     if keep is not None:
@@ -278,6 +276,6 @@ async def close_login_entries(session: AsyncSession, *, api_user_id: int, keep: 
     await session.execute(query.values(closed_at=utcnow()))
 
 
-async def close_login_entry(session: AsyncSession, entry_id: int) -> None:
+async def close_login_entry(session: DbSession, entry_id: int) -> None:
     query = update(LoginLog).where(col(LoginLog.id) == entry_id, col(LoginLog.closed_at).is_(None))
     await session.execute(query.values(closed_at=utcnow()))

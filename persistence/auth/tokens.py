@@ -13,15 +13,14 @@ from typing import NamedTuple, cast
 
 import sqlalchemy
 from sqlalchemy import bindparam, delete, insert, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import col
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.clock import utcnow
 from models.errors import TokenRefused
 from models.tables.auth import ApiToken
 from persistence.agents import AGENT_COLUMNS, AgentFields, AgentRef
-from persistence.core import Read, Write, table
+from persistence.core import table
+from persistence.transaction import DbSession, Transaction
 
 
 @dataclass(frozen=True)
@@ -73,9 +72,9 @@ class _Found(NamedTuple):
 
 # Built once, on the tables (persistence.core): every authenticated call runs these.
 _TOKENS, _VENDORS, _AGENTS = table("api_token"), table("vendor"), table("agent")
-_ISSUE = Write(insert(_TOKENS))
+_ISSUE = insert(_TOKENS)
 # The token's own columns are labelled: the agent's columns beside them have a vendor_id of their own.
-_PRESENT = Read(
+_PRESENT = (
     sqlalchemy.select(
         _TOKENS.c.vendor_id.label("token_vendor_id"),
         _TOKENS.c.api_user_id.label("token_api_user_id"),
@@ -91,13 +90,10 @@ _PRESENT = Read(
         _AGENTS,
         sqlalchemy.and_(_AGENTS.c.username == bindparam("username"), _AGENTS.c.vendor_id == _TOKENS.c.vendor_id),
     )
-    .where(_TOKENS.c.token_hash == bindparam("hashed")),
-    _PresentedRow._make,
+    .where(_TOKENS.c.token_hash == bindparam("hashed"))
 )
-_FIND = Read(
-    sqlalchemy.select(_TOKENS.c.id, _TOKENS.c.used_at).where(_TOKENS.c.token_hash == bindparam("hashed")), _Found._make
-)
-_CLAIM = Write(
+_FIND = sqlalchemy.select(_TOKENS.c.id, _TOKENS.c.used_at).where(_TOKENS.c.token_hash == bindparam("hashed"))
+_CLAIM = (
     update(_TOKENS)
     .where(
         _TOKENS.c.token_hash == bindparam("hashed"),
@@ -116,12 +112,12 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-async def store(connection: AsyncConnection, token: str, owner: TokenOwner, ttl_seconds: int) -> None:
+async def store(transaction: Transaction, token: str, owner: TokenOwner, ttl_seconds: int) -> None:
     """Stores `token` (its hash) as the owner's next single-use token."""
     now = utcnow()
     # A Core INSERT: the row is never read back in this session, so the ORM's unit of work is pure cost.
-    await _ISSUE.run(
-        connection,
+    await transaction.run(
+        _ISSUE,
         {
             "token_hash": digest(token),
             "vendor_id": owner.vendor_id,
@@ -133,22 +129,22 @@ async def store(connection: AsyncConnection, token: str, owner: TokenOwner, ttl_
     )
 
 
-async def issue(session: AsyncSession, owner: TokenOwner, ttl_seconds: int) -> str:
-    """A new token for the owner, stored in the session's transaction."""
+async def issue(transaction: Transaction, owner: TokenOwner, ttl_seconds: int) -> str:
+    """A new token for the owner, stored in the transaction."""
     token = new_token()
-    await store(await session.connection(), token, owner, ttl_seconds)
+    await store(transaction, token, owner, ttl_seconds)
     return token
 
 
-async def present(connection: AsyncConnection, token: str | None, *, username: str | None) -> Presented:
+async def present(transaction: Transaction, token: str | None, *, username: str | None) -> Presented:
     """The presented token, still unused and unexpired, with its vendor and the named agent; else the refusal."""
     if not token:
         raise TokenRefused("missing", "Invalid Token")
     hashed = digest(token)
-    rows = await _PRESENT.rows(connection, {"hashed": hashed, "username": username})
+    rows = await transaction.rows(_PRESENT, {"hashed": hashed, "username": username})
     if not rows:
         raise TokenRefused("unknown", "Invalid Token")
-    row = rows[0]
+    row = _PresentedRow._make(rows[0])
     if row.token_used_at is not None:
         raise TokenRefused("used", "Token already used")
     if row.token_expires_at <= utcnow():
@@ -157,11 +153,11 @@ async def present(connection: AsyncConnection, token: str | None, *, username: s
     return Presented(hashed, owner, row.vendor_code, row.agent())
 
 
-async def claim(connection: AsyncConnection, hashed: str) -> None:
+async def claim(transaction: Transaction, hashed: str) -> None:
     """Marks the presented token used. The conditional UPDATE is the whole race: one request matches the row."""
-    if await _CLAIM.run(connection, {"hashed": hashed, "now": utcnow()}) != 1:
+    if await transaction.run(_CLAIM, {"hashed": hashed, "now": utcnow()}) != 1:
         # Lost to a request presenting the same token, or it expired, or its session ended, since `present`.
-        found = next(iter(await _FIND.rows(connection, {"hashed": hashed})), None)
+        found = next((_Found._make(row) for row in await transaction.rows(_FIND, {"hashed": hashed})), None)
         if found is None:
             raise TokenRefused("unknown", "Invalid Token")
         raise (
@@ -171,7 +167,7 @@ async def claim(connection: AsyncConnection, hashed: str) -> None:
         )
 
 
-async def revoke(session: AsyncSession, api_user_id: int, *, keep: str | None = None) -> None:
+async def revoke(session: DbSession, api_user_id: int, *, keep: str | None = None) -> None:
     """Ends every outstanding token of the API user (they then answer `Token expire`), except `keep`."""
     now = utcnow()
     query = update(ApiToken).where(
@@ -184,12 +180,12 @@ async def revoke(session: AsyncSession, api_user_id: int, *, keep: str | None = 
     await session.execute(query.values(expires_at=now))
 
 
-async def drop_all(session: AsyncSession, api_user_id: int) -> None:
+async def drop_all(session: DbSession, api_user_id: int) -> None:
     """Deletes every token of the API user (it was disabled): they then answer as an unknown token does."""
     await session.execute(delete(ApiToken).where(col(ApiToken.api_user_id) == api_user_id))
 
 
-async def drop_session(session: AsyncSession, login_log_id: int | None) -> None:
+async def drop_session(session: DbSession, login_log_id: int | None) -> None:
     """Deletes the tokens of one session (logout): those chained from its /authenticate."""
     if login_log_id is not None:
         await session.execute(delete(ApiToken).where(col(ApiToken.login_log_id) == login_log_id))

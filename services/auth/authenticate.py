@@ -120,5 +120,5 @@ async def _open_session(
         session.add(entry)
         await session.flush()
         owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=entry.id)
-        token = await tokens.issue(session, owner, settings.auth.token_ttl_seconds)
+        token = await tokens.issue(await uow.transaction_now(), owner, settings.auth.token_ttl_seconds)
     return Login(token=token, otp=otp)

@@ -11,7 +11,6 @@ from html import escape
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import func, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from dispatch.actions import VOICE_SOURCES, action
 from dispatch.context import Context, Reply
@@ -28,6 +27,7 @@ from persistence.agents import AgentRef
 from persistence.auth import tokens
 from persistence.auth.logins import close_login_entries
 from persistence.idempotency import row_for_key
+from persistence.transaction import DbSession
 from services.mail import Message, deliver, outbox_row
 
 CHANGED = "Password changed; the new password has been e-mailed to the agent"
@@ -52,7 +52,7 @@ async def agent_change_password(*, body: AgentChangePassword, ctx: Context) -> R
     # The token claim commits first (the change below revokes the caller's other tokens). No gate on Temporal:
     # the e-mail is committed to the outbox with the change, and the sweep delivers it should Temporal be away
     # now (the answer then says "queued").
-    await ctx.uow.release()
+    await ctx.uow.commit_before_wait()
     password = secrets.token_urlsafe(15)  # 20 characters, 120 random bits
     try:
         outbox = await _change(ctx, body, agent, key, password, await hash_secret_async(password))
@@ -117,7 +117,7 @@ async def _change(
 
 
 async def _change_api_user(
-    session: AsyncSession, agent: Agent, hashed: str, keep_token: str | None, keep_entry: int | None
+    session: DbSession, agent: Agent, hashed: str, keep_token: str | None, keep_entry: int | None
 ) -> None:
     """An agent created with a PIN logs in at /authenticate as the API user of the same name and vendor;
     its other sessions end: their tokens are revoked and their login-log OTPs closed. This session (this
@@ -134,7 +134,7 @@ async def _change_api_user(
     await close_login_entries(session, api_user_id=user.id, keep=keep_entry)
 
 
-async def _within_daily_limit(session: AsyncSession, agent_id: int, most: int) -> None:
+async def _within_daily_limit(session: DbSession, agent_id: int, most: int) -> None:
     """Each change stores three proofs and mails a password: an agent gets `most` of them in 24 hours."""
     since = utcnow() - timedelta(days=1)
     query = select(func.count()).select_from(PasswordChange)
@@ -145,7 +145,7 @@ async def _within_daily_limit(session: AsyncSession, agent_id: int, most: int) -
         raise refuse(f"At most {most} password changes a day for one agent; try again later", rest_status=429)
 
 
-async def _keep_blob(session: AsyncSession, proof: Image) -> str:
+async def _keep_blob(session: DbSession, proof: Image) -> str:
     """The proof's digest, its bytes stored once: an image already kept (sent again, by anyone) is not again."""
     digest = hashlib.sha256(proof.content).hexdigest()
     dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite

@@ -7,7 +7,6 @@ from __future__ import annotations
 from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from dispatch.context import Context
 from models.carriers import carrier_problem, resolve_carrier
@@ -23,6 +22,7 @@ from persistence import events
 from persistence.enrollment import email_hash
 from persistence.line_passwords import PASSWORD, PENDING
 from persistence.porting import ports_in_progress, second_port
+from persistence.transaction import DbSession
 from services.enrollment.entries import new_pin
 from services.enrollment.paid import payment_problems
 from services.enrollment.passwords import hash_later
@@ -40,7 +40,7 @@ PORT_SECRETS = {
 
 
 async def problems(
-    session: AsyncSession, body: CreateMultiline, settings: Settings, *, vendor_id: int, order_id: str
+    session: DbSession, body: CreateMultiline, settings: Settings, *, vendor_id: int, order_id: str
 ) -> list[str]:
     """Every reason to refuse the request, for all lines at once."""
     ids, aliases = [line.enrollment_id for line in body.lines], settings.systems.carrier_alias_map
@@ -76,7 +76,7 @@ async def problems(
     return found
 
 
-async def _numbers_held(session: AsyncSession, body: CreateMultiline) -> list[str]:
+async def _numbers_held(session: DbSession, body: CreateMultiline) -> list[str]:
     """A number with a port in progress on another line (of any vendor) is not ported twice at once."""
     numbers = [line.port_number for line in body.lines if line.activation_type == "PORTIN" and line.port_number]
     own = {line.enrollment_id for line in body.lines}  # a repeated request finds its own lines porting
@@ -135,7 +135,7 @@ async def _accept(ctx: Context, body: CreateMultiline, *, order_id: str, pending
 
 
 def _store(
-    session: AsyncSession,
+    session: DbSession,
     cipher: FieldCipher,
     body: CreateMultiline,
     line: LineRequest,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError
+from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from dispatch.actions import WEB_SOURCES, action
 from dispatch.context import Context
@@ -23,17 +23,20 @@ from models.crypto import FieldCipher
 from models.documents import Fields
 from models.errors import refuse
 from models.geography import state_of_zip
-from models.messages.enrollment import Activation, InquiryRequest, LineProgress
+from models.messages.enrollment import Activation, InquiryRequest
 from models.refusals import NO_RECORD, not_waiting_for_activation
 from models.requests.enrollment import ActivateLine, CustomerInfo, LineInquiry, NewNumberActivation
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
+from orchestration.lines import with_line_start
+from orchestration.link import started_anyway
 from persistence.enrollment import accounts_lines, customer_line, email_lines, plan_of, vendor_line
+from persistence.transaction import DbSession
 from services.enrollment.entries import line_entries, line_extras
 from services.enrollment.paid import activation_problem
 from workflows.enrollment.line import LineWorkflow
 from workflows.enrollment.lookups import LineInquiryWorkflow
-from workflows.ids import inquiry_workflow_id, line_workflow_id
+from workflows.ids import inquiry_workflow_id
 
 INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
 NO_CUSTOMER = "No customer found against this enrolment ID"
@@ -73,15 +76,22 @@ async def activate(
     await _paid_for(ctx, line)
     wait = ctx.settings.enrollment.sync_wait_seconds
     client = await ctx.temporal_client()
-    handle = client.get_workflow_handle(line_workflow_id(enrollment_id), result_type=LineProgress)
+    # Its workflow, started here if the order has not started it yet (the channel asked right after creation).
+    start = with_line_start(line, vendor_code=ctx.caller.vendor_code, settings=ctx.settings)
     activation = Activation(wait, esn, iccid, zip_code)
     try:
         async with ctx.outside("The carrier", within=wait + ctx.lookup_seconds()):
-            progress = await handle.execute_update(LineWorkflow.activate, activation)
+            progress = await client.execute_update_with_start_workflow(
+                LineWorkflow.activate, activation, start_workflow_operation=start
+            )
     except WorkflowUpdateFailedError as failure:  # another request activated it meanwhile
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+    except WorkflowAlreadyStartedError:  # its workflow ended: the line was ported in meanwhile
+        raise refuse(not_waiting_for_activation("porting"), rest_status=409) from None
+    finally:
+        await started_anyway(start)
     async with ctx.uow.transaction() as session:
-        await session.refresh(line)
+        line = await session.get(Line, enrollment_id) or line  # as the activation left it
     plan = replace(plan_of(line), status=progress.status, mdn=progress.mdn, msid=progress.msid, msl=progress.msl)
     return await line_entries(ctx, [plan], invoice_number=line.invoice_number)
 
@@ -125,7 +135,7 @@ async def customer_info(*, body: CustomerInfo, ctx: Context) -> list[CustomerLin
     ]
 
 
-async def _matching(session: AsyncSession, body: CustomerInfo, *, vendor_id: int, cipher: FieldCipher) -> list[Line]:
+async def _matching(session: DbSession, body: CustomerInfo, *, vendor_id: int, cipher: FieldCipher) -> list[Line]:
     """The lines the request's key names: one for an enrollment id or a customer id, any number for an e-mail."""
     if body.enrollment_id is not None:
         line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)

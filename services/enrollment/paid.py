@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from models.requests.enrollment import CreateMultiline
 from models.statuses import LineStatus
 from models.tables.auth import Vendor
 from persistence.payment import account_plans, paid_plans, settled_invoice
+from persistence.transaction import DbSession
 
 INVALID_INVOICE = "Invalid invoice number"
 # Lines that hold no paid plan: waiting for activation, or a port that ended without the number.
@@ -31,7 +30,7 @@ def unpaid(plan_id: int) -> str:
     return f"No settled payment covers plan {plan_id} of this line; make_payment first"
 
 
-async def payment_problems(session: AsyncSession, body: CreateMultiline, *, vendor_id: int) -> list[str]:
+async def payment_problems(session: DbSession, body: CreateMultiline, *, vendor_id: int) -> list[str]:
     """The request's invoice, and, when the vendor requires it, payment for every line activated now."""
     ids = [line.enrollment_id for line in body.lines]
     found: list[str] = []
@@ -52,7 +51,7 @@ async def payment_problems(session: AsyncSession, body: CreateMultiline, *, vend
 
 
 async def activation_problem(
-    session: AsyncSession, *, vendor_id: int, parent: str, enrollment_id: str, plan_id: int
+    session: DbSession, *, vendor_id: int, parent: str, enrollment_id: str, plan_id: int
 ) -> str | None:
     """Why a line waiting for activation may not activate yet (its vendor requires payment), or None."""
     vendor = await session.get(Vendor, vendor_id)
@@ -62,7 +61,7 @@ async def activation_problem(
     return unpaid(plan_id) if plan_id in uncovered else None
 
 
-async def _uncovered(session: AsyncSession, vendor_id: int, parent: str, activating: dict[str, int]) -> set[int]:
+async def _uncovered(session: DbSession, vendor_id: int, parent: str, activating: dict[str, int]) -> set[int]:
     """Plans the account's settled payments do not cover once `activating` (enrollment id → plan) activate too:
     lines already active or on their way count first, so a payment is never spent twice."""
     account = await account_plans(session, vendor_id, parent)

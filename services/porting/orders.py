@@ -4,15 +4,12 @@ submit_portin (corrections, as update_portin)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import replace
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.service import RPCError
 
 from dispatch.actions import action
 from dispatch.context import Context, Reply
@@ -36,15 +33,16 @@ from models.requests.porting import CreatePortin, GetPortList, SubmitPortin, Val
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
+from orchestration.lines import hand_over
 from orchestration.link import started_anyway
 from persistence.enrollment import plan_of, sim_line, vendor_line
 from persistence.porting import ports_in_progress, ports_of, second_port
+from persistence.transaction import DbSession
 from services.enrollment.intake import PORT_SECRETS
 from services.enrollment.lines import NO_CUSTOMER
 from services.enrollment.paid import activation_problem
 from services.porting.status import correct_port, validate_portin
-from workflows.enrollment.line import LineWorkflow
-from workflows.ids import line_workflow_id, port_workflow_id
+from workflows.ids import port_workflow_id
 from workflows.porting import PortInWorkflow
 from workflows.search_attributes import line_attributes
 
@@ -66,6 +64,10 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
         line = await _portable_line(session, body, vendor_id=ctx.caller.vendor_id)
         await _store_order(session, ctx, body, line)
         plan, parent, active = plan_of(line), line.parent_enrollment_id, line.status == LineStatus.ACTIVE
+    if not active:  # its LineWorkflow stops waiting for activate_line: the port activates it
+        client = await ctx.temporal_client()
+        async with ctx.outside("The workflow engine"):
+            await hand_over(client, line, vendor_code=ctx.caller.vendor_code, settings=ctx.settings)
     started = await _start_port(ctx, plan, parent=parent, active=active)
     if started is not None and started.status == LineStatus.PORT_REJECTED:
         raise refuse(started.reason or "The carrier refused the port-in")
@@ -77,13 +79,9 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
 
 
 async def _start_port(ctx: Context, plan: LinePlan, *, parent: str, active: bool) -> PortStarted | None:
-    """The port's workflow started (a line waiting for activation handed over to it) and its submission waited
-    for within the create's wait; None when the carrier has not answered by then (the port goes on)."""
+    """The port's workflow started and its submission waited for within the create's wait; None when the carrier
+    has not answered by then (the port goes on)."""
     client = await ctx.temporal_client()
-    if not active:  # its LineWorkflow stops waiting for activate_line: the port activates it
-        with contextlib.suppress(RPCError):
-            async with ctx.outside("The workflow engine"):
-                await client.get_workflow_handle(line_workflow_id(plan.enrollment_id)).signal(LineWorkflow.hand_over)
     port = PortStart(plan.enrollment_id, ctx.caller.vendor_code, Pacing.of(ctx.settings), line_active=active)
     ported = replace(plan, activation_type="PORTIN", status=LineStatus.ACTIVE if active else LineStatus.PORT_PENDING)
     start = WithStartWorkflowOperation(
@@ -127,7 +125,7 @@ async def _completed(ctx: Context, body: CreatePortin) -> CreatePortin:
     return body.model_copy(update=found)
 
 
-async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id: int) -> Line:
+async def _portable_line(session: DbSession, body: CreatePortin, *, vendor_id: int) -> Line:
     """The vendor's line, if it can take a port: waiting for activation, or ACTIVE with the number it was
     given, and no port of this number in progress elsewhere."""
     assert body.enrollment_id is not None  # _completed found it
@@ -155,7 +153,7 @@ async def _portable_line(session: AsyncSession, body: CreatePortin, *, vendor_id
     return line
 
 
-async def _store_order(session: AsyncSession, ctx: Context, body: CreatePortin, line: Line) -> None:
+async def _store_order(session: DbSession, ctx: Context, body: CreatePortin, line: Line) -> None:
     """Stores the port order. An order already there that the carrier never took (its request did not reach the
     port's workflow, or the holder's check stopped it) is this request's repeat: its data is replaced."""
     if line.status != LineStatus.ACTIVE:  # a PORTIN line from here: its stuck step is its port's to retry

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -31,6 +30,7 @@ from models.statuses import PortStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from persistence import events
+from persistence.transaction import DbSession
 from workflows.ids import lookup_workflow_id, port_workflow_id
 from workflows.porting import PortInWorkflow, PortValidationWorkflow
 
@@ -86,7 +86,7 @@ async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]
     return PortUpdate(enroll_id=enroll_id, portin_status=view.status)
 
 
-async def _order(session: AsyncSession, enroll_id: str, vendor_id: int) -> tuple[Line, PortIn] | None:
+async def _order(session: DbSession, enroll_id: str, vendor_id: int) -> tuple[Line, PortIn] | None:
     line, order = await session.get(Line, enroll_id), await session.get(PortIn, enroll_id)
     if line is None or order is None or line.vendor_id != vendor_id:
         return None

@@ -11,7 +11,6 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -38,6 +37,7 @@ from persistence.support import (
     shown_error,
     waiting_lines,
 )
+from persistence.transaction import DbSession
 from services.enrollment.lines import NO_CUSTOMER
 from workflows.enrollment.left_behind import start_order
 
@@ -57,7 +57,7 @@ LEFT_OUT = frozenset(
         RPCStatusCode.INVALID_ARGUMENT,
     }
 )
-Transaction = Callable[[], AbstractAsyncContextManager[AsyncSession]]
+Transaction = Callable[[], AbstractAsyncContextManager[DbSession]]
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ async def retry_enrollment(*, body: RetryEnrollment, ctx: Context) -> Retried | 
     return Retried(enrollment_id=line.enrollment_id, status="RETRYING" if found.claimed else "STARTED")
 
 
-async def one_waiting(session: AsyncSession, enrollment_id: str, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
+async def one_waiting(session: DbSession, enrollment_id: str, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
     """The line, if it waits for support (vendor_id None: any vendor's); otherwise the refusal saying why."""
     line = await vendor_line(session, enrollment_id, vendor_id=vendor_id)
     if line is None:
@@ -149,7 +149,7 @@ def already_retrying(enrollment_id: str) -> str:
     return f"Enrollment {enrollment_id} is already being retried"
 
 
-async def all_waiting(session: AsyncSession, matching: Waiting, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
+async def all_waiting(session: DbSession, matching: Waiting, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
     """The first MOST_RETRIED matching lines, longest waiting first, and how many more match."""
     lines = await waiting_lines(session, matching, vendor_id=vendor_id, limit=MOST_RETRIED)
     total = len(lines) if len(lines) < MOST_RETRIED else await count_waiting(session, matching, vendor_id=vendor_id)

@@ -45,11 +45,12 @@ async def _mint(settings: Settings, count: int) -> list[str]:
     """Tokens of the demo API user, written straight to the table (no argon2 per request)."""
     db = Database.open(settings)
     try:
-        async with db.transaction() as session:
+        async with db.statements() as transaction:
+            session = transaction.session()
             user = (await session.exec(select(ApiUser).join(Vendor).where(Vendor.code == "DEMO"))).first()
             assert user is not None and user.id is not None
             owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-            return [await tokens.issue(session, owner, 3600) for _ in range(count)]
+            return [await tokens.issue(transaction, owner, 3600) for _ in range(count)]
     finally:
         await db.dispose()
 

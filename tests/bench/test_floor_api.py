@@ -16,12 +16,12 @@ from sqlmodel import col
 
 from bench import bodies
 from bench.floor_api import create_app
+from bench.stack_db import tool_engine
 from models.settings import get_settings
 from models.tables.agents import AgentLocation
 from models.tables.audit import AuditEntry
 from models.tables.auth import ApiToken, ApiUser
 from persistence.auth import tokens
-from persistence.engine import make_engine
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ async def floor(db_url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 @pytest.fixture
 async def engine() -> AsyncIterator[AsyncEngine]:
-    made = make_engine(get_settings())
+    made = tool_engine(get_settings().db_url)
     try:
         yield made
     finally:

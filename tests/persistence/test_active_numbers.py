@@ -79,7 +79,7 @@ async def test_the_line_that_held_a_ported_number_is_marked_ported_out(db):
         session.add(line)
     async with db.transaction() as session:
         held = await get_line(session, holder)
-        assert (held.status, held.last_error) == ("PORTED_OUT", f"Number ported to line {porting}")
+        assert (held.status, held.last_error) == ("PORTED_OUT", "Number ported out")
         assert (await get_line(session, porting)).status == "ACTIVE"
 
 

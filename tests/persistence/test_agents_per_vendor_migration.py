@@ -12,8 +12,7 @@ from alembic import command
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from models.settings import Settings
-from persistence.engine import make_engine
+from bench.stack_db import tool_engine
 from persistence.migrate import alembic_config
 from tests.support.databases import database_at
 
@@ -26,7 +25,7 @@ AT = datetime(2026, 11, 20, 10)
 
 
 async def run(url: str, tmp_path, statement: str, **values: object) -> list[tuple[object, ...]]:
-    engine = make_engine(Settings(data_dir=tmp_path), url)
+    engine = tool_engine(url)
     try:
         async with engine.begin() as connection:
             result = await connection.execute(text(statement), values)

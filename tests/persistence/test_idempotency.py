@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from sqlmodel import func, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from models.tables.agents import Agent, Signature
 from persistence.engine import Database
 from persistence.idempotency import insert_once
+from persistence.transaction import DbSession
 from persistence.uow import UnitOfWork
 from tests.support.app import make_settings
 
@@ -34,7 +34,7 @@ async def insert(db: Database, key: str | None, build: Any = None) -> int | None
         return await insert_once(uow, Signature, key, build or (lambda session: signature(session, key)))
 
 
-async def signature(session: AsyncSession, key: str | None) -> Signature:
+async def signature(session: DbSession, key: str | None) -> Signature:
     agent = (await session.exec(select(Agent).where(Agent.username == "demo.agent"))).one()
     assert agent.id is not None
     return Signature(
@@ -67,7 +67,7 @@ async def test_a_request_that_loses_the_race_answers_the_winners_id(postgres_url
         key = secrets.token_hex(8)
         winner: list[int | None] = []
 
-        async def build(session: AsyncSession) -> Signature:
+        async def build(session: DbSession) -> Signature:
             winner.append(await asyncio.create_task(insert(db, key)))  # a request of its own, as another would be
             return await signature(session, key)
 

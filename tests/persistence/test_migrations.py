@@ -17,11 +17,11 @@ from sqlalchemy import inspect
 from sqlmodel import SQLModel
 
 import models.tables.all  # noqa: F401
+from bench.stack_db import tool_engine
 from models.crypto import cipher_for
-from models.settings import Settings, get_settings
+from models.settings import get_settings
 from persistence import migrate
 from persistence.auth.logins import otp_digest
-from persistence.engine import make_engine
 from persistence.enrollment import email_hash
 from tests.support.databases import PG_ADMIN_DB, PG_HOST, PG_PORT, PG_USER
 
@@ -50,7 +50,7 @@ def _diff(connection) -> list[Any]:
 async def test_migrations_upgrade_an_empty_database_to_the_models(engine_name, tmp_path):
     async with empty_database(engine_name, tmp_path) as url:
         await migrate.upgrade_async(url)
-        engine = make_engine(Settings(data_dir=tmp_path), url)
+        engine = tool_engine(url)
         try:
             async with engine.connect() as connection:
                 tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))

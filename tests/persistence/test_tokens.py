@@ -15,18 +15,18 @@ CONCURRENT_USES = 20
 
 
 async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
-    async with db.transaction() as session:
-        user = (await session.exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
+    async with db.statements() as transaction:
+        user = (await transaction.session().exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
         assert user.id is not None
         owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-        token = await tokens.issue(session, owner, 900)
+        token = await tokens.issue(transaction, owner, 900)
 
     async def use() -> str:
         uow = UnitOfWork(db)
         try:
-            connection = await uow.connection()
-            presented = await tokens.present(connection, token, username=None)
-            await tokens.claim(connection, presented.hashed)
+            transaction = await uow.transaction_now()
+            presented = await tokens.present(transaction, token, username=None)
+            await tokens.claim(transaction, presented.hashed)
             await uow.commit()
             return "accepted"
         except LineupError as refusal:

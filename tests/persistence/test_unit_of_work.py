@@ -4,33 +4,12 @@ next token and the audit row in one transaction (counted here for the hottest ca
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
-from sqlalchemy import event, make_url, text
+from sqlalchemy import make_url, text
 
-from persistence.engine import Database
 from persistence.uow import UnitOfWork
 from tests.support.builders import body
-
-
-@asynccontextmanager
-async def traced(db: Database) -> AsyncIterator[list[tuple[int, str]]]:
-    """Every statement SQLite runs meanwhile, as (connection, first word): the connections are reopened with
-    SQLite's own trace on them, so what Lineup hands the driver directly is seen as well."""
-    seen: list[tuple[int, str]] = []
-
-    def on_connect(dbapi_connection: Any, _record: Any) -> None:
-        label = id(dbapi_connection)
-        dbapi_connection.driver_connection.set_trace_callback(lambda sql: seen.append((label, sql.split()[0])))
-
-    event.listen(db.engine.sync_engine, "connect", on_connect)
-    await db.dispose()  # the next transaction opens a traced connection
-    try:
-        yield seen
-    finally:
-        event.remove(db.engine.sync_engine, "connect", on_connect)
+from tests.support.statements import counted
 
 
 async def test_update_location_coordinate_is_five_statements_in_one_transaction(api):
@@ -38,11 +17,11 @@ async def test_update_location_coordinate_is_five_statements_in_one_transaction(
     the audit row: one transaction on one connection, the statements in this order."""
     request = body("update_location_coordinate")
     token = await api.token()
-    async with traced(api.db) as seen:
+    with counted() as seen:
         answer = (await api.post("/agent", request, token=token)).json()
     assert answer["msg_code"] == "RESTAPI000"
-    assert [word for _, word in seen] == ["BEGIN", "SELECT", "INSERT", "UPDATE", "INSERT", "INSERT", "COMMIT"]
-    assert len({connection for connection, _ in seen}) == 1
+    assert seen.statements == ["BEGIN", "SELECT", "INSERT", "UPDATE", "INSERT", "INSERT", "COMMIT"]
+    assert len(seen.connections) == 1
 
 
 async def test_a_refusal_after_the_token_claims_it_and_keeps_nothing_else(api):
@@ -58,12 +37,14 @@ async def test_a_refusal_after_the_token_claims_it_and_keeps_nothing_else(api):
     ] == ("RESTAPI000")
 
 
-async def test_a_released_unit_of_work_holds_no_transaction(api):
-    """Released before an outside wait, the request's transaction is committed and SQLite's write lock free:
-    another connection can take it at once."""
+async def test_a_unit_of_work_committed_before_a_wait_holds_no_transaction(api):
+    """Committed before an outside wait (its one named step), the request's transaction is over and SQLite's
+    write lock free: another connection can take it at once."""
     uow = UnitOfWork(api.db)
-    await (await uow.connection()).execute(text("SELECT 1"))
-    await uow.release()
+    await (await uow.transaction_now()).rows(text("SELECT 1"))
+    await uow.commit_before_wait()
+    assert uow.commits == 1 and not uow.open
+    assert api.db.engine is not None
     other = sqlite3.connect(make_url(str(api.db.engine.url)).database or "", timeout=0)
     try:
         other.execute("BEGIN IMMEDIATE")  # "database is locked" while a transaction of the request is open

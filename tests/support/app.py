@@ -70,14 +70,15 @@ class ApiClient:
         return otp_digest(self.app.state.resources.cipher, str(otp))
 
     async def token(self, vendor: str = "DEMO", username: str | None = None) -> str:
-        async with self.db.transaction() as session:
+        async with self.db.statements() as transaction:
+            session = transaction.session()
             query = select(ApiUser).join(Vendor).where(Vendor.code == vendor)
             if username:
                 query = query.where(ApiUser.username == username)
             user = (await session.exec(query)).first()
             assert user is not None and user.id is not None
             owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-            return await tokens.issue(session, owner, self.app.state.settings.auth.token_ttl_seconds)
+            return await tokens.issue(transaction, owner, self.app.state.settings.auth.token_ttl_seconds)
 
     async def post(self, path: str, body: Any = None, *, token: str | None = None, **kwargs: Any) -> httpx.Response:
         headers = dict(kwargs.pop("headers", {}))

@@ -41,7 +41,18 @@ def line(enrollment_id: str, **overrides: Any) -> dict[str, Any]:
         "action": None,
     }
     result.update(overrides)
+    if result.get("port_number") == ANY_PORT_NUMBER:  # one port in progress per number: each line its own
+        result["port_number"] = fresh_port_number()
     return {key: value for key, value in result.items() if value is not None or key == "action"}
+
+
+ANY_PORT_NUMBER = "4045551234"  # PORT_FIELDS' number: `line` gives each line a fresh one in its place
+
+
+def fresh_port_number() -> str:
+    """A valid number the sandbox ports along its default path (not ending 96 or 98)."""
+    number = f"404{200 + secrets.randbelow(800)}{secrets.randbelow(10_000):04d}"
+    return number if number[-2:] not in ("96", "98") else fresh_port_number()
 
 
 PORT_FIELDS: dict[str, Any] = {

@@ -40,8 +40,7 @@ class LineWorkflow:
     async def run(self, start: LineStart) -> LineProgress:
         if start.plan.status == LineStatus.ACTIVE:
             return self._line.progress
-        if start.plan.activation_later and start.stuck is None:
-            await self._line.move(LineStatus.WAITING_ACTIVATION)
+        if start.plan.activation_later and start.stuck is None:  # WAITING_ACTIVATION since its customer record
             await workflow.wait_condition(lambda: self._activation is not None or self._handed_over)
             if self._activation is None:  # shown as its port's from here on
                 self._line.attributes.append(ACTIVATION_TYPE.value_set("PORTIN"))

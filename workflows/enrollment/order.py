@@ -14,7 +14,7 @@ from typing import TypedDict
 
 from temporalio import workflow
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -151,9 +151,10 @@ class EnrollmentWorkflow:
             port = PortStart(
                 plan.enrollment_id, order.vendor_code, order.pacing, submitted=line.submitted, view=refused
             )
-            await workflow.start_child_workflow(
-                PortInWorkflow.run, port, id=port_workflow_id(plan.enrollment_id), **options
-            )
+            with contextlib.suppress(WorkflowAlreadyStartedError):  # the API started it first (a port added at once)
+                await workflow.start_child_workflow(
+                    PortInWorkflow.run, port, id=port_workflow_id(plan.enrollment_id), **options
+                )
             return
         start = LineStart(
             plan,
@@ -164,7 +165,11 @@ class EnrollmentWorkflow:
             order.pacing,
             stuck=line.stuck,
         )
-        await workflow.start_child_workflow(LineWorkflow.run, start, id=line_workflow_id(plan.enrollment_id), **options)
+        # The API may have started it first, for an activation or a port asked for at once (orchestration.lines).
+        with contextlib.suppress(WorkflowAlreadyStartedError):
+            await workflow.start_child_workflow(
+                LineWorkflow.run, start, id=line_workflow_id(plan.enrollment_id), **options
+            )
 
     @workflow.update
     async def customers(self) -> EnrollmentResult:

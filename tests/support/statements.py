@@ -1,0 +1,50 @@
+"""What the database is asked, counted through SQLAlchemy's public events on every engine of the process (the
+API's and the worker's alike): each statement by its first word, and each commit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, event
+
+
+@dataclass
+class Seen:
+    statements: list[str] = field(default_factory=list)  # first words, BEGIN and COMMIT included, in order
+    connections: set[int] = field(default_factory=set)
+
+    @property
+    def transactions(self) -> int:
+        return self.statements.count("COMMIT")
+
+    def work(self) -> list[str]:
+        """The statements without the transactions' BEGIN and COMMIT."""
+        return [word for word in self.statements if word not in ("BEGIN", "COMMIT")]
+
+
+@contextmanager
+def counted() -> Iterator[Seen]:
+    seen = Seen()
+
+    def before(connection: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        seen.statements.append(statement.split()[0].upper())
+        seen.connections.add(id(connection.connection.dbapi_connection))
+
+    def begun(connection: Any) -> None:
+        if connection.dialect.name != "sqlite":  # SQLite's BEGIN IMMEDIATE is a statement of its own
+            seen.statements.append("BEGIN")
+
+    def committed(_connection: Any) -> None:
+        seen.statements.append("COMMIT")
+
+    listeners = (("before_cursor_execute", before), ("begin", begun), ("commit", committed))
+    for name, listener in listeners:
+        event.listen(Engine, name, listener)
+    try:
+        yield seen
+    finally:
+        for name, listener in listeners:
+            event.remove(Engine, name, listener)
