@@ -8,7 +8,15 @@ import pytest
 from sqlmodel import col, select
 
 from models.tables.enrollment import Enrollment, Line
-from tests.support.builders import HANDOVER_FIELDS, PORT_FIELDS, create, line, new_iccid
+from tests.support.builders import (
+    ANY_PORT_NUMBER,
+    HANDOVER_FIELDS,
+    PORT_FIELDS,
+    create,
+    fresh_port_number,
+    line,
+    new_iccid,
+)
 
 NAME_CHARACTERS = "may contain only English letters, spaces, apostrophes, accents grave and hyphens"
 ADDRESS_CHARACTERS = "may contain only letters, digits, spaces and / # -"
@@ -24,6 +32,8 @@ PORTIN_NEEDS = (
 def later(enrollment_id: str, /, **overrides):
     """A line attached for activation later, without a password to hash; an override of None removes a field."""
     result = {**line(enrollment_id, activation_later="Y", password=None), **overrides}
+    if result.get("port_number") == ANY_PORT_NUMBER:  # one port in progress per number: a number of its own
+        result["port_number"] = fresh_port_number()
     return {key: value for key, value in result.items() if value is not None or key == "action"}
 
 
