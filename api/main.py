@@ -18,6 +18,7 @@ from api import carrier_push, docs, errors, openapi, probes
 from api.authenticate import authenticate
 from api.codec import CodecEndpoint
 from api.console import enrollments as console_enrollments
+from api.console import overview as console_overview
 from api.console import routes as console
 from api.dispatch import endpoint
 from api.edge import Edge
@@ -83,6 +84,7 @@ def create_app(
     routes += carrier_push.routes(base)
     routes += CodecEndpoint(settings).routes(base)
     app.router.routes.extend(routes)
+    app.include_router(console_overview.router, prefix=base)
     app.include_router(console_enrollments.router, prefix=base)  # before the console's catch-all page
     app.include_router(console.router, prefix=base)
     description = openapi.document(title=TITLE, version=VERSION, summary=SUMMARY, base_path=base)
