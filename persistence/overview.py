@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import ColumnElement, SQLColumnExpression, String, and_, case, func, literal, or_, select
+from sqlalchemy import ColumnElement, SQLColumnExpression, String, and_, case, func, literal, nulls_last, or_, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
@@ -194,7 +194,7 @@ async def failing_endpoints(session: AsyncSession, *, vendor_id: int, limit: int
         .outerjoin(stuck, stuck.c.endpoint_id == col(WebhookEndpoint.id))
         .where(col(WebhookEndpoint.vendor_id) == vendor_id)
         .where(or_(col(WebhookEndpoint.failing_since).is_not(None), col(WebhookEndpoint.disabled_reason).is_not(None)))
-        .order_by(col(WebhookEndpoint.failing_since), col(WebhookEndpoint.id))
+        .order_by(nulls_last(col(WebhookEndpoint.failing_since)), col(WebhookEndpoint.id))
         .limit(limit)
     )
     rows = (await session.execute(query)).all()
