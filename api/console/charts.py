@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-WIDTH, HEIGHT = 720, 160  # the drawing's own units; the page scales it to its box
+WIDE, NARROW, HEIGHT = 1200, 600, 160  # the drawing's own units (a whole row, half a row); scaled to its box
 LEFT, BOTTOM, TOP = 36, 22, 8  # room for the value axis, the hour labels, the top value
 
 
@@ -45,7 +45,7 @@ class Chart:
     columns: list[str]
     rows: list[list[str]]
     legend: list[tuple[str, str]]  # (CSS class, name)
-    width: int = WIDTH
+    width: int
     height: int = HEIGHT
 
 
@@ -58,7 +58,7 @@ def hourly(key: str, title: str, hours: Sequence[datetime], series: Sequence[tup
     """Stacked bars per hour: `series` is (CSS class, name, a count per hour) bottom up."""
     totals = [sum(values[i] for _, _, values in series) for i in range(len(hours))]
     top = _scale(totals)
-    step = (WIDTH - LEFT) / max(1, len(hours))
+    step = (WIDE - LEFT) / max(1, len(hours))
     plot = HEIGHT - BOTTOM - TOP
     bars: list[Bar] = []
     for i, hour in enumerate(hours):
@@ -79,14 +79,14 @@ def hourly(key: str, title: str, hours: Sequence[datetime], series: Sequence[tup
     sums = ", ".join(f"{sum(values)} {name}" for _, name, values in series)
     summary = f"{title}, per hour over the last {len(hours)} hours (UTC): {sums} in all."
     legend = [(kind, name) for kind, name, _ in series] if len(series) > 1 else []
-    return Chart(key, title, summary, bars, ticks, top, ["hour (UTC)", *names], rows, legend)
+    return Chart(key, title, summary, bars, ticks, top, ["hour (UTC)", *names], rows, legend, WIDE)
 
 
 def stacked(key: str, title: str, groups: Sequence[str], stacks: Sequence[tuple[str, Sequence[int]]]) -> Chart:
     """Stacked bars per group (e.g. age bands), one colour per stack (e.g. carrier), with a legend."""
     totals = [sum(values[i] for _, values in stacks) for i in range(len(groups))]
     top = _scale(totals)
-    step = (WIDTH - LEFT) / max(1, len(groups))
+    step = (NARROW - LEFT) / max(1, len(groups))
     plot = HEIGHT - BOTTOM - TOP
     bars: list[Bar] = []
     for i, group in enumerate(groups):
@@ -111,7 +111,7 @@ def stacked(key: str, title: str, groups: Sequence[str], stacks: Sequence[tuple[
     parts = ", ".join(f"{total} {group}" for group, total in zip(groups, totals, strict=True))
     summary = f"{title}: {sum(totals)} in all; {parts}."
     legend = [(f"c{n % 7}", name) for n, (name, _) in enumerate(stacks)]
-    return Chart(key, title, summary, bars, ticks, top, ["", *groups, "in all"], rows, legend)
+    return Chart(key, title, summary, bars, ticks, top, ["", *groups, "in all"], rows, legend, NARROW)
 
 
 def ranked(key: str, title: str, items: Sequence[tuple[str, int]]) -> Chart:
@@ -120,12 +120,12 @@ def ranked(key: str, title: str, items: Sequence[tuple[str, int]]) -> Chart:
     row_height = 18
     height = max(1, len(items)) * row_height + 4
     bars = [
-        Bar(0, i * row_height + 2, max(1.0, WIDTH * value / top), row_height - 4, "bar", f"{name}: {value}")
+        Bar(0, i * row_height + 2, max(1.0, NARROW * value / top), row_height - 4, "bar", f"{name}: {value}")
         for i, (name, value) in enumerate(items)
     ]
     rows = [[name, str(value)] for name, value in items]
     summary = f"{title}: {sum(value for _, value in items)} in {len(items)} groups."
-    return Chart(key, title, summary, bars, [], top, ["", "lines"], rows, [], WIDTH, height)
+    return Chart(key, title, summary, bars, [], top, ["", "lines"], rows, [], NARROW, height)
 
 
 def duration(since: datetime, *, now: datetime) -> str:
