@@ -26,7 +26,8 @@ from models.messages.porting import (
     PortWatchPoll,
     same_state,
 )
-from models.statuses import LineStatus
+from models.statuses import LineStatus, PortStatus
+from observability.metrics import port_completed
 from persistence import events
 from persistence.engine import Database
 from persistence.enrollment import get_line
@@ -128,6 +129,9 @@ class PortingActivities:
         async with self._db.transaction() as session:
             port = await get_port(session, enrollment_id)
             await events.port_moved(session, port, view.status, view.resolution_description)  # issue 21: event log
+            if view.status == PortStatus.COMPLETED != port.status and port.requested_at:  # issue 30: its time
+                meter = activity.metric_meter() if activity.in_activity() else None
+                port_completed((utcnow() - port.requested_at).total_seconds(), meter)
             port.status = view.status
             port.resolution_code, port.resolution_description = view.resolution_code, view.resolution_description
             port.carrier_response = (view.carrier_response or "")[:200] or None

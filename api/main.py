@@ -31,7 +31,7 @@ from persistence.engine import Database
 from services.catalog import CATALOG
 from services.context import Resources
 from services.gates import LoginGates
-from services.metrics import SnapshotCache
+from services.metrics import SnapshotCache, Workers
 from services.temporal import TemporalLink
 
 TITLE, VERSION = "Lineup", "0.1.0"
@@ -55,7 +55,10 @@ def create_app(
             temporal=TemporalLink(settings, temporal),
             payments=PaymentGateway(settings.systems.payments_url),
             gates=LoginGates.of(settings),
-            scrapes=SnapshotCache(settings.observability.metrics_cache_seconds),
+            scrapes=SnapshotCache(
+                settings.observability.metrics_cache_seconds,
+                Workers(settings.temporal.task_queue, settings.worker.stale_seconds),
+            ),
         )
         app.state.resources = resources
         resources.temporal.start()

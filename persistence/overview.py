@@ -116,23 +116,33 @@ class AgeBands:
 BANDS = ("under 1 h", "1–24 h", "1–3 days", "older")
 
 
-async def ports_pending(
-    session: AsyncSession, bands: AgeBands, *, vendor_id: int, carriers: Mapping[str, str]
-) -> dict[tuple[str, str], int]:
-    """Ports not yet final by age band (since requested, else since the line was created) and losing carrier."""
+def age_band(bands: AgeBands) -> ColumnElement[str]:
+    """A pending port's age band (BANDS), from its submission, else from its line's creation (it has not
+    been submitted yet): for queries that join port_in to line."""
     since = func.coalesce(col(PortIn.requested_at), col(Line.created_at))
-    band = case(
+    return case(
         (since >= bands.hour, BANDS[0]),
         (since >= bands.day, BANDS[1]),
         (since >= bands.three_days, BANDS[2]),
         else_=BANDS[3],
-    ).label("band")
+    )
+
+
+def pending_ports() -> ColumnElement[bool]:
+    return col(PortIn.status).not_in([status.value for status in TERMINAL_PORT_STATES])
+
+
+async def ports_pending(
+    session: AsyncSession, bands: AgeBands, *, vendor_id: int, carriers: Mapping[str, str]
+) -> dict[tuple[str, str], int]:
+    """Ports not yet final by age band (since requested, else since the line was created) and losing carrier."""
+    band = age_band(bands).label("band")
     carrier = carrier_label(col(PortIn.current_carrier), carriers).label("carrier")
     query = (
         select(band, carrier, func.count())
         .select_from(PortIn)
         .join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
-        .where(col(Line.vendor_id) == vendor_id, col(PortIn.status).not_in([s.value for s in TERMINAL_PORT_STATES]))
+        .where(col(Line.vendor_id) == vendor_id, pending_ports())
         .group_by(band, carrier)
     )
     return {(str(b), str(c)): int(n) for b, c, n in (await session.execute(query)).all()}

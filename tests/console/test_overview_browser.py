@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 
 from models.clock import utcnow
+from models.tables.events import LineEvent
 from models.tables.mail import MailOutbox
 from models.tables.porting import PortIn
 from tests.support import overview_rows as rows
@@ -32,7 +33,7 @@ async def history(stack) -> None:
         rows.event(line["enrollment_id"], vendor_id, "line.activated", now - timedelta(hours=(n * 7) % 47 + 1))
         for n, line in enumerate(activated)
     ]
-    await rows.insert_rows(stack.db, rows.LineEvent, events)
+    await rows.insert_rows(stack.db, LineEvent, events)
     ages = (timedelta(minutes=20), timedelta(hours=9), timedelta(days=5))
     ports = [
         rows.port(line["enrollment_id"], status="SUBMITTED", carrier=carrier, requested=now - age)

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import text
 
 from models.clock import utcnow
+from models.tables.events import LineEvent
 from models.tables.mail import MailOutbox
 from models.tables.porting import PortIn
 from services.support.overview import bucket, hours_ending
@@ -79,7 +80,7 @@ async def seed(api, vendor: str, scale: int = 1) -> dict[str, list[str]]:
     events += [rows.event(activated[1], vendor_id, "line.carrier_refused", two_hours_ago, code="915", text="SIM")]
     events += [rows.event(made["outage"][0], vendor_id, "line.stuck", two_hours_ago, error=OUTAGE)]
     events += [rows.event(made["sim"][0], vendor_id, "line.stuck", two_hours_ago, error=SIM)]  # not an outage
-    await rows.insert_rows(api.db, rows.LineEvent, events)
+    await rows.insert_rows(api.db, LineEvent, events)
 
     ported = made["ported"]
     ports = [
