@@ -20,7 +20,31 @@ from tests.support.databases import postgres_database
 from tests.support.figures import figures, hourly, statements
 
 LINES, EVENTS_PER_LINE = 100_000, 10
-KINDS = ("line.received", "line.activation_attempted", "line.activated", "line.carrier_refused", "line.stuck")
+# A line's ten events; one line in 50 refused by the carrier, one in 100 stuck in an outage.
+KINDS = (
+    "line.received",
+    "line.customer_created",
+    "line.sim_attached",
+    "line.activation_attempted",
+    "line.activated",
+    "payment.recorded",
+    "tax.collected",
+    "line.corrected",
+    "port.submitted",
+    "port.status_changed",
+)
+OUTAGE = "The carrier is unavailable: HTTP 503"
+
+
+def kind_of(n: int, k: int) -> tuple[str, dict[str, str]]:
+    """The k-th event of the n-th line of a batch: a refusal or an outage in place of a later event for some."""
+    if k == 7 and n % 50 == 0:
+        return "line.carrier_refused", {"code": "915", "text": "SIM already in use"}
+    if k == 9 and n % 100 == 1:
+        return "line.stuck", {"error": OUTAGE}
+    return KINDS[k], {}
+
+
 BOUND_SECONDS = 5.0  # on the shared 2-core machine, with other test processes beside it
 
 
@@ -55,9 +79,10 @@ async def fill(api) -> None:
         ]
         await rows.lines(api.db, lines)
         events = [
-            rows.event(eid, vendor_id, KINDS[k % len(KINDS)], now - timedelta(minutes=(start + n * 7 + k * 31) % 2820))
+            rows.event(eid, vendor_id, kind, now - timedelta(minutes=(start + n * 7 + k * 31) % 2820), **facts)
             for n, eid in enumerate(batch)
             for k in range(EVENTS_PER_LINE)
+            for kind, facts in [kind_of(n, k)]
         ]
         await rows.insert_many(api.db, LineEvent, events)
 
@@ -72,7 +97,9 @@ async def test_the_overview_of_100000_lines_and_a_million_events(api, console, d
         page = await console.get("/console")  # and a warm-up
     assert page.status_code == 200 and len(full) == len(empty)
     tables = figures(page.text)
-    assert sum(counts[0] for counts in hourly(tables["activations"]).values()) == LINES * EVENTS_PER_LINE // len(KINDS)
+    assert sum(counts[0] for counts in hourly(tables["activations"]).values()) == LINES
+    trouble = [sum(counts[i] for counts in hourly(tables["carrier-TMB"]).values()) for i in (0, 1)]
+    assert trouble == [LINES // 50, LINES // 100]  # refusals, outages
     assert tables["stuck"][1:] == [["915 SIM already in use", str(LINES // 50)]]
     times = []
     for _ in range(3):
