@@ -1,6 +1,7 @@
 """The series issue 30's alert rules watch, on `GET /metrics`: pending ports by age, failing webhook endpoints
 and live workers counted in the database at scrape time; `lineup_database_up` 0 (and a scrape that still
-answers) while the database is away; answers in the outage class counted by action; the carrier's refusals."""
+answers) while the database is away; answers in the outage class counted by action; the carrier's refusals;
+a port's completion time."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tests.api.test_metrics import moved, scrape, value
 from tests.support import overview_rows as rows
 from tests.support.builders import body, new_iccid
 from tests.support.database_outage import UNREACHABLE_DB, database_at
+from tests.support.ports import FAST_POLLS, ported_line, query, wait_for_port
 from tests.support.stuck_lines import PACED, stuck_on_a_sim_in_use
 
 NO_CACHE = {"metrics_cache_seconds": 0}  # every scrape reads the database
@@ -88,3 +90,14 @@ async def test_a_carrier_refusal_is_counted(stack):
     before = await scrape(stack)
     await stuck_on_a_sim_in_use(stack, new_iccid())
     assert moved(before, await scrape(stack), "lineup_carrier_refusals_total") == 1
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_a_completed_port_is_timed_from_its_submission(stack):
+    before = await scrape(stack)
+    enrollment_id, sim, number = await ported_line(stack)
+    await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
+    after = await scrape(stack)
+    assert moved(before, after, "lineup_port_completion_seconds_count") == 1
+    took = moved(before, after, "lineup_port_completion_seconds_sum")
+    assert 3 <= took < 30  # the session's sandbox completes a port 4 s after its submission
