@@ -12,10 +12,11 @@ import pytest
 from models.clock import utcnow
 from models.tables.porting import PortIn
 from models.tables.workers import WorkerHeartbeat
-from tests.api.test_metrics import moved, scrape, value
 from tests.support import overview_rows as rows
 from tests.support.builders import body, new_iccid
 from tests.support.database_outage import UNREACHABLE_DB, database_at
+from tests.support.metrics import moved, value
+from tests.support.metrics import scrape_api as scrape
 from tests.support.ports import FAST_POLLS, ported_line, query, wait_for_port
 from tests.support.stuck_lines import PACED, stuck_on_a_sim_in_use
 
