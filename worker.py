@@ -19,12 +19,12 @@ from activities.registry import build_activities
 from models.settings import Settings, get_settings
 from observability.logs import configure_logging
 from observability.metrics import temporal_runtime
+from orchestration.client import connect_until_up
+from orchestration.schedules import ensure_sweep_schedule
 from persistence import workers
 from persistence.engine import Database
-from workflows.client import connect_until_up
 from workflows.policies import STICKY_QUEUE_TIMEOUT
 from workflows.registry import WORKFLOWS
-from workflows.support import ensure_sweep_schedule
 from workflows.webhooks import ensure_dispatch
 
 log = logging.getLogger("lineup.worker")

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from temporalio import activity
 
-from activities.errors import outside_call
+from activities.errors import database_outage, outside_call
 from activities.events import attempt_recorded, refusal_recorded
 from adapters.carrier import Activation, CarrierClient, LineOrder
 from adapters.http import Unavailable
@@ -91,8 +91,8 @@ class EnrollmentActivities:
             line.esn, line.iccid = change.esn or line.esn, change.iccid or line.iccid
             session.add(line)
 
-    @activity.defn
     async def record_activation(self, record: ActivationRecord) -> None:
+        """The line ACTIVE with the carrier's numbers (once: a repeat finds it ACTIVE and writes nothing)."""
         async with self._db.transaction() as session:
             line = await get_line(session, record.enrollment_id)
             if line.status != LineStatus.ACTIVE:
@@ -108,29 +108,18 @@ class EnrollmentActivities:
                 await events.record(session, line.enrollment_id, later, mdn=done.mdn)
 
     @activity.defn
-    async def record_shipment(self, enrollment_id: str) -> str:
-        """Records the SIM shipment (status SHIPPING); the reference derives from the enrollment id, so a
-        retry repeats it."""
-        async with self._db.transaction() as session:
-            line = await get_line(session, enrollment_id)
-            if line.shipment_reference is None:
-                line.shipment_reference = _shipment_reference(enrollment_id)
-                line.status, line.status_since = LineStatus.SHIPPING, utcnow()
-                session.add(line)
-            return line.shipment_reference
-
-    @activity.defn
     async def activate_and_record(self, call: CarrierCall) -> LineActivated:
-        """A new line's whole activation in one activity (LineStart.one_step): its shipment and ACTIVATING
-        written, the carrier's activation under the step's key, and its record. Each write is idempotent and
-        the carrier answers a repeated key with the same line, so a retried attempt repeats nothing."""
-        await mark_activating(self._db, call.enrollment_id)
-        activated = await self.activate_line(call)
-        await self.record_activation(ActivationRecord(call.enrollment_id, activated))
+        """A line's whole activation in one activity (the order's first try, or its workflow's): its shipment and
+        ACTIVATING written, the carrier's activation under the step's key, and its record. Each write is
+        idempotent and the carrier answers a repeated key with the same line, so a retried attempt repeats
+        nothing; a database away is DATABASE_UNAVAILABLE, never a carrier failure."""
+        async with database_outage():
+            await mark_activating(self._db, call.enrollment_id)
+            activated = await self._activate(call)
+            await self.record_activation(ActivationRecord(call.enrollment_id, activated))
         return activated
 
-    @activity.defn
-    async def activate_line(self, call: CarrierCall) -> LineActivated:
+    async def _activate(self, call: CarrierCall) -> LineActivated:
         async with self._db.transaction() as session:
             line = await get_line(session, call.enrollment_id)
         pii = self._cipher.open(line.pii, Fields)
@@ -191,9 +180,12 @@ def _shipment_reference(enrollment_id: str) -> str:
 
 
 async def move_line(db: Database, state: LineState) -> None:
-    """A line's new status (and error) with its event; a repeat of the same one writes nothing."""
+    """A line's new status (and error) with its event; a repeat of the same one writes nothing. An ACTIVE line
+    keeps its status (and its number) while a port into it runs: only its port's end moves it."""
     async with db.transaction() as session:
         line = await get_line(session, state.enrollment_id)
+        if line.status == LineStatus.ACTIVE and state.status != LineStatus.PORTED_OUT:
+            return
         if (line.status, line.last_error) != (state.status, state.error):
             await events.line_moved(session, line, state.status, state.error)
             line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
@@ -201,8 +193,8 @@ async def move_line(db: Database, state: LineState) -> None:
 
 
 async def mark_activating(db: Database, enrollment_id: str) -> None:
-    """A one-step line's first writes (LineStart.one_step): its shipment recorded, if it ships, and ACTIVATING,
-    unless a retried attempt finds it already past that."""
+    """A carrier step's first writes: the line's shipment recorded, if it ships, and ACTIVATING, unless a retried
+    attempt finds it already past that (or it is ACTIVE, and a port into it keeps it so)."""
     async with db.transaction() as session:
         line = await get_line(session, enrollment_id)
         if line.enrollment_type == "SHIPMENT" and line.shipment_reference is None:

@@ -11,9 +11,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from adapters.http import Rejected, Unavailable
-from models.failures import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
+from models.failures import CARRIER_REJECTED, DATABASE_UNAVAILABLE, NOT_FOUND, UNAVAILABLE
 from observability.metrics import outside_unavailable
-from persistence.errors import RecordNotFound
+from persistence.errors import RecordNotFound, database_unavailable
 
 log = logging.getLogger("lineup.outside")
 HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat timeout anyway
@@ -23,7 +23,8 @@ HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat time
 async def outside_call() -> AsyncIterator[None]:
     """Wraps one call to an outside system: heartbeats while it runs (a killed worker is noticed in
     seconds), and turns the adapter's failures into typed ApplicationErrors."""
-    beating = asyncio.create_task(_beat()) if activity.in_activity() else None
+    # A local activity (the order's first try) has no heartbeat: its workflow task is what a dead worker loses.
+    beating = asyncio.create_task(_beat()) if activity.in_activity() and not activity.info().is_local else None
     try:
         yield
     except Rejected as exc:
@@ -58,3 +59,18 @@ async def _beat() -> None:
     while True:
         activity.heartbeat()
         await asyncio.sleep(HEARTBEAT_EVERY)
+
+
+@asynccontextmanager
+async def database_outage() -> AsyncIterator[None]:
+    """Wraps a carrier step's activity: Lineup's own database away is its own failure type (one log line, no
+    traceback), which the workflow waits out instead of spending the carrier's attempts on it."""
+    try:
+        yield
+    except Exception as problem:
+        if not database_unavailable(problem):
+            raise
+        log.warning("database unavailable", extra={"fields": {"reason": type(problem).__name__}})
+        raise ApplicationError(
+            "The database is unavailable", type=DATABASE_UNAVAILABLE, category=ApplicationErrorCategory.BENIGN
+        ) from None

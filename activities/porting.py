@@ -1,13 +1,15 @@
-"""Activities of the porting domain: submit a line's port, poll the carrier, resubmit corrected data, persist
-the port's state, and validate a number for port-in (a lookup)."""
+"""Activities of the porting domain: submit a line's port (checking the old account as the losing carrier does
+when Lineup itself holds the number), poll the carrier, resubmit corrected data, give the line the ported
+number at the end (releasing the number it had), and validate a number for port-in (a lookup)."""
 
 from __future__ import annotations
 
+from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities.enrollment import mark_activating, move_line
-from activities.errors import outside_call
+from activities.errors import database_outage, outside_call
 from activities.events import refusal_recorded
 from adapters.carrier import CarrierClient, PortOrder
 from adapters.http import Rejected, Unavailable
@@ -16,24 +18,31 @@ from models.crypto import FieldCipher
 from models.documents import Fields
 from models.events import EventType
 from models.failures import PORT_UNCHANGED, UNAVAILABLE
-from models.messages.enrollment import CarrierCall, LineState, PortRecord, PortSubmitted
+from models.messages.enrollment import CarrierCall, LineState
 from models.messages.porting import (
     PortCheck,
     PortEligibility,
-    PortPoll,
+    PortFinish,
+    PortOutcome,
     PortResubmit,
+    PortSubmission,
     PortView,
     PortWatchPoll,
     same_state,
 )
 from models.statuses import LineStatus, PortStatus
+from models.tables.enrollment import Line
+from models.tables.porting import PortIn
 from observability.metrics import port_completed
 from persistence import events
 from persistence.engine import Database
-from persistence.enrollment import get_line
+from persistence.enrollment import get_line, holding_line, ported_out
 from persistence.porting import get_port
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
+# The losing side's answers when the old account does not match (decisions.md, "Porting a number Lineup holds").
+ACCOUNT_MISMATCH = ("8A", "Account number required or incorrect")
+PIN_MISMATCH = ("6B", "Transfer PIN required or incorrect")
 
 
 class PortingActivities:
@@ -41,51 +50,70 @@ class PortingActivities:
         self._carrier, self._db, self._cipher = carrier, db, cipher
 
     @activity.defn
-    async def submit_port(self, call: CarrierCall) -> PortSubmitted:
-        async with self._db.transaction() as session:
-            line = await get_line(session, call.enrollment_id)
-            port = await get_port(session, call.enrollment_id)
-        order = PortOrder(
-            vendor_id=call.vendor_code,
-            enrollment_id=line.enrollment_id,
-            port_number=port.port_number,
-            iccid=line.iccid or line.esn,
-            current_carrier=port.current_carrier,
-            old_account=self._cipher.open(port.secrets, Fields),
-        )
-        async with refusal_recorded(self._db, call.enrollment_id), outside_call():  # issue 21: the event log
-            return await self._carrier.submit_port(order, key=call.idempotency_key)
+    async def submit_and_record(self, call: CarrierCall) -> PortSubmission:
+        """A line's port submitted under the step's key and recorded, the line PORT_PENDING (an ACTIVE line
+        stays ACTIVE). A number an active line of Lineup holds goes only with that line's account number and
+        PIN: otherwise it is RESOLUTION_REQUIRED, never sent. A retried attempt repeats nothing."""
+        eid = call.enrollment_id
+        async with database_outage():
+            async with self._db.transaction() as session:
+                line, port = await get_line(session, eid), await get_port(session, eid)
+                active = line.status == LineStatus.ACTIVE
+                if port.carrier_port_id is not None:  # recorded by an earlier attempt
+                    return PortSubmission(port.carrier_port_id, _iso(port))
+                held, refusal = await self._holder_check(session, line, port)
+            if not active:
+                await mark_activating(self._db, eid)
+            if refusal is not None:
+                await self._record(eid, refusal)
+            else:
+                order = PortOrder(
+                    vendor_id=call.vendor_code,
+                    enrollment_id=eid,
+                    port_number=port.port_number,
+                    iccid=line.iccid or line.esn,
+                    current_carrier=port.current_carrier,
+                    old_account=self._cipher.open(port.secrets, Fields),
+                    holder_consent=held,
+                )
+                async with refusal_recorded(self._db, eid), outside_call():
+                    submitted = await self._carrier.submit_port(order, key=call.idempotency_key)
+                port = await self._record_submitted(eid, submitted.port_id, submitted.status)
+            if not active:
+                await move_line(self._db, LineState(eid, LineStatus.PORT_PENDING, None))
+        return PortSubmission(port.carrier_port_id, _iso(port), refusal)
 
-    @activity.defn
-    async def submit_and_record(self, call: CarrierCall) -> PortSubmitted:
-        """A one-step PORTIN line's submission (LineStart.one_step): its shipment and ACTIVATING written, the
-        port submitted under the step's key, recorded, and the line PORT_PENDING, in one activity. A retried
-        attempt repeats nothing: the carrier answers a repeated key with the same port."""
-        await mark_activating(self._db, call.enrollment_id)
-        submitted = await self.submit_port(call)
-        await self.record_port_submitted(PortRecord(call.enrollment_id, submitted.port_id, submitted.status))
-        await move_line(self._db, LineState(call.enrollment_id, LineStatus.PORT_PENDING, None))
-        return submitted
+    async def _holder_check(self, session: AsyncSession, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
+        """The losing side's check when Lineup holds the number (True: it does, and the old account matched):
+        the account number is that line's customer id (or its account's) and the PIN its account PIN. A
+        refusal names neither the line nor its vendor."""
+        holder = await holding_line(session, port.port_number, besides=line.enrollment_id)
+        if holder is None:
+            return False, None
+        given = self._cipher.open(port.secrets, Fields)
+        if given.get("account_number") not in {holder.customer_id, holder.cust_id}:
+            code, text = ACCOUNT_MISMATCH
+        elif holder.pin is None or given.get("account_password") != self._cipher.decrypt(holder.pin):
+            code, text = PIN_MISMATCH
+        else:
+            return True, None
+        return True, PortView(PortStatus.RESOLUTION_REQUIRED, code, text)
 
-    @activity.defn
-    async def record_port_submitted(self, record: PortRecord) -> None:
+    async def _record_submitted(self, enrollment_id: str, port_id: str, status: str) -> PortIn:
         async with self._db.transaction() as session:
-            port = await get_port(session, record.enrollment_id)
+            port = await get_port(session, enrollment_id)
             if port.carrier_port_id is None:
-                port.carrier_port_id, port.status = record.port_id, record.status
-                port.requested_at = utcnow()
+                port.carrier_port_id, port.status = port_id, status
+                port.resolution_code = port.resolution_description = None
+                port.requested_at = port.requested_at or utcnow()
                 session.add(port)
-                await events.record(session, record.enrollment_id, EventType.PORT_SUBMITTED)  # issue 21: event log
+                await events.record(session, enrollment_id, EventType.PORT_SUBMITTED)
                 # A line ported in after creation (create_portin_v2…) is a PORTIN line from its submission on.
-                line = await get_line(session, record.enrollment_id)
-                if line.activation_type != "PORTIN":
+                line = await get_line(session, enrollment_id)
+                if line.activation_type != "PORTIN" and line.status != LineStatus.ACTIVE:
                     line.activation_type = "PORTIN"
                     session.add(line)
-
-    @activity.defn
-    async def port_status(self, poll: PortPoll) -> PortView:
-        async with outside_call():
-            return await self._carrier.port_status(poll.vendor_code, poll.port_id)
+            return port
 
     @activity.defn
     async def watch_port(self, poll: PortWatchPoll) -> PortView:
@@ -139,6 +167,53 @@ class PortingActivities:
             session.add(port)
 
     @activity.defn
+    async def finish_port(self, finish: PortFinish) -> PortOutcome:
+        """The port's end, once: COMPLETED gives the line the ported number (a waiting line becomes ACTIVE on it;
+        an ACTIVE line changes number, its first to be released); any other end leaves an ACTIVE line as it was
+        and a waiting one in PORT_<status>. A repeat finds it done and answers the same."""
+        view, eid = finish.view, finish.enrollment_id
+        await self._record(eid, view)
+        async with self._db.transaction() as session:
+            line = await get_line(session, eid)
+            if view.status != PortStatus.COMPLETED or not view.mdn:
+                if line.status == LineStatus.ACTIVE:
+                    return PortOutcome(line.status, line.mdn)
+                error = view.resolution_description or view.carrier_response
+                after = LineStatus.after_port(PortStatus(view.status))
+                await events.line_moved(session, line, after, error)
+                line.status, line.last_error, line.status_since = after, error, utcnow()
+                session.add(line)
+                return PortOutcome(after, line.mdn, error)
+            if line.mdn == view.mdn:  # done by an earlier attempt
+                return PortOutcome(line.status, line.mdn, released=line.released_mdn)
+            await ported_out(session, view.mdn, to=eid)
+            released = line.mdn if line.status == LineStatus.ACTIVE else None
+            if released is not None:
+                await events.record(session, eid, EventType.NUMBER_CHANGED, mdn=view.mdn)
+            else:
+                later = EventType.ACTIVATED_LATER if line.activation_later else EventType.ACTIVATED
+                await events.record(session, eid, later, mdn=view.mdn)
+                line.activated_at = utcnow()
+            line.mdn, line.msid, line.msl = view.mdn, view.msid or line.msid, view.msl or line.msl
+            line.status, line.last_error, line.status_since = LineStatus.ACTIVE, None, utcnow()
+            line.released_mdn, line.activation_type = released, "PORTIN"
+            session.add(line)
+            return PortOutcome(LineStatus.ACTIVE, view.mdn, released=released)
+
+    @activity.defn
+    async def release_number(self, finish: PortFinish) -> None:
+        """The number a line had before its ported one goes back to the carrier (idempotent by its key)."""
+        assert finish.released is not None
+        async with outside_call():
+            await self._carrier.release(
+                finish.vendor_code, finish.released, key=f"port-{finish.enrollment_id}:release:{finish.released}"
+            )
+
+    @activity.defn
     async def validate_port(self, check: PortCheck) -> PortEligibility:
         async with outside_call():
             return await self._carrier.validate_port(check.vendor_code, check.port_number, check.zip_code)
+
+
+def _iso(port: PortIn) -> str:
+    return (port.requested_at or utcnow()).isoformat()

@@ -9,6 +9,7 @@ from datetime import timedelta
 from activities.devices import DeviceActivities
 from activities.eligibility import EligibilityActivities
 from activities.enrollment import EnrollmentActivities
+from activities.esim import EsimActivities
 from activities.mail import MailActivities
 from activities.payment import PaymentActivities
 from activities.porting import PortingActivities
@@ -57,6 +58,7 @@ def build_activities(settings: Settings, db: Database) -> ActivitySet:
     )
     objects: list[object] = [
         EnrollmentActivities(carrier, db, cipher),
+        EsimActivities(carrier, db, cipher),
         PortingActivities(carrier, db, cipher),
         PaymentActivities(gateway, carrier, db, cipher),
         DeviceActivities(carrier),

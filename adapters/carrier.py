@@ -33,6 +33,17 @@ class Activation:
 
 
 @dataclass(frozen=True)
+class EsimReservation:
+    """A profile the carrier reserved for a line without a SIM: sealed in the line by the activity."""
+
+    iccid: str
+    activation_code: str
+
+    def __repr__(self) -> str:  # the activation code downloads the profile to any phone
+        return f"EsimReservation({self.iccid})"
+
+
+@dataclass(frozen=True)
 class LineOrder:
     """What an activation sends: the line's plan and SIM, and where it is served."""
 
@@ -56,6 +67,7 @@ class PortOrder:
     iccid: str | None
     current_carrier: str
     old_account: dict[str, str]
+    holder_consent: bool = False  # Lineup holds the number and the old account matched its line's
 
     def __repr__(self) -> str:
         return f"PortOrder({self.enrollment_id})"
@@ -67,6 +79,11 @@ class _Activated(Answer):
     MSL: str
     ICCID: str | None = None
     ACTIVATION_CODE: str | None = None
+
+
+class _Reserved(Answer):
+    ICCID: str
+    ACTIVATION_CODE: str
 
 
 class _LineInquiry(Answer):
@@ -233,6 +250,12 @@ class CarrierClient(JsonService):
         done = await self._call("/activations", body, _Activated, key=key)
         return Activation(done.MDN, done.MSID, done.MSL, done.ICCID, done.ACTIVATION_CODE)
 
+    async def reserve_esim(self, *, vendor_id: str, enrollment_id: str, key: str) -> EsimReservation:
+        """A profile for a line that has no SIM yet; its activation later uses it (the same key, the same one)."""
+        body: dict[str, object] = {"vendor_id": vendor_id, "enrollment_id": enrollment_id}
+        done = await self._call("/esim-profiles", body, _Reserved, key=key)
+        return EsimReservation(done.ICCID, done.ACTIVATION_CODE)
+
     async def line_inquiry(self, *, vendor_id: str, mdn: str, flags: dict[str, bool]) -> LineInquiryAnswer:
         """A carrier-level answer whatever its STATUSCODE (909 included): the channel reads it as it is."""
         body = _Body.model_validate({"vendor_id": vendor_id, "mdn": mdn, **flags})
@@ -259,10 +282,15 @@ class CarrierClient(JsonService):
             "port_number": order.port_number,
             "iccid": order.iccid,
             "current_carrier": order.current_carrier,
+            "holder_consent": order.holder_consent,
             **order.old_account,
         }
         done = await self._call("/ports", body, _Port, key=key)
         return PortSubmitted(port_id=done.PORT_ID, status=done.PORTIN_STATUS)
+
+    async def release(self, vendor_id: str, mdn: str, *, key: str) -> None:
+        """Gives a number back to the carrier (a line that took a ported number no longer needs its first)."""
+        await self._call("/lines/release", {"vendor_id": vendor_id, "mdn": mdn}, Answer, key=key)
 
     async def port_status(self, vendor_id: str, port_id: str) -> PortView:
         return (await self._call("/ports/status", {"vendor_id": vendor_id, "port_id": port_id}, _Port)).view()

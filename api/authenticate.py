@@ -11,12 +11,12 @@ from api.dispatch import read_object
 from api.envelope import refusal, render
 from api.facts import facts_of
 from api.problems import describe_all
+from dispatch.context import Resources
 from models.envelope import Envelope, MsgCode
 from models.errors import LineupError
 from models.requests.auth import AuthenticateRequest
 from services.auth.authenticate import authenticate as check_credentials
 from services.auth.authenticate import invalid
-from services.context import Resources
 
 ACTION = "authenticate"
 

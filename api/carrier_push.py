@@ -1,4 +1,4 @@
-"""`POST /carrier/port-status`: the carrier's port-status push, answered in the envelope (services.port_push)."""
+"""`POST /carrier/port-status`: the carrier's port-status push, answered in the envelope (services.porting.push)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from api.probes import envelope
+from dispatch.context import Resources
 from models.envelope import Envelope, MsgCode
-from services.context import Resources
-from services.port_push import SIGNATURE_HEADER, PushRefused, port_pushed
+from services.porting.push import SIGNATURE_HEADER, PushRefused, port_pushed
 
 
 async def port_status_pushed(request: Request) -> Response:

@@ -1,7 +1,7 @@
 """The codec endpoint for operators who hold the key: `POST /codec/decode` and `/codec/encode` speak Temporal's
 codec server protocol (the body and the answer are the JSON form of `temporal.api.common.v1.Payloads`), so the
 Temporal UI (its "Codec Server" setting) and `temporal workflow show --codec-endpoint … --codec-auth 'Bearer …'`
-show the payloads that workflows.codec encrypts. Off unless LINEUP_CODEC_TOKEN is set; every call must carry
+show the payloads that orchestration.codec encrypts. Off unless LINEUP_CODEC_TOKEN is set; every call must carry
 it as a bearer token. The UI calls it from the browser, so the origins in LINEUP_CODEC_ORIGINS get CORS."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from temporalio.api.common.v1 import Payloads
 from models.crypto import load_key
 from models.envelope import Envelope, MsgCode
 from models.settings import Settings
-from workflows.codec import PayloadCipher
+from orchestration.codec import PayloadCipher
 
 JSON = "application/json"
 ALLOWED_HEADERS = "Content-Type, X-Namespace, Authorization, Authorization-Extras"

@@ -15,27 +15,27 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from api.catalog import CATALOG
 from api.edge import BodyTooLarge, BodyTooSlow
 from api.envelope import refusal, render, status_of
 from api.facts import Facts, facts_of
 from api.problems import describe_all
-from models.envelope import Envelope, MsgCode
-from models.errors import LineupError, TokenRefused, refuse
-from models.requests.base import ActionRequest
-from persistence import audit
-from persistence.auth import tokens
-from persistence.uow import BeforeCommit
-from services.access import (
+from dispatch.access import (
     agent_name,
     check_agent,
     check_agent_password,
     check_role,
     check_source,
     named_agent_refusal,
-    resolve,
 )
-from services.actions import Action
-from services.context import Caller, Context, Reply, Resources, TokenChain
+from dispatch.actions import Action
+from dispatch.context import Caller, Context, Reply, Resources, TokenChain
+from models.envelope import Envelope, MsgCode
+from models.errors import LineupError, TokenRefused, refuse
+from models.requests.base import ActionRequest
+from persistence import audit
+from persistence.auth import tokens
+from persistence.uow import BeforeCommit
 
 JsonObject = dict[str, object]
 
@@ -115,7 +115,7 @@ class Dispatch:
     ) -> Envelope:
         """The checks after the token, then the operation."""
         name = payload.get("action")
-        action = resolve(self.group, name)
+        action = CATALOG.resolve(self.group, name)
         assert isinstance(name, str)
         self.facts.action = name
         settings = self.resources.settings

@@ -16,23 +16,23 @@ from temporalio.client import Client
 from adapters.payments import PaymentGateway
 from api import carrier_push, docs, errors, openapi, probes
 from api.authenticate import authenticate
+from api.catalog import CATALOG
 from api.codec import CodecEndpoint
 from api.console import enrollments as console_enrollments
 from api.console import overview as console_overview
 from api.console import routes as console
 from api.dispatch import endpoint
 from api.edge import Edge
+from dispatch.context import Resources
+from dispatch.gates import LoginGates
+from dispatch.metrics import SnapshotCache, Workers
 from models.crypto import cipher_for
 from models.geography import city_of_zip
 from models.settings import Settings, get_settings
 from observability.logs import configure_logging
 from observability.tracing import instrument_app, tracer_provider
+from orchestration.link import TemporalLink
 from persistence.engine import Database
-from services.catalog import CATALOG
-from services.context import Resources
-from services.gates import LoginGates
-from services.metrics import SnapshotCache, Workers
-from services.temporal import TemporalLink
 
 TITLE, VERSION = "Lineup", "0.1.0"
 SUMMARY = "Prepaid wireless enrollment and account care for carrier sales channels"

@@ -1,4 +1,4 @@
-"""The OpenAPI document as channels see it, built from the action declarations (services.catalog), so a channel
+"""The OpenAPI document as channels see it, built from the action declarations (api.catalog), so a channel
 team can generate a client: each group's path takes the request of any of its actions (told apart by
 `action`), each answer is the envelope with its action's `data` schema and an example, the `token` header is
 required on operations, and /authenticate's four fields are required."""
@@ -11,10 +11,10 @@ from typing import Literal, cast
 from pydantic import BaseModel, JsonValue, create_model
 from pydantic.json_schema import models_json_schema
 
+from api.catalog import CATALOG
+from dispatch.actions import PORTAL_SOURCE, Action
 from models.requests.auth import AuthenticateRequest
 from models.requests.base import ActionRequest
-from services.actions import PORTAL_SOURCE, Action
-from services.catalog import CATALOG
 
 REF = "#/components/schemas/{model}"
 JsonObject = dict[str, JsonValue]

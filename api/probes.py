@@ -15,10 +15,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from api.readiness import readiness_problems
+from dispatch.context import Resources
 from models.envelope import Envelope, MsgCode
 from observability.metrics import CONTENT_TYPE, exposition
-from services.context import Resources
-from services.health import readiness_problems
 
 JSON = "application/json"
 

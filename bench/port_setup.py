@@ -1,7 +1,7 @@
-"""T5's ports, built the way a PORTIN line leaves them when it starts its PortStatusWorkflow: the port
+"""T5's ports, built the way a PORTIN line leaves them when it starts its PortInWorkflow: the port
 submitted to the sandbox carrier over HTTP (a number ending 96, which the sandbox never completes), the
-`enrollment`, `line` and `port_in` rows inserted into the stack's database, and PortStatusWorkflow started
-with the Temporal client, with the PortWatch input and workflow id the line workflow gives it. Creating
+`enrollment`, `line` and `port_in` rows inserted into the stack's database, and PortInWorkflow started
+with the Temporal client, with the PortStart input and workflow id the order gives it. Creating
 10,000 PORTIN enrollments over HTTP instead would take most of an hour on 2 cores."""
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.context import Context
 from bench.stack_db import demo_owner, insert_rows, stack_settings
 from models.clock import utcnow
-from models.messages.porting import PortWatch
+from models.messages.enrollment import Pacing
+from models.messages.porting import PortStart, PortSubmission
 from models.statuses import LineStatus, PortStatus
 from models.tables.enrollment import Enrollment, Line
 from models.tables.porting import PortIn
 from workflows.ids import port_workflow_id
-from workflows.porting import PortStatusWorkflow
+from workflows.porting import PortInWorkflow
 
 START_CONCURRENCY = 32  # 4 works them off no faster: the server and the worker set the pace
 SUBMIT_CONCURRENCY = 16
@@ -144,7 +145,7 @@ async def prepare(ctx: Context, engine: AsyncEngine, how_many: int) -> Ports:
 async def start_all(
     ctx: Context, ports: list[tuple[str, str]], fire_at: float | None, stop_at: float, at_once: int = START_CONCURRENCY
 ) -> list[str]:
-    """Starts a PortStatusWorkflow per port, `at_once` at a time; with `fire_at` (epoch seconds) its first poll
+    """Starts a PortInWorkflow per port, `at_once` at a time; with `fire_at` (epoch seconds) its first poll
     is due then, else in a day. Stops starting at `stop_at` (epoch); returns the enrollment ids started."""
     queue = stack_settings(ctx.stack).temporal.task_queue
     gate, started = asyncio.Semaphore(at_once), []
@@ -154,9 +155,10 @@ async def start_all(
             if time.time() >= stop_at:
                 return
             poll = fire_at - time.time() if fire_at is not None else DAY_S
-            watch = PortWatch(enrollment_id, "DEMO", port_id, utcnow().isoformat(), poll_seconds=poll)
+            submitted = PortSubmission(port_id, utcnow().isoformat())
+            watch = PortStart(enrollment_id, "DEMO", Pacing(port_poll_seconds=poll), submitted=submitted)
             await ctx.temporal.start_workflow(
-                PortStatusWorkflow.run, watch, id=port_workflow_id(enrollment_id), task_queue=queue
+                PortInWorkflow.run, watch, id=port_workflow_id(enrollment_id), task_queue=queue
             )
             started.append(enrollment_id)
 

@@ -22,9 +22,9 @@ from bench.throughput import fresh_tokens
 from models.clock import utcnow
 from models.messages.support import SweepReport
 from models.tables.auth import ApiToken
+from orchestration.client import connect
+from orchestration.schedules import sweep_schedule_id
 from persistence.auth.tokens import digest
-from workflows.client import connect
-from workflows.support import sweep_schedule_id
 
 TOKEN_ROWS = 100_000
 SPENT_AGO = timedelta(days=2)  # older than any retention the stack may run with

@@ -76,25 +76,32 @@ async def create_api_user(db: Database, vendor_code: str, username: str, passwor
     return True
 
 
-async def create_agent(db: Database, spec: AgentSpec) -> bool:
-    """Creates the agent (and, with a PIN, API credentials under the same name); False if it exists."""
-    unknown = set(spec.roles) - set(ROLES)
+def _known_roles(roles: tuple[str, ...]) -> str:
+    """The roles column's value for `roles`, or AdminError naming the unknown ones and the allowed names."""
+    unknown = set(roles) - set(ROLES)
     if unknown:
         raise AdminError(f"unknown role(s): {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
+    if not roles:
+        raise AdminError(f"give at least one --role; roles are {', '.join(ROLES)}")
+    return ",".join(dict.fromkeys(roles))
+
+
+async def create_agent(db: Database, spec: AgentSpec) -> bool:
+    """Creates the agent (and, with a PIN, API credentials under the same name); False if the vendor has it.
+    A username is the vendor's own: another vendor may have an agent of the same name (decisions.md)."""
+    roles = _known_roles(spec.roles)
     async with db.transaction() as session:
         vendor = await _vendor(session, spec.vendor_code)
-        existing = (await session.exec(select(Agent).where(Agent.username == spec.username))).first()
-        if existing is not None:
-            if existing.vendor_id != vendor.id:
-                raise AdminError(f"agent {spec.username} already exists for another vendor")
-            return False
         assert vendor.id is not None
+        mine = select(Agent).where(Agent.vendor_id == vendor.id, Agent.username == spec.username)
+        if (await session.exec(mine)).first() is not None:
+            return False
         session.add(
             Agent(
                 vendor_id=vendor.id,
                 username=spec.username,
                 email=spec.email,
-                roles=",".join(dict.fromkeys(spec.roles)),
+                roles=roles,
                 active=spec.active,
                 password_hash=await hash_secret_async(spec.password),
                 requires_api_password=spec.api_password is not None,
@@ -106,14 +113,51 @@ async def create_agent(db: Database, spec: AgentSpec) -> bool:
     return True
 
 
-async def set_agent_active(db: Database, username: str, active: bool) -> None:
+async def _agent(session: AsyncSession, username: str, vendor_code: str | None) -> Agent:
+    """The vendor's agent of that name; without a vendor, the one agent of that name (several vendors may each
+    have one: then the vendor must be named)."""
+    query = select(Agent, Vendor).join(Vendor, col(Vendor.id) == col(Agent.vendor_id)).where(Agent.username == username)
+    if vendor_code is not None:
+        query = query.where(Vendor.code == (await _vendor(session, vendor_code)).code)
+    found = (await session.exec(query)).all()
+    if not found:
+        of = f" of vendor {vendor_code.upper()}" if vendor_code else ""
+        raise AdminError(f"agent {username}{of} does not exist")
+    if len(found) > 1:
+        codes = ", ".join(sorted(vendor.code for _, vendor in found))
+        raise AdminError(f"agent {username} exists for several vendors ({codes}); give --vendor-id")
+    return found[0][0]
+
+
+async def set_agent_roles(db: Database, vendor_code: str, username: str, roles: tuple[str, ...]) -> tuple[str, ...]:
+    """Replaces the agent's roles (checked first: an unknown one changes nothing); the roles it now has."""
+    value = _known_roles(roles)
+    async with db.transaction() as session:
+        agent = await _agent(session, username, vendor_code)
+        agent.roles = value
+        session.add(agent)
+    return tuple(value.split(","))
+
+
+async def grant_roles(db: Database, spec: AgentSpec) -> bool:
+    """Adds the spec's roles the existing agent lacks (the demo seed on a database seeded before a role
+    existed); keeps any others. False when it had them all."""
+    async with db.transaction() as session:
+        agent = await _agent(session, spec.username, spec.vendor_code)
+        missing = [role for role in spec.roles if role not in agent.role_set]
+        if not missing:
+            return False
+        agent.roles = _known_roles((*agent.roles.split(","), *missing))
+        session.add(agent)
+    return True
+
+
+async def set_agent_active(db: Database, username: str, active: bool, *, vendor_code: str | None = None) -> None:
     """Disabling an agent refuses its agent_id from then on and disables its API credentials (the API user of
     the same name and vendor that `agent create --pin` made), ending their sessions at once; enabling restores
     both."""
     async with db.transaction() as session:
-        agent = (await session.exec(select(Agent).where(Agent.username == username))).first()
-        if agent is None:
-            raise AdminError(f"agent {username} does not exist")
+        agent = await _agent(session, username, vendor_code)
         agent.active = active
         session.add(agent)
         twin = select(ApiUser.id).where(ApiUser.vendor_id == agent.vendor_id, ApiUser.username == agent.username)

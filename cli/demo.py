@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli.accounts import AgentSpec, create_agent, create_api_user, create_vendor
+from cli.accounts import AgentSpec, create_agent, create_api_user, create_vendor, grant_roles
 from models.tables.enrollment import Plan
 from persistence.engine import Database
 
@@ -11,7 +11,8 @@ AGENT_PASSWORD = "agent-pass-1"
 VENDORS = {"DEMO": "Demo Wireless", "OTHER": "Other Wireless"}
 API_USERS = (("DEMO", "demo.api", "demo-pass-1", "1234"), ("OTHER", "other.api", "other-pass-1", "4321"))
 AGENTS = (
-    AgentSpec("DEMO", "demo.agent", AGENT_PASSWORD, email="demo.agent@demo.example"),
+    # A storefront's agent: it also records the payments the storefront's own processor took (decisions.md).
+    AgentSpec("DEMO", "demo.agent", AGENT_PASSWORD, roles=("agent", "payments"), email="demo.agent@demo.example"),
     AgentSpec("DEMO", "demo.support", AGENT_PASSWORD, roles=("agent", "support"), email="demo.support@demo.example"),
     AgentSpec("DEMO", "demo.secure", AGENT_PASSWORD, api_password="secure-pass-1", email="demo.secure@demo.example"),
     AgentSpec("DEMO", "demo.inactive", AGENT_PASSWORD, active=False, email="demo.inactive@demo.example"),
@@ -53,13 +54,18 @@ async def seed_plans(db: Database) -> int:
     return created
 
 
-async def seed_demo(db: Database) -> int:
-    """Creates whatever of the demo data is missing; returns how many records it created."""
+async def seed_demo(db: Database) -> tuple[int, list[str]]:
+    """Creates whatever of the demo data is missing, and gives the demo agents a role they lack (a database
+    seeded before the role existed); returns how many records it created and the agents it gave roles."""
     created = await seed_plans(db)
     for code, name in VENDORS.items():
         created += await create_vendor(db, code, name)
     for vendor, username, password, pin in API_USERS:
         created += await create_api_user(db, vendor, username, password, pin)
+    granted = []
     for spec in AGENTS:
-        created += await create_agent(db, spec)
-    return created
+        if await create_agent(db, spec):
+            created += 1
+        elif await grant_roles(db, spec):
+            granted.append(spec.username)
+    return created, granted

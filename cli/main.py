@@ -15,6 +15,7 @@ from cli.accounts import (
     create_api_user,
     create_vendor,
     set_agent_active,
+    set_agent_roles,
     set_api_user_active,
     set_vendor_payment_rule,
 )
@@ -22,6 +23,7 @@ from cli.demo import seed_demo as seed
 from cli.operations import ops_app, temporal_app
 from cli.webhooks import webhook_app
 from models.settings import get_settings
+from models.tables.agents import ROLES
 from persistence import migrate
 from persistence.engine import Database
 
@@ -39,6 +41,7 @@ app.add_typer(temporal_app, name="temporal")
 app.add_typer(webhook_app, name="webhook")
 
 T = TypeVar("T")
+ROLE_NAMES = ", ".join(ROLES)
 
 
 def with_database(work: Callable[[Database], Awaitable[T]]) -> T:
@@ -122,7 +125,7 @@ def agent_create(
     username: Annotated[str, typer.Option()],
     password: Annotated[str, typer.Option()],
     pin: Annotated[str | None, typer.Option(help="Also lets the agent authenticate for the API")] = None,
-    role: Annotated[list[str] | None, typer.Option(help="agent, support or admin; repeatable")] = None,
+    role: Annotated[list[str] | None, typer.Option(help=f"{ROLE_NAMES}; repeatable (default agent)")] = None,
     email: Annotated[str | None, typer.Option()] = None,
     require_api_password: Annotated[str | None, typer.Option(help="Password every API call must carry")] = None,
 ) -> None:
@@ -140,26 +143,44 @@ def agent_create(
     typer.echo(f"agent {username} {'created' if created else 'already exists'}")
 
 
+@agent_app.command("set-roles")
+def agent_set_roles(
+    vendor_id: Annotated[str, typer.Option()],
+    username: Annotated[str, typer.Option()],
+    role: Annotated[list[str], typer.Option(help=f"{ROLE_NAMES}; repeatable; replaces the agent's roles")],
+) -> None:
+    """Replaces the agent's roles (e.g. --role agent --role payments for a storefront's agent)."""
+    roles = with_database(lambda s: set_agent_roles(s, vendor_id, username, tuple(role)))
+    typer.echo(f"agent {username} of {vendor_id.upper()}: roles {', '.join(roles)}")
+
+
+# Usernames are unique within a vendor: --vendor-id picks the agent when several vendors have the name.
+VendorOfAgent = Annotated[
+    str | None, typer.Option("--vendor-id", help="The agent's vendor (needed when several have the name)")
+]
+
+
 @agent_app.command("disable")
-def agent_disable(username: str) -> None:
+def agent_disable(username: str, vendor_id: VendorOfAgent = None) -> None:
     """Deactivates an agent: its agent_id is refused from then on, and its API credentials (--pin) are
     disabled, their tokens and login-log OTPs ending at once."""
-    with_database(lambda s: set_agent_active(s, username, False))
+    with_database(lambda s: set_agent_active(s, username, False, vendor_code=vendor_id))
     typer.echo(f"agent {username} disabled")
 
 
 @agent_app.command("enable")
-def agent_enable(username: str) -> None:
+def agent_enable(username: str, vendor_id: VendorOfAgent = None) -> None:
     """Reactivates an agent (and its API credentials)."""
-    with_database(lambda s: set_agent_active(s, username, True))
+    with_database(lambda s: set_agent_active(s, username, True, vendor_code=vendor_id))
     typer.echo(f"agent {username} enabled")
 
 
 @app.command("seed-demo")
 def seed_demo() -> None:
     """Creates the demo vendors, API users and agents that are missing (safe to run again)."""
-    created = with_database(seed)
-    typer.echo(f"demo data ready ({created} records created)")
+    created, granted = with_database(seed)
+    given = f"; roles given to {', '.join(granted)}" if granted else ""
+    typer.echo(f"demo data ready ({created} records created{given})")
 
 
 @app.command("run")

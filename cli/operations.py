@@ -10,10 +10,10 @@ import typer
 from models.errors import LineupError
 from models.messages.enrollment import Pacing
 from models.settings import get_settings
+from orchestration.client import connect
 from persistence.engine import Database
 from persistence.support import shown_error, waiting_lines
 from services.support.retries import MOST_RETRIED, ToResume, all_waiting, one_waiting, resume, waiting
-from workflows.client import connect
 from workflows.search_attributes import ALL, register
 
 ops_app = typer.Typer(no_args_is_help=True, help="Support: lines waiting for a retry")

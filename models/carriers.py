@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from models.errors import refuse
+
 CARRIER_NAMES: dict[str, str] = {
     "ATT": "AT&T Mobility",
     "TMB": "T-Mobile USA",
@@ -38,3 +40,16 @@ def unknown_carrier(aliases: Mapping[str, str]) -> str:
     """The rule a carrier field breaks, in words; the label goes in front."""
     accepted = ", ".join((*CARRIERS, *sorted(aliases)))
     return f"must be a carrier abbreviation: {accepted}"
+
+
+def carrier_problem(code: str, aliases: Mapping[str, str], *, label: str = "Carrier") -> str | None:
+    """The field's message when `code` names no carrier (directly or by an alias), else None."""
+    return None if canonical(code, aliases) is not None else f"{label} {unknown_carrier(aliases)}"
+
+
+def resolve_carrier(code: str, aliases: Mapping[str, str], *, label: str = "Carrier") -> str:
+    """The abbreviation `code` names, or the field's refusal."""
+    found = canonical(code, aliases)
+    if found is None:
+        raise refuse(f"{label} {unknown_carrier(aliases)}")
+    return found

@@ -18,6 +18,7 @@ class EventType(StrEnum):
     CORRECTED = "line.corrected"
     ACTIVATED = "line.activated"
     ACTIVATED_LATER = "line.activated_later"
+    NUMBER_CHANGED = "line.number_changed"  # an ACTIVE line took its ported number; its first was released
     ESIM_ASSIGNED = "line.esim_assigned"
     PORT_SUBMITTED = "port.submitted"
     PORT_STATUS_CHANGED = "port.status_changed"

@@ -10,3 +10,5 @@ UNAVAILABLE = "Unavailable"  # an outside system did not answer usefully: retrie
 INVALID_TRANSITION = "InvalidTransition"  # a state change the workflow refuses (e.g. temporary after final)
 ENDPOINT_DISABLED = "EndpointDisabled"  # a webhook endpoint switched off: its deliveries end
 PORT_UNCHANGED = "PortUnchanged"  # a poll found the port as it was: the activity is retried at the poll interval
+# Lineup's own database did not answer: the workflow waits for it; it never counts as the carrier's failure.
+DATABASE_UNAVAILABLE = "DatabaseUnavailable"

@@ -1,46 +1,78 @@
-"""ZIP code → state, by the first three digits (USPS sectional centers), and → city, from the USPS city
-names bundled in models/data (41,749 ZIP codes, 250 KB; read once per process)."""
+"""US ZIP codes: their state, their city as USPS writes it, the other city names USPS accepts for them, and
+whether the service is sold there. The data is the `zipcodes` package's (rebuilt monthly from USPS's ZIP Locale
+Detail, compiled into its wheel: offline), indexed once per process; Lineup keeps no ZIP table of its own."""
 
 from __future__ import annotations
 
-import gzip
+from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 
-# (first ZIP3, last ZIP3, state); gaps are unassigned or military prefixes the service does not cover.
-ZIP3_RANGES: tuple[tuple[int, int, str], ...] = (
-    (6, 7, "PR"), (8, 8, "VI"), (9, 9, "PR"), (10, 27, "MA"), (28, 29, "RI"), (30, 38, "NH"), (39, 49, "ME"),
-    (50, 59, "VT"), (60, 69, "CT"), (70, 89, "NJ"), (100, 149, "NY"), (150, 196, "PA"), (197, 199, "DE"),
-    (200, 205, "DC"), (206, 219, "MD"), (220, 246, "VA"), (247, 268, "WV"), (270, 289, "NC"), (290, 299, "SC"),
-    (300, 319, "GA"), (320, 349, "FL"), (350, 369, "AL"), (370, 385, "TN"), (386, 397, "MS"), (398, 399, "GA"),
-    (400, 427, "KY"), (430, 459, "OH"), (460, 479, "IN"), (480, 499, "MI"), (500, 528, "IA"), (530, 549, "WI"),
-    (550, 567, "MN"), (570, 577, "SD"), (580, 588, "ND"), (590, 599, "MT"), (600, 629, "IL"), (630, 658, "MO"),
-    (660, 679, "KS"), (680, 693, "NE"), (700, 714, "LA"), (716, 729, "AR"), (730, 749, "OK"), (750, 799, "TX"),
-    (800, 816, "CO"), (820, 831, "WY"), (832, 838, "ID"), (840, 847, "UT"), (850, 865, "AZ"), (870, 884, "NM"),
-    (885, 885, "TX"), (889, 898, "NV"), (900, 961, "CA"), (967, 968, "HI"), (969, 969, "GU"), (970, 979, "OR"),
-    (980, 994, "WA"), (995, 999, "AK"),
-)  # fmt: skip
+import zipcodes
+
+# ZIP codes where a line is not sold: a military post office (APO/FPO/DPO) has no service address, and a
+# unique ZIP belongs to one organization's mail room (the IRS at 00501). Both are still real ZIP codes.
+UNSERVED_KINDS = frozenset({"MILITARY", "UNIQUE"})
 
 
-def state_of_zip(zip_code: str) -> str | None:
-    prefix = int(zip_code[:3])
-    for first, last, state in ZIP3_RANGES:
-        if first <= prefix <= last:
-            return state
-    return None
+@dataclass(frozen=True)
+class ZipArea:
+    """One active ZIP code as USPS lists it."""
+
+    zip_code: str
+    city: str  # USPS's preferred city name, in capitals
+    state: str  # two letters: a state, DC, a territory, or AA/AE/AP for military mail
+    cities: frozenset[str]  # every name USPS accepts for the ZIP's addresses (the preferred one too), in capitals
+    kind: str  # STANDARD, PO BOX, UNIQUE or MILITARY
+
+    @property
+    def served(self) -> bool:
+        return self.kind not in UNSERVED_KINDS
 
 
 @cache
-def _cities() -> dict[str, str]:
-    cities: dict[str, str] = {}
-    with gzip.open(str(files("models") / "data" / "zip_cities.csv.gz"), "rt", encoding="utf-8") as rows:
-        for row in rows:
-            if not row.startswith("#"):
-                zip_code, city, _state = row.rstrip("\n").split(",")
-                cities[zip_code] = city
-    return cities
+def _areas() -> dict[str, ZipArea]:
+    """Every active ZIP code, read once (about 42,000; the package decompresses its data on first use)."""
+    areas: dict[str, ZipArea] = {}
+    # The package's Python face is unannotated (its typed stub covers the private extension): each member is
+    # read through str() below.
+    for record in zipcodes.list_all():  # type: ignore[no-untyped-call]
+        if not record["active"]:  # retired by USPS: no address has it any more
+            continue
+        city = str(record["city"]).upper()
+        accepted = {str(name).upper() for name in record["acceptable_cities"]}
+        zip_code = str(record["zip_code"])
+        areas[zip_code] = ZipArea(
+            zip_code=zip_code,
+            city=city,
+            state=str(record["state"]),
+            cities=frozenset({city, *accepted}),
+            kind=str(record["zip_code_type"]),
+        )
+    return areas
+
+
+def zip_area(zip_code: str) -> ZipArea | None:
+    """The ZIP code's area; None for one USPS does not list (or no longer uses)."""
+    return _areas().get(zip_code)
+
+
+def state_of_zip(zip_code: str) -> str | None:
+    """The state of a ZIP code where the service is sold; None outside it (unknown, military or unique)."""
+    area = zip_area(zip_code)
+    return area.state if area is not None and area.served else None
 
 
 def city_of_zip(zip_code: str) -> str:
     """The ZIP code's city as USPS names it; "" for a ZIP code it does not list."""
-    return _cities().get(zip_code, "")
+    area = zip_area(zip_code)
+    return area.city if area is not None else ""
+
+
+def outside_state(zip_code: str, state: str) -> str | None:
+    """Why `zip_code` cannot be an address in `state` (it is unknown, or another state's); None when it can."""
+    area = zip_area(zip_code)
+    if area is None:
+        return f"{zip_code} is not a US ZIP code"
+    if area.state != state.upper():
+        return f"{zip_code} is in {area.state}, not {state.upper()}"
+    return None

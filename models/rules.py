@@ -257,7 +257,7 @@ def esn(value: str) -> str:
 
 def carrier(value: str) -> str:
     # The syntax only: whether the code names a carrier depends on the deployment's LINEUP_CARRIER_ALIASES,
-    # which the operation resolves (services.carriers), with the same words as models.carriers.
+    # which the operation resolves (models.carriers.resolve_carrier), with the same words as models.carriers.
     if value == "":
         raise blank()
     if not re.fullmatch(r"[A-Z0-9]{1,32}", value):

@@ -47,6 +47,16 @@ async def customer_line(session: AsyncSession, *, customer_id: str, vendor_id: i
     return (await session.exec(query)).first()
 
 
+async def sim_line(session: AsyncSession, *, iccid: str, vendor_id: int) -> Line | None:
+    """The vendor's newest line with this SIM attached, or None (the original names a line by its SIM too)."""
+    query = (
+        select(Line)
+        .where(Line.iccid == iccid, Line.vendor_id == vendor_id)
+        .order_by(col(Line.created_at).desc(), col(Line.enrollment_id))
+    )
+    return (await session.exec(query)).first()
+
+
 async def email_lines(session: AsyncSession, *, cipher: FieldCipher, email: str, vendor_id: int) -> list[Line]:
     """The vendor's lines enrolled with this e-mail (compared as the login compares it), oldest first."""
     query = (
@@ -134,22 +144,21 @@ def plan_of(line: Line) -> LinePlan:
     )
 
 
-async def active_holders(session: AsyncSession, mdns: Collection[str], *, vendor_id: int) -> dict[str, str]:
-    """The vendor's ACTIVE lines holding any of these numbers: number → enrollment id."""
-    if not mdns:
-        return {}
-    query = select(Line.mdn, Line.enrollment_id).where(
-        col(Line.mdn).in_(mdns), Line.status == LineStatus.ACTIVE, Line.vendor_id == vendor_id
+async def holding_line(session: AsyncSession, mdn: str, *, besides: str) -> Line | None:
+    """The ACTIVE line of any vendor that holds `mdn`, other than line `besides`."""
+    query = select(Line).where(
+        col(Line.mdn) == mdn, col(Line.status) == LineStatus.ACTIVE, col(Line.enrollment_id) != besides
     )
-    return {mdn: enrollment_id for mdn, enrollment_id in (await session.exec(query)).all() if mdn}
+    return (await session.exec(query)).first()
 
 
 async def ported_out(session: AsyncSession, mdn: str, *, to: str) -> None:
-    """Any other ACTIVE line holding `mdn` is PORTED_OUT: the carrier moved the number to line `to`. Written
-    before `to` becomes ACTIVE with it (the unique index on active lines' numbers)."""
+    """Any other ACTIVE line holding `mdn` is PORTED_OUT: the carrier moved the number to line `to` (which may
+    be another vendor's, so the error names no line). Written before `to` becomes ACTIVE with it (the unique
+    index on active lines' numbers)."""
     await session.execute(
         update(Line)
         .where(col(Line.mdn) == mdn, col(Line.status) == LineStatus.ACTIVE, col(Line.enrollment_id) != to)
-        .values(status=LineStatus.PORTED_OUT, last_error=f"Number ported to line {to}", status_since=utcnow())
+        .values(status=LineStatus.PORTED_OUT, last_error="Number ported out", status_since=utcnow())
     )
     await session.flush()

@@ -76,14 +76,16 @@ class AgentLogin:
     vendor_active: bool
 
 
-async def agent_login(session: AsyncSession, username: str) -> AgentLogin | None:
-    """The agent with this username (usernames are unique across vendors), with its vendor; None if unknown."""
+async def agent_logins(session: AsyncSession, username: str, *, vendor_code: str | None) -> list[AgentLogin]:
+    """The agents with this username, with their vendors: of every vendor (a username is unique within its
+    vendor only), or of the one named."""
     query = select(Agent, Vendor).join(Vendor, col(Vendor.id) == col(Agent.vendor_id)).where(Agent.username == username)
-    row = (await session.exec(query)).first()
-    if row is None:
-        return None
-    agent, vendor = row
-    return AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active)
+    if vendor_code is not None:
+        query = query.where(Vendor.code == vendor_code.upper())
+    rows = (await session.exec(query.order_by(col(Agent.id)))).all()
+    return [
+        AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active) for agent, vendor in rows
+    ]
 
 
 @dataclass(frozen=True)

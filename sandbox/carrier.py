@@ -4,7 +4,10 @@ Rejections are HTTP 200 with a non-"00" STATUSCODE, as the real wholesale API an
 - Activation: a new MDN (area code from the state), MSID and MSL; an invalid ICCID is 912, one active on
   another line 915. With `esim` the carrier assigns a profile instead of a physical SIM: an unused
   Luhn-valid 19/20-digit ICCID starting 89 and an LPA activation code (ACTIVATION_CODE, SMDP_ADDRESS,
-  MATCHING_ID); `esim` with an `iccid` is 913. The same Idempotency-Key returns the same answer.
+  MATCHING_ID); `esim` with an `iccid` is 913, unless that ICCID is a profile reserved for the vendor
+  (`/esim-profiles`), which the activation then uses. The same Idempotency-Key returns the same answer.
+- eSIM profile reservation: a profile (ICCID and LPA activation code) for a line that has no SIM yet, before
+  its activation; the same Idempotency-Key returns the same profile.
 - Line inquiry: balances and the SIM (an eSIM line's profile ICCID) of an active line; 909 otherwise.
 - Device compatibility by the IMEI's 14th digit: 0-3 compatible with VoLTE, 4-5 without, 6-7 not,
   8 blacklisted (902), 9 down (503). Answers carry the flat fields and AT&T's native
@@ -43,6 +46,8 @@ DEVICES: dict[str, tuple[str, str, bool, bool]] = {
 FEATURE_PHONES = {"6", "7"}
 SMDP_HOST = "smdp.sandbox-carrier.example"
 ACTIVATIONS = "carrier/activations"  # the idempotency records' endpoint: one answer per key
+ESIM_PROFILES = "carrier/esim-profiles"  # reserved profiles live in their idempotency records
+PROFILE_FIELDS = ("ACTIVATION_CODE", "SMDP_ADDRESS", "MATCHING_ID")
 
 
 class ActivationRequest(BaseModel):
@@ -56,6 +61,13 @@ class ActivationRequest(BaseModel):
     iccid: str | None = None
     esn: str | None = None
     esim: bool = False  # no physical SIM: the carrier assigns an eSIM profile
+
+
+class EsimProfileRequest(BaseModel):
+    """Reserve an eSIM profile for a line that has no SIM yet (its activation comes later)."""
+
+    vendor_id: str
+    enrollment_id: str
 
 
 class LineInquiryRequest(BaseModel):
@@ -87,8 +99,30 @@ async def activate(body: ActivationRequest, key: IdempotencyKey, store: StoreDep
     return store.idempotent(endpoint=ACTIVATIONS, key=key, compute=lambda: _activate(store, body))
 
 
+@router.post("/esim-profiles")
+async def reserve_esim_profile(body: EsimProfileRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
+    """A profile for the line to download, reserved until its activation; the same key, the same profile."""
+
+    def reserve() -> Row:
+        iccid = _unused_iccid(store, esim=True)
+        return {"STATUSCODE": "00", "DESCRIPTION": "eSIM profile reserved", "ICCID": iccid,
+                "VENDOR_ID": body.vendor_id, **_esim_profile()}  # fmt: skip
+
+    return store.idempotent(endpoint=ESIM_PROFILES, key=key, compute=reserve)
+
+
+def _reserved_profile(store: Store, vendor_id: str, iccid: str) -> Row | None:
+    """The profile reserved for the vendor under that ICCID, or None."""
+    for record in store.answers_of(ESIM_PROFILES):
+        answer = record["answer"]
+        if answer.get("ICCID") == iccid and answer.get("VENDOR_ID") == vendor_id:
+            return {name: answer[name] for name in PROFILE_FIELDS}
+    return None
+
+
 def _activate(store: Store, body: ActivationRequest) -> Row:
-    if body.esim and body.iccid is not None:
+    reserved = _reserved_profile(store, body.vendor_id, body.iccid) if body.esim and body.iccid else None
+    if body.esim and body.iccid is not None and reserved is None:
         return {"STATUSCODE": "913", "DESCRIPTION": "eSIM activation takes no physical SIM"}
     if body.iccid is not None and not is_valid_iccid(body.iccid):
         return {"STATUSCODE": "912", "DESCRIPTION": "Invalid ICCID"}
@@ -112,7 +146,7 @@ def _activate(store: Store, body: ActivationRequest) -> Row:
         "MSL": line["msl"],
         "ICCID": iccid,
     }
-    return {**answer, **_esim_profile()} if body.esim else answer
+    return {**answer, **(reserved or _esim_profile())} if body.esim else answer
 
 
 def _esim_profile() -> Row:
@@ -130,6 +164,24 @@ def _unused_iccid(store: Store, *, esim: bool = False) -> str:
         iccid = generate_esim_iccid() if esim else generate_iccid()
         if store.active_line_with_iccid(iccid) is None:
             return iccid
+
+
+class ReleaseRequest(BaseModel):
+    """The vendor gives back a number it holds (its line took a ported number instead)."""
+
+    vendor_id: str
+    mdn: str
+
+
+@router.post("/lines/release")
+async def release(body: ReleaseRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
+    """The number leaves the vendor's active line; the same key (or a number already released) answers 00."""
+    return store.idempotent(endpoint="carrier/lines/release", key=key, compute=lambda: _release(store, body))
+
+
+def _release(store: Store, body: ReleaseRequest) -> Row:
+    released = store.release_vendor_mdn(vendor_id=body.vendor_id, mdn=body.mdn)
+    return {"STATUSCODE": "00", "DESCRIPTION": "Number released" if released else "Number not active"}
 
 
 @router.post("/line-inquiry")

@@ -5,6 +5,9 @@ Scenarios, decided by the input:
 - port number ending 98: rejected at submission (930, not eligible);
 - port number ending 96: stays SUBMITTED forever (the old carrier never answers, so it cannot reject
   either; this wins over the account checks);
+- a number that is an ACTIVE line here (a line of some vendor of this carrier) without `holder_consent`: the
+  vendor holding it has not matched the old account, so RESOLUTION_REQUIRED 8A (Lineup checks the account and
+  PIN of numbers it holds, and says so with `holder_consent`);
 - account number blank or ending 0000: RESOLUTION_REQUIRED 8A; else transfer PIN blank or 0000:
   RESOLUTION_REQUIRED 6B (account is checked first, as the old carrier matches the account before the PIN);
 - otherwise SUBMITTED, CONFIRMED after half of port_complete_seconds, COMPLETED after all of it, counted
@@ -72,6 +75,7 @@ class PortRequest(BaseModel):
     city: str | None = None
     state: str | None = None
     zip: str | None = None
+    holder_consent: bool = False  # the vendor holding the number here matched the old account and PIN
 
 
 class PortValidationRequest(BaseModel):
@@ -229,9 +233,9 @@ def _submit(store: Store, body: PortRequest, config: SandboxConfig) -> Row:
         return {"STATUSCODE": "930", "DESCRIPTION": "Number not eligible for port-in"}
     now = time.time()
     port: Row = {
-        **body.model_dump(exclude={"account_number", "account_password"}),
+        **body.model_dump(exclude={"account_number", "account_password", "holder_consent"}),
         "port_id": _new_port_id(store),
-        "account_issue": int(account_rejected(body.account_number)),
+        "account_issue": int(account_rejected(body.account_number) or _held_without_consent(store, body)),
         "pin_issue": int(pin_rejected(body.account_password)),
         "stuck": int(body.port_number.endswith("96")),
         "submitted_at": now,
@@ -246,6 +250,10 @@ def _submit(store: Store, body: PortRequest, config: SandboxConfig) -> Row:
         "PORTIN_STATUS": "SUBMITTED",
         "REQUEST_DATETIME": iso(now),
     }
+
+
+def _held_without_consent(store: Store, body: PortRequest) -> bool:
+    return not body.holder_consent and store.active_line_with_mdn(body.port_number) is not None
 
 
 def _new_port_id(store: Store) -> str:

@@ -155,6 +155,19 @@ class Store:
             mdn,
         )
 
+    def active_line_with_mdn(self, mdn: str) -> Row | None:
+        """The ACTIVE line of any vendor with this MDN."""
+        return self._one("SELECT * FROM lines WHERE mdn = ? AND status = 'ACTIVE'", mdn)
+
+    def release_vendor_mdn(self, *, vendor_id: str, mdn: str) -> int:
+        """The vendor gives a number back (its line took a ported one): its ACTIVE line on it goes INACTIVE."""
+        with self.transaction():
+            cursor = self._conn.execute(
+                "UPDATE lines SET status = 'INACTIVE' WHERE vendor_id = ? AND mdn = ? AND status = 'ACTIVE'",
+                (vendor_id, mdn),
+            )
+            return cursor.rowcount
+
     def lines_of_enrollment(self, enrollment_id: str) -> list[Row]:
         return self._all("SELECT mdn, iccid, status FROM lines WHERE enrollment_id = ? ORDER BY id", enrollment_id)
 

@@ -8,17 +8,18 @@ from sqlalchemy import bindparam, insert, update
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from dispatch.actions import action
+from dispatch.context import Context, Reply
 from models.answers.agents import SIGNATURE_SAVED, SignatureSaved
 from models.clock import utcnow
 from models.errors import refuse
+from models.refusals import invalid_enrollment_id
 from models.requests.agents import CheckSignature, SaveSignature, UpdateLocationCoordinate
 from models.tables.agents import Signature
 from models.tables.enrollment import Enrollment
 from persistence.auth.logins import OtpPolicy, check_otp, otp_digest
 from persistence.core import Write, table
 from persistence.idempotency import insert_once
-from services.actions import action
-from services.context import Context, Reply
 
 INVALID_OTP = "Please provide valid otp"
 TOO_MANY_OTPS = "Too many wrong OTPs; try again later"
@@ -88,7 +89,7 @@ async def save_signature(*, body: SaveSignature, ctx: Context) -> SignatureSaved
         if body.enroll_id is not None:
             slot = await session.get(Enrollment, body.enroll_id)
             if slot is None or slot.vendor_id != caller.vendor_id:
-                raise refuse(f"Invalid enrollment id {body.enroll_id}. Please provide a valid enrollment ID.")
+                raise refuse(invalid_enrollment_id(body.enroll_id))
         return signature
 
     return SignatureSaved(signature_id=str(await insert_once(ctx.uow, Signature, key, build)))

@@ -9,6 +9,8 @@ from datetime import date
 
 from sqlmodel import col, select
 
+from dispatch.actions import action
+from dispatch.context import Context
 from models.answers.cards import SAVED_CARD, SavedCard
 from models.documents import Fields
 from models.envelope import MsgCode
@@ -18,8 +20,6 @@ from models.tables.enrollment import Line
 from models.tables.payment import SavedCard as SavedCardRow
 from persistence.auth.logins import LOCKED, Throttle, claim_customer_attempt, settle_customer_attempt
 from persistence.enrollment import email_hash, vendor_line
-from services.actions import action
-from services.context import Context
 from services.enrollment.passwords import verify_line_password
 
 INVALID_PAIR = "Invalid username or password"

@@ -3,14 +3,14 @@ carrier through a lookup workflow."""
 
 from __future__ import annotations
 
+from dispatch.actions import action
+from dispatch.context import Context
+from dispatch.lookups import run_lookup
 from models.answers.devices import DEVICE, Device
+from models.carriers import resolve_carrier
 from models.errors import refuse
 from models.messages.devices import DeviceQuery
 from models.requests.devices import CheckDeviceCompatibility
-from services.actions import action
-from services.carriers import resolve_carrier
-from services.context import Context
-from services.lookups import run_lookup
 from workflows.devices import DeviceCheckWorkflow
 from workflows.ids import device_workflow_id
 
@@ -19,7 +19,7 @@ from workflows.ids import device_workflow_id
 async def check_device_compatibility(*, body: CheckDeviceCompatibility, ctx: Context) -> Device:
     """The carrier's verdict on a device (by IMEI) in section 2.7's shape plus its native device block; a device
     the carrier refuses (blacklisted) is RESTAPI110 with its description, and with the device's data."""
-    carrier = resolve_carrier(body.carrier, ctx.settings)
+    carrier = resolve_carrier(body.carrier, ctx.settings.systems.carrier_alias_map)
     query = DeviceQuery(body.imei, carrier, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
     reply = await run_lookup(ctx, DeviceCheckWorkflow.run, query, workflow_id=device_workflow_id(ctx.request_id))
     device = Device.of(reply)

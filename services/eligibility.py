@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
+from dispatch.actions import ALL_SOURCES, action
+from dispatch.context import Context
+from dispatch.lookups import run_lookup
 from models.answers.eligibility import TPIV_LISTING, TpivListingData, TpivRecord
 from models.documents import Subject
 from models.messages.eligibility import NladCheck
 from models.requests.eligibility import NladEtcCheck, TpivListing
 from models.tables.eligibility import EligibilityCheck
-from services.actions import ALL_SOURCES, action
-from services.context import Context
-from services.lookups import run_lookup
 from workflows.eligibility import NladCheckWorkflow
 from workflows.ids import nlad_workflow_id
 

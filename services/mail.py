@@ -20,6 +20,8 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
+from dispatch.actions import ALL_SOURCES, action
+from dispatch.context import Context, Reply
 from models.answers.mail import UNDELIVERED, UndeliveredMail
 from models.clock import utcnow
 from models.crypto import FieldCipher
@@ -32,8 +34,6 @@ from models.statuses import MailStatus
 from models.tables.mail import MailOutbox
 from persistence.idempotency import row_for_key
 from persistence.mail import undelivered
-from services.actions import ALL_SOURCES, action
-from services.context import Context, Reply
 from services.support.retries import SUPPORT
 from workflows.ids import mail_workflow_id
 from workflows.mail import MailDeliveryWorkflow

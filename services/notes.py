@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from dispatch.actions import action
+from dispatch.context import Context
 from models.answers.notes import NOTE_ADDED, NoteAdded
 from models.errors import refuse
 from models.requests.notes import AddNotes
 from models.tables.notes import Note
 from persistence.enrollment import vendor_line
 from persistence.idempotency import insert_once
-from services.actions import action
-from services.context import Context
 
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
 

@@ -17,6 +17,8 @@ APPLICATION = (
     "api",
     "cli",
     "services",
+    "dispatch",
+    "orchestration",
     "workflows",
     "activities",
     "adapters",
@@ -24,6 +26,12 @@ APPLICATION = (
     "models",
     "observability",
 )
+# The dispatcher's machinery (dispatch/) and the Temporal client side (orchestration/) have packages of their own:
+# services/ holds the domains, workflows/ the workflow definitions.
+INFRASTRUCTURE = {
+    "services": {"access", "actions", "catalog", "context", "gates", "health", "lookups", "metrics", "temporal"},
+    "workflows": {"client", "codec", "schedules", "signals"},
+}
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -154,3 +162,13 @@ def test_every_registered_workflow_is_tested_alone_on_the_time_skipping_server()
                 for alias in node.names
             }
     assert sorted(cls.__name__ for cls in WORKFLOWS if cls.__name__ not in alone) == []
+
+
+def test_domains_and_workflows_hold_no_infrastructure() -> None:
+    found = {
+        f"{package}/{path.relative_to(ROOT / package)}"
+        for package, names in INFRASTRUCTURE.items()
+        for path in (ROOT / package).glob("*.py")  # a domain's own module may be named so (enrollment/catalog.py)
+        if path.stem in names
+    }
+    assert found == set()

@@ -18,6 +18,11 @@ def port_workflow_id(enrollment_id: str) -> str:
     return f"port-{enrollment_id}"
 
 
+def esim_workflow_id(enrollment_id: str) -> str:
+    """One per line: two assign_esim at once find the same run, and the carrier one reservation."""
+    return f"esim-{enrollment_id}"
+
+
 def tax_workflow_id(calc_id: str) -> str:
     return f"tax-{calc_id}"
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-from models.failures import CARRIER_REJECTED, ENDPOINT_DISABLED, MAIL_REJECTED, NOT_FOUND
+from models.failures import CARRIER_REJECTED, DATABASE_UNAVAILABLE, ENDPOINT_DISABLED, MAIL_REJECTED, NOT_FOUND
 
 
 def carrier(max_attempts: int) -> workflow.ActivityConfig:
@@ -22,6 +22,23 @@ def carrier(max_attempts: int) -> workflow.ActivityConfig:
             backoff_coefficient=2.0,
             maximum_interval=timedelta(seconds=60),
             maximum_attempts=max_attempts,
+            # Our database away is the workflow's to wait for (workflows.carrier_step), not a carrier attempt.
+            non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND, DATABASE_UNAVAILABLE],
+        ),
+    }
+
+
+def first_try(seconds: float) -> workflow.LocalActivityConfig:
+    """The order's try of a line's carrier step, in its own workflow task (a local activity: no task round trip
+    through the server): retried within the create's wait (the order's timer ends it there), then left to the
+    line's workflow, same key."""
+    return {
+        "start_to_close_timeout": timedelta(seconds=seconds),
+        "retry_policy": RetryPolicy(
+            maximum_attempts=max(2, int(seconds)),  # a bound of its own, whatever the timer does
+            initial_interval=timedelta(milliseconds=500),
+            backoff_coefficient=2.0,
+            maximum_interval=timedelta(seconds=2),
             non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
         ),
     }
@@ -55,11 +72,14 @@ STORE: workflow.LocalActivityConfig = {
     ),
 }  # fmt: skip
 
-# One poll of a pending port: a single attempt, since the workflow's own timer paces the next one.
-PORT_POLL: workflow.ActivityConfig = {
+# Releasing the number a line had before its ported one: until the carrier takes it back (it is idempotent).
+RELEASE: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(maximum_attempts=1),
-}
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=10),
+        maximum_attempts=0, non_retryable_error_types=[NOT_FOUND],
+    ),
+}  # fmt: skip
 
 
 def port_watch(interval: timedelta, within: timedelta) -> workflow.ActivityConfig:

@@ -1,43 +1,48 @@
-"""PortStatusWorkflow (`port-<enrollment_id>`): follows a submitted port-in until it reaches a terminal state,
-polling less often as the port ages and giving up as ABANDONED after the limit; continue-as-new keeps the
-history small.
+"""PortInWorkflow (`port-<enrollment_id>`): one line's port-in, from submission to its end. A PORTIN line's
+order submits the port first and starts this with the submission; a port added after creation
+(create_portin_v2…) starts it unsubmitted. It submits (under the carrier step's retry budget, STUCK until a
+retry), follows the port until a terminal state, and then gives the line the ported number: a line that waited
+becomes ACTIVE on it; an ACTIVE line (it kept its first number meanwhile) changes number and its first number
+is released at the carrier. A rejected, cancelled or abandoned port leaves an ACTIVE line as it was.
 
-A poll is one attempt of the watch_port activity, repeated by its retry policy at the poll interval: while the
-port stays as the workflow knows it, a poll costs one activity attempt (one billable action) and no workflow
-task, no history event, no database write. The activity returns (and has recorded) a new state only. The
-carrier's push (`carrier_pushed`, sent by the API's port-status endpoint) makes the workflow ask at once, so
-with pushes on, polling is a slow fallback (LINEUP_PORT_PUSH_FALLBACK_SECONDS). Ports started before this
-poll with a timer per poll (`by_retry` False), as their histories were recorded."""
+Polling is one watch_port activity repeated by its retry policy at the poll interval: while the port stays as
+the workflow knows it, a poll costs one activity attempt and no workflow task, no history event, no database
+write. The carrier's push (`carrier_pushed`) makes it ask at once; continue-as-new keeps the history small."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Never
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.porting import PortingActivities
+    from models.messages.enrollment import LineProgress, StuckState
     from models.messages.porting import (
         PortCheck,
         PortCorrection,
         PortEligibility,
-        PortPoll,
+        PortFinish,
         PortResubmit,
+        PortStart,
+        PortStarted,
         PortView,
-        PortWatch,
         PortWatchPoll,
     )
-    from models.statuses import TERMINAL_PORT_STATES, PortStatus
+    from models.statuses import TERMINAL_PORT_STATES, LineStatus, PortStatus
     from workflows import policies
+    from workflows.carrier_step import CarrierStep, LineTracker, Rejected
 
 RESOLUTION_REQUIRED = PortStatus.RESOLUTION_REQUIRED
-POLLS_PER_RUN = 200  # continue-as-new after this many polls (by timer) or watch activities (by retry)
-# Ports started from here on poll by one activity's retries; earlier histories took a timer per poll.
-POLL_BY_RETRY = "port-poll-by-activity-retry"
+POLLS_PER_RUN = 200  # continue-as-new after this many watch activities
 CARRIER_PUSHED = "carrier_pushed"  # the signal the API's port-status endpoint sends
+# The line's states once the port has its answer from the carrier (submitted, refused, or stuck submitting).
+ABANDONED = PortView(PortStatus.ABANDONED, carrier_response="No final answer within the port-in limit")
 
 
 def poll_interval(base_seconds: float, age: timedelta) -> timedelta:
@@ -58,72 +63,96 @@ def band_end(age: timedelta) -> timedelta:
 
 
 @workflow.defn
-class PortStatusWorkflow:
+class PortInWorkflow:
     @workflow.init
-    def __init__(self, watch: PortWatch) -> None:
-        self._watch, self._corrections = watch, watch.corrections
-        self._view = watch.view or PortView(PortStatus.SUBMITTED)
+    def __init__(self, start: PortStart) -> None:
+        self._start = start
+        self._submitted = start.submitted
+        self._corrections = start.corrections
+        self._view = start.view or PortView(PortStatus.SUBMITTED if start.submitted else PortStatus.RECEIVED)
+        status = LineStatus.ACTIVE if start.line_active else LineStatus.PORT_PENDING
+        # An ACTIVE line keeps its number and its status until the port completes: only the port moves.
+        self._line = LineTracker(LineProgress(start.enrollment_id, status), writes=not start.line_active)
+        self._step = CarrierStep(
+            self._line, start.pacing, step="port", stuck=start.stuck, continue_stuck=self._continue_stuck
+        )
         self._correcting = False
         self._pushed = False
+        self._resubmit = False  # update_portin's corrections for a port the holder's account check stopped
+        self._submissions = 0
 
     @workflow.run
-    async def run(self, watch: PortWatch) -> PortView:
-        # A continued run carries the choice; a first run decides it once (a marker, on the first run only).
-        by_retry = watch.by_retry if watch.by_retry is not None else workflow.patched(POLL_BY_RETRY)
-        if by_retry:
-            return await self._watch_by_retries(watch)
-        return await self._poll_by_timers(watch)
+    async def run(self, start: PortStart) -> PortView:
+        if self._view.status == PortStatus.REJECTED:  # refused at the order's submission
+            return await self._finish(self._view)
+        while self._submitted is None or self._submitted.port_id is None:
+            if self._view.status == RESOLUTION_REQUIRED and not await self._corrected():
+                return await self._finish(ABANDONED)
+            try:
+                outcome = await self._step.run(
+                    PortingActivities.submit_and_record, start.vendor_code, final_rejection=True
+                )
+            except Rejected as rejected:
+                return await self._finish(PortView(PortStatus.REJECTED, carrier_response=rejected.reason))
+            self._submitted, self._submissions = outcome, self._submissions + 1
+            self._view = outcome.view or PortView(PortStatus.SUBMITTED)
+        await self._line.move(LineStatus.PORT_PENDING, saved=True)
+        await self._follow(self._submitted.port_id, datetime.fromisoformat(self._submitted.submitted_at))
+        return await self._finish(self._view)
 
-    async def _watch_by_retries(self, watch: PortWatch) -> PortView:
-        submitted = datetime.fromisoformat(watch.submitted_at)
-        deadline = submitted + timedelta(days=watch.max_days)
+    async def _corrected(self) -> bool:
+        """A port the holder's account check stopped waits for update_portin's corrections (False: not within
+        the port-in limit)."""
+        self._resubmit = False
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(
+                lambda: self._resubmit, timeout=timedelta(days=self._start.pacing.port_max_days)
+            )
+            return True
+        return False
+
+    async def _follow(self, port_id: str, began: datetime) -> None:
+        """Watches the port until a terminal state, ABANDONED past the port-in limit."""
+        pacing = self._start.pacing
+        deadline = began + timedelta(days=pacing.port_max_days)
         watches = 0
         while self._view.status not in TERMINAL_PORT_STATES:
             now = workflow.now()
             if now >= deadline:
-                await self._record(
-                    PortView(PortStatus.ABANDONED, carrier_response="No final answer within the port-in limit")
-                )
-                break
-            if self._view.status == RESOLUTION_REQUIRED:
+                self._view = ABANDONED
+                return
+            if self._view.status == RESOLUTION_REQUIRED:  # nothing moves until update_portin sends corrections
                 with contextlib.suppress(TimeoutError):
                     await workflow.wait_condition(
                         lambda: self._view.status != RESOLUTION_REQUIRED, timeout=deadline - now
                     )
                 continue
-            age = now - submitted
+            age = now - began
             band = deadline - now if band_end(age) == timedelta.max else min(deadline - now, band_end(age) - age)
-            await self._watch_band(poll_interval(watch.poll_seconds, age), band)
+            await self._watch_band(port_id, poll_interval(pacing.port_poll_seconds, age), band)
             watches += 1
             if self._view.status not in TERMINAL_PORT_STATES and (
                 watches >= POLLS_PER_RUN or workflow.info().is_continue_as_new_suggested()
             ):
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 workflow.continue_as_new(
-                    PortWatch(
-                        watch.enrollment_id,
-                        watch.vendor_code,
-                        watch.port_id,
-                        watch.submitted_at,
-                        watch.poll_seconds,
-                        watch.max_days,
-                        watch.polls + watches,
-                        self._corrections,
-                        self._view,
-                        by_retry=True,
+                    replace(
+                        self._start,
+                        submitted=self._submitted,
+                        polls=self._start.polls + watches,
+                        corrections=self._corrections,
+                        view=self._view,
                     )
                 )
-        await workflow.wait_condition(workflow.all_handlers_finished)
-        return self._view
 
-    async def _watch_band(self, interval: timedelta, band: timedelta) -> None:
+    async def _watch_band(self, port_id: str, interval: timedelta, band: timedelta) -> None:
         """One watch_port activity: until it returns a new state (recorded), its band of the port's age ends,
         or the carrier pushes a change (then it is cancelled and the caller asks again at once). The activity
         runs one interval past the band: Temporal ends it when its next retry would come after its deadline,
         and a band shorter than an interval would otherwise end at its first attempt, again and again."""
         self._pushed = False
         began = workflow.now()
-        poll = PortWatchPoll(self._watch.enrollment_id, self._watch.vendor_code, self._watch.port_id, self._view)
+        poll = PortWatchPoll(self._start.enrollment_id, self._start.vendor_code, port_id, self._view)
         handle = workflow.start_activity_method(
             PortingActivities.watch_port, poll, **policies.port_watch(interval, band + interval)
         )
@@ -136,79 +165,67 @@ class PortStatusWorkflow:
         try:
             self._view = await handle
         except ActivityError as failure:  # its band ended with no news (or no answer): the next band asks again
-            workflow.logger.debug("port %s watch ended: %s", self._watch.enrollment_id, failure.cause or failure)
+            workflow.logger.debug("port %s watch ended: %s", self._start.enrollment_id, failure.cause or failure)
             # Never two polls within an interval (a watch ended early, e.g. refused at once), unless pushed.
             if (rest := began + interval - workflow.now()) > timedelta(0):
                 with contextlib.suppress(TimeoutError):
                     await workflow.wait_condition(lambda: self._pushed, timeout=rest)
 
-    async def _poll_by_timers(self, watch: PortWatch) -> PortView:
-        """Before POLL_BY_RETRY: a timer, an activity and a record per poll. Kept for ports started then."""
-        submitted = datetime.fromisoformat(watch.submitted_at)
-        deadline = submitted + timedelta(days=watch.max_days)
-        polls = 0
-        while self._view.status not in TERMINAL_PORT_STATES:
-            remaining = deadline - workflow.now()
-            if remaining <= timedelta(0):
-                await self._record(
-                    PortView(PortStatus.ABANDONED, carrier_response="No final answer within the port-in limit")
-                )
-                break
-            if self._view.status == RESOLUTION_REQUIRED:
-                # Nothing moves until update_portin sends corrections; no polling meanwhile.
-                with contextlib.suppress(TimeoutError):
-                    await workflow.wait_condition(lambda: self._view.status != RESOLUTION_REQUIRED, timeout=remaining)
-                continue
-            await workflow.sleep(min(poll_interval(watch.poll_seconds, workflow.now() - submitted), remaining))
-            await self._poll()
-            polls += 1
-            if polls >= POLLS_PER_RUN or workflow.info().is_continue_as_new_suggested():
-                await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(
-                    PortWatch(
-                        watch.enrollment_id,
-                        watch.vendor_code,
-                        watch.port_id,
-                        watch.submitted_at,
-                        watch.poll_seconds,
-                        watch.max_days,
-                        watch.polls + polls,
-                        self._corrections,
-                        self._view,
-                    )
-                )
-        await workflow.wait_condition(workflow.all_handlers_finished)
-        return self._view
-
-    async def _poll(self) -> None:
-        poll = PortPoll(self._watch.enrollment_id, self._watch.vendor_code, self._watch.port_id)
-        try:
-            view = await workflow.execute_activity_method(PortingActivities.port_status, poll, **policies.PORT_POLL)
-        except ActivityError as failure:  # the carrier did not answer: the next poll asks again
-            cause = str(failure.cause or failure)
-            workflow.logger.warning("port %s status poll failed: %s", self._watch.enrollment_id, cause)
-            return
-        if view != self._view:
-            await self._record(view)
-
-    async def _record(self, view: PortView) -> None:
-        await workflow.execute_local_activity_method(
-            PortingActivities.record_port_status, args=[self._watch.enrollment_id, view], **policies.STORE
-        )
+    async def _finish(self, view: PortView) -> PortView:
+        """The port's end, recorded with what it means for the line; a replaced number is released."""
+        finish = PortFinish(self._start.enrollment_id, self._start.vendor_code, view)
+        progress = await workflow.execute_local_activity_method(PortingActivities.finish_port, finish, **policies.STORE)
         self._view = view
+        self._line.writes = True  # the port's end is the line's to show, whichever state it had
+        await self._line.move(LineStatus(progress.status), error=progress.error, saved=True, mdn=progress.mdn)
+        if progress.released is not None:  # the number the line had before the ported one
+            release = replace(finish, released=progress.released)
+            await workflow.execute_activity_method(PortingActivities.release_number, release, **policies.RELEASE)
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return view
+
+    async def _continue_stuck(self, stuck: StuckState) -> Never:
+        workflow.continue_as_new(replace(self._start, stuck=stuck))
+
+    @workflow.signal
+    def retry(self) -> None:
+        """Support asks a port whose submission is STUCK to try it again."""
+        self._step.retry_requested = True
+
+    @workflow.update
+    async def submission(self) -> PortStarted:
+        """create_portin_v2…: answers once the carrier took the port (its port request number), refused it, or
+        the submission got stuck. No timer: the caller bounds its own wait."""
+        await workflow.wait_condition(self._submission_answered)
+        port_id = self._submitted.port_id if self._submitted else None
+        if self._view.status == PortStatus.REJECTED:
+            return PortStarted(LineStatus.PORT_REJECTED, None, self._view.carrier_response)
+        if port_id is None and self._step.stuck is not None:
+            return PortStarted(LineStatus.STUCK, None, self._step.stuck.error)
+        return PortStarted(LineStatus.PORT_PENDING, port_id, self._view.resolution_description)
+
+    def _submission_answered(self) -> bool:
+        return self._submitted is not None or self._view.status in TERMINAL_PORT_STATES or self._step.stuck is not None
 
     @workflow.update
     async def correct(self, correction: PortCorrection) -> PortView:
         """update_portin: the corrected old-account data is stored; resubmit it and resume polling."""
         self._correcting = True
         try:
+            if self._submitted is None or self._submitted.port_id is None:  # the holder's check runs again
+                submissions, self._resubmit = self._submissions, True
+                await workflow.wait_condition(lambda: self._submissions > submissions or self._step.stuck is not None)
+                return self._view
             key = f"{workflow.info().workflow_id}:resubmit:{self._corrections}"
-            resubmit = PortResubmit(self._watch.enrollment_id, self._watch.vendor_code, self._watch.port_id, key)
+            resubmit = PortResubmit(self._start.enrollment_id, self._start.vendor_code, self._submitted.port_id, key)
             view = await workflow.execute_activity_method(
                 PortingActivities.resubmit_port, resubmit, **policies.lookup(correction.budget_seconds)
             )
             self._corrections += 1
-            await self._record(view)
+            await workflow.execute_local_activity_method(
+                PortingActivities.record_port_status, args=[self._start.enrollment_id, view], **policies.STORE
+            )
+            self._view = view
             return view
         finally:
             self._correcting = False

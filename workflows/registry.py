@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from workflows.devices import DeviceCheckWorkflow
 from workflows.eligibility import NladCheckWorkflow
+from workflows.enrollment.esim import EsimAssignmentWorkflow
 from workflows.enrollment.line import LineWorkflow
 from workflows.enrollment.lookups import CarrierListWorkflow, LineInquiryWorkflow
 from workflows.enrollment.order import EnrollmentWorkflow
-from workflows.lookup import LookupWorkflow
 from workflows.mail import MailDeliveryWorkflow
 from workflows.payment import PaymentGuardWorkflow, TaxCollectionWorkflow, TaxEstimateWorkflow, TaxQuoteWorkflow
-from workflows.porting import PortStatusWorkflow, PortValidationWorkflow
+from workflows.porting import PortInWorkflow, PortValidationWorkflow
 from workflows.support import SweepWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
 
@@ -19,7 +19,8 @@ WORKFLOWS: list[type] = [
     LineWorkflow,
     LineInquiryWorkflow,
     CarrierListWorkflow,
-    PortStatusWorkflow,
+    PortInWorkflow,
+    EsimAssignmentWorkflow,
     PortValidationWorkflow,
     TaxQuoteWorkflow,
     TaxEstimateWorkflow,
@@ -31,7 +32,4 @@ WORKFLOWS: list[type] = [
     SweepWorkflow,
     WebhookDispatchWorkflow,
     WebhookDeliveryWorkflow,
-    # Until no LookupWorkflow started by a release before the typed lookups can still run (each lives at most
-    # its lookup budget, ~10 s): docs/reliability.md, "Changing a workflow safely".
-    LookupWorkflow,
 ]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import Client
-from temporalio.common import SearchAttributeKey
+from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+
+from models.messages.enrollment import LinePlan
 
 ENROLLMENT_ID = SearchAttributeKey.for_keyword("EnrollmentId")
 PARENT_ENROLLMENT_ID = SearchAttributeKey.for_keyword("ParentEnrollmentId")
@@ -16,6 +18,21 @@ CARRIER = SearchAttributeKey.for_keyword("Carrier")
 MDN = SearchAttributeKey.for_keyword("Mdn")  # the line's number once active (a ported number included)
 
 ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER, MDN)
+
+
+def line_attributes(plan: LinePlan, *, parent_enrollment_id: str, agent_id: str | None) -> TypedSearchAttributes:
+    """A line's workflow's attributes as it starts (LineWorkflow, or PortInWorkflow for a port)."""
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(ENROLLMENT_ID, plan.enrollment_id),
+            SearchAttributePair(PARENT_ENROLLMENT_ID, parent_enrollment_id),
+            SearchAttributePair(AGENT_ID, agent_id or ""),
+            SearchAttributePair(ACTIVATION_TYPE, plan.activation_type),
+            SearchAttributePair(CARRIER, plan.carrier or ""),
+            SearchAttributePair(LINE_STATUS, plan.status),
+            *([SearchAttributePair(MDN, plan.mdn)] if plan.mdn else []),
+        ]
+    )
 
 
 async def register(client: Client, namespace: str) -> None:

@@ -27,12 +27,12 @@ from api.console.routes import (
     text_fields,
     to_sign_in,
 )
+from dispatch.context import Context
 from models.envelope import MsgCode
 from models.errors import LineupError
 from models.requests.support import LineAction, PortFix, RetryEnrollment, RetryMany, SimReplacement, WebhookForm
 from persistence.errors import RecordNotFound
 from services import webhooks
-from services.context import Context
 from services.support import console, enrollment_page
 from services.support import retries as ops
 

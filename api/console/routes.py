@@ -16,10 +16,10 @@ from starlette.datastructures import FormData
 from api.console import session as cookies
 from api.console.pages import html, problem, redirect, stylesheet
 from api.facts import facts_of
+from dispatch.context import Context
 from models.envelope import MsgCode
 from models.errors import LineupError
 from models.requests.support import LineAction, Search, SignIn
-from services.context import Context
 from services.support import console
 from services.support.sign_in import ConsoleAgent, sign_in, sign_out, signed_in
 

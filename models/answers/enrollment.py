@@ -355,7 +355,7 @@ CUSTOMER_INFO = [
     )
 ]  # fmt: skip
 AVAILABILITY = Availability(
-    enrollment_id="EA7KQ2M4XZP9R3TBWVC", zip_code="30301", city="Atlanta", state="GA", carriers=["TMB", "ATT", "VER"]
+    enrollment_id="EA7KQ2M4XZP9R3TBWVC", zip_code="30301", city="ATLANTA", state="GA", carriers=["TMB", "ATT", "VER"]
 )
 CARRIERS = [
     CarrierItem(carrier_id="1", carrier="ATT", carrier_name="AT&T Mobility"),

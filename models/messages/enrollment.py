@@ -1,6 +1,5 @@
 """Messages of the enrollment and line workflows and their lookups (line inquiry, the carrier list): ids and
-states only. A line's PII stays sealed in its row; the activities read it by enrollment id. New fields get
-defaults so running histories still decode."""
+states only. A line's PII stays sealed in its row; the activities read it by enrollment id."""
 
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ class Pacing:
     stuck_retry_minutes: float = 15.0  # a stuck line tries its step again by itself this often…
     stuck_retry_hours: float = 24.0  # …for this long; then it waits for support
     history_events: int = 2000  # a stuck line continues as new past this many events in its history
+    sync_wait_seconds: float = 5.0  # how long the order tries each line's carrier step before it answers
 
     @classmethod
     def of(cls, settings: Settings) -> Pacing:
@@ -31,6 +31,7 @@ class Pacing:
             settings.enrollment.stuck_retry_minutes,
             settings.enrollment.stuck_retry_hours,
             settings.enrollment.line_history_events,
+            settings.enrollment.sync_wait_seconds,
         )
 
 
@@ -66,7 +67,7 @@ class LinePlan:
 
 @dataclass(frozen=True)
 class LineStart:
-    """Input of LineWorkflow."""
+    """Input of LineWorkflow: the line as its order left it (ACTIVE, ACTIVATING, WAITING_ACTIVATION, or stuck)."""
 
     plan: LinePlan
     order_id: str
@@ -74,23 +75,17 @@ class LineStart:
     vendor_code: str
     agent_id: str | None = None
     pacing: Pacing = field(default_factory=Pacing)
-    resume: StuckResume | None = None  # set when a stuck line continued as new
-    # Lines started since issue 20: a new activation's shipment, status, carrier call and record run as one
-    # activity (activate_and_record), four Temporal actions fewer per line. False for lines started before,
-    # whose histories have the steps apart; chosen by the input, so it costs no patch marker.
-    one_step: bool = False
+    stuck: StuckState | None = None  # the line starts (or, continued as new, goes on) stuck on its activation
 
 
 @dataclass(frozen=True)
-class StuckResume:
-    """A stuck line's state carried into its next run (continue-as-new): the step it waits to retry."""
+class StuckState:
+    """A carrier step that is stuck: where its own retries count from, the key it retries with, its error."""
 
-    step: str  # "activate" or "port"
-    key_round: int
-    stuck_since: str  # ISO time the step first got stuck: the line's own retries count from it
-    port_requested: bool = False  # ported in after creation (create_portin_v2…)
-    number_zip: str | None = None  # new_number_activation_with_zip_code's ZIP
-    error: str | None = None  # the error it is stuck with
+    since: str  # ISO time the step first got stuck
+    key_round: int = 0  # bumped after each carrier rejection: the corrected request needs a new key
+    error: str | None = None
+    zip_code: str | None = None  # new_number_activation_with_zip_code's area, for the retried activation
 
 
 @dataclass(frozen=True)
@@ -121,13 +116,6 @@ class SimChange:
     enrollment_id: str
     esn: str | None = None
     iccid: str | None = None
-
-
-@dataclass(frozen=True)
-class SyncWait:
-    """Update argument: how long the caller may wait for MDNs after the customer records exist."""
-
-    seconds: float
 
 
 @dataclass(frozen=True)
@@ -181,11 +169,6 @@ class PortRecord:
     status: str
 
 
-# The enrollment's signal a line reports its progress by. A name, not the handler: LineWorkflow is the
-# enrollment's child, and importing the parent's class back would make a cycle.
-LINE_PROGRESS_SIGNAL = "line_progress"
-
-
 @dataclass(frozen=True)
 class InquiryRequest(Budget):
     enrollment_id: str
@@ -229,9 +212,3 @@ class CarrierEntry:
 @dataclass(frozen=True)
 class CarrierList:
     carriers: list[CarrierEntry] = field(default_factory=list)
-
-
-def straight_to_the_carrier(plan: LinePlan) -> bool:
-    """A line neither waiting for activate_line nor already done: started since issue 20, its shipment, status,
-    carrier call (activation or port submission) and their record are one activity (LineStart.one_step)."""
-    return not plan.activation_later and plan.status != LineStatus.ACTIVE

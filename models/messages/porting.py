@@ -1,29 +1,57 @@
-"""Messages of the porting domain: the port-in workflow and the port validation lookup; ids and states only
-(port secrets stay sealed in the database)."""
+"""Messages of the porting domain: the port-in workflow (submission, polling, corrections, completion) and the
+port validation lookup; ids and states only (port secrets stay sealed in the database)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from models.messages.enrollment import Pacing, StuckState
 from models.messages.lookups import Budget
 
 
 @dataclass(frozen=True)
-class PortWatch:
-    """Input of PortStatusWorkflow; carried over continue-as-new with the polls done so far."""
+class PortStart:
+    """Input of PortInWorkflow (`port-<enrollment_id>`); carried over continue-as-new with what it has done."""
 
     enrollment_id: str
     vendor_code: str
-    port_id: str
-    submitted_at: str  # ISO time of the first submission: the port's age counts from it
-    poll_seconds: float = 300.0
-    max_days: float = 14.0
+    pacing: Pacing = field(default_factory=Pacing)
+    line_active: bool = False  # a port into an ACTIVE line: it keeps its number and status until completion
+    submitted: PortSubmission | None = None  # the submission the order made, or this workflow's earlier run's
+    stuck: StuckState | None = None  # its submission is stuck
     polls: int = 0
     corrections: int = 0
     view: PortView | None = None
-    # How the run polls: True by retries of one activity (no workflow task while nothing changes), False by a
-    # timer per poll (ports started before that); None: decided by workflow.patched on the first run.
-    by_retry: bool | None = None
+
+
+@dataclass(frozen=True)
+class PortSubmission:
+    """A submission's outcome: the carrier's port, or (`port_id` None) a port of a number an active line of
+    Lineup holds whose old-account data did not match: never sent, `view` says RESOLUTION_REQUIRED and why."""
+
+    port_id: str | None
+    submitted_at: str  # ISO time of the first submission: the port's age counts from it
+    view: PortView | None = None
+
+
+@dataclass(frozen=True)
+class PortFinish:
+    """The port's end as it reaches the line; `released`: the number the line had before the ported one."""
+
+    enrollment_id: str
+    vendor_code: str
+    view: PortView
+    released: str | None = None
+
+
+@dataclass(frozen=True)
+class PortOutcome:
+    """What the port's end made of the line."""
+
+    status: str
+    mdn: str | None = None
+    error: str | None = None
+    released: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,13 +67,6 @@ class PortView:
     mdn: str | None = None
     msid: str | None = None
     msl: str | None = None
-
-
-@dataclass(frozen=True)
-class PortPoll:
-    enrollment_id: str
-    vendor_code: str
-    port_id: str
 
 
 @dataclass(frozen=True)
@@ -99,15 +120,6 @@ class PortEligibility:
     current_carrier: str
     current_carrier_name: str
     reason: str | None = None
-
-
-@dataclass(frozen=True)
-class PortRequest:
-    """create_portin_v2…'s update of a line waiting for activation: its port order is already stored (the
-    old account's data sealed in the row); the line's workflow submits and follows it."""
-
-    enrollment_id: str
-    request_id: str
 
 
 @dataclass(frozen=True)

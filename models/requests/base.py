@@ -1,5 +1,5 @@
 """What every action request carries (section 2.1 and the envelope extensions). The action's own rules
-(sources, role, whether an agent must be named) are its declaration's (services.actions)."""
+(sources, role, whether an agent must be named) are its declaration's (dispatch.actions)."""
 
 from __future__ import annotations
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from models.geography import outside_state
 from models.requests.base import ActionRequest
 from models.requests.conditional import ConditionalFields, sent
 from models.requests.optional import BlankIsAbsent
@@ -143,6 +144,16 @@ class LineRequest(BlankIsAbsent, ConditionalFields):
             rules["phone type 4G"] = [] if sent(data, "uiccid") else ["uiccid"]
         return rules
 
+    @field_validator("service_zip")
+    @classmethod
+    def _zip_in_state(cls, service_zip: str, info: ValidationInfo[object]) -> str:
+        """The service ZIP is one of the service state's, by USPS's ZIP data (service_state is validated first,
+        declared before it; a bad state is its own error)."""
+        state = info.data.get("service_state")
+        if isinstance(state, str) and (problem := outside_state(service_zip, state)):
+            raise PydanticCustomError("rule", problem)
+        return service_zip
+
     @property
     def later(self) -> bool:
         return self.activation_later == "Y"
@@ -239,6 +250,12 @@ class ActivateLine(ActionRequest):
         if self.esn is not None and self.uiccid is not None:
             raise PydanticCustomError("rule", "Send either Esn or Uiccid, not both")
         return self
+
+
+class AssignEsim(ActionRequest):
+    """The line's eSIM profile: the one it has, or one the carrier assigns now to a line that has no SIM yet."""
+
+    enrollment_id: Alnum
 
 
 class NewNumberActivation(ActionRequest):

@@ -14,6 +14,8 @@ from models.types import (
     Alnum,
     City,
     Esn,
+    Iccid,
+    Imei,
     LastName,
     Mdn,
     PersonName,
@@ -49,10 +51,11 @@ class PortAccountFields(BaseModel):
 
 
 class QueryPortin(ActionRequest):
-    """The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together."""
+    """The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together; without
+    an ESN (mobile channels send `"esn": ""`, which is none) by its enrollment id and number alone."""
 
     enroll_id: Alnum
-    esn: Esn
+    esn: Esn | None = None
     mdn: Mdn
     carrier: PortCarrier
 
@@ -99,20 +102,43 @@ class GetPortList(ActionRequest):
     get_child_list: YesNo | None = None
 
 
+def _either(ours: str, theirs: str) -> AliasChoices:
+    """A field under Lineup's name or the original's (decisions.md: both forms are accepted)."""
+    return AliasChoices(ours, theirs)
+
+
 class CreatePortin(ActionRequest):
     """create_portin_v2_when_create_customer_was_called_without_portin_tag: a port for a line created without
-    PORTIN that is still waiting for activation; the port fields as at creation (port_ssn required)."""
+    PORTIN. The line is named by `enrollment_id`, or by its `sim` alone. The old account's data comes under
+    Lineup's `port_*` names or the original's documented ones (`first_name`, `account_number`, `password_pin`,
+    `zip_code`, …), both onto one port order; no SSN is needed here (the carrier's port request carries none),
+    and without a current carrier the carrier is asked for it."""
 
-    enrollment_id: Alnum
+    enrollment_id: Alnum | None = None
+    sim: Iccid | None = None
+    imei: Imei | None = None  # the device the number moves to: checked, not part of the port order
     port_number: Mdn
-    port_current_carrier: Text32
-    port_first_name: PersonName
-    port_last_name: LastName
-    port_address_one: AddressLine
-    port_address_two: AddressLine | None = None
-    port_city: City
-    port_state: State
-    port_zip_code: Zip5
-    port_account_number: AccountNumber
-    port_account_password: AccountPin
-    port_ssn: PortSsn
+    port_current_carrier: Text32 | None = Field(
+        default=None, validation_alias=_either("port_current_carrier", "current_carrier")
+    )
+    port_first_name: PersonName = Field(validation_alias=_either("port_first_name", "first_name"))
+    port_last_name: LastName = Field(validation_alias=_either("port_last_name", "last_name"))
+    port_address_one: AddressLine = Field(validation_alias=_either("port_address_one", "address_one"))
+    port_address_two: AddressLine | None = Field(
+        default=None, validation_alias=_either("port_address_two", "address_two")
+    )
+    port_city: City = Field(validation_alias=_either("port_city", "city"))
+    port_state: State = Field(validation_alias=_either("port_state", "state"))
+    port_zip_code: Zip5 = Field(validation_alias=_either("port_zip_code", "zip_code"))
+    port_account_number: AccountNumber = Field(validation_alias=_either("port_account_number", "account_number"))
+    port_account_password: AccountPin = Field(validation_alias=_either("port_account_password", "password_pin"))
+    port_ssn: PortSsn | None = None
+
+    @model_validator(mode="after")
+    def _names_a_line(self) -> CreatePortin:
+        if self.enrollment_id is None and self.sim is None:
+            raise PydanticCustomError("rule", "Please enter Enrollment Id (or the line's Sim)")
+        return self
+
+    def __repr__(self) -> str:  # the old account's data: never in a log line
+        return f"CreatePortin(enrollment_id={self.enrollment_id!r})"

@@ -18,6 +18,7 @@ from models.types import (
     Alnum,
     Esn,
     Iccid,
+    Text32,
     Text100,
     YesNo,
 )
@@ -72,9 +73,13 @@ class ConsoleForm(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
-class SignIn(ConsoleForm):
+class SignIn(ConsoleForm, BlankIsAbsent):
+    """An agent's username is its vendor's own: the vendor id picks the agent when several vendors have one of
+    that name (decisions.md, "Agents per vendor"); blank otherwise."""
+
     username: Username = Field(title="Username")
     password: Password = Field(title="Password")
+    vendor_id: Text32 | None = Field(default=None, title="Vendor id")
 
 
 class Search(ConsoleForm):

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from models.clock import utcnow
 
-ROLES = ("agent", "support", "admin")
+# `payments` records payments taken outside Lineup (make_payment CASH or OTHER_PAYMENT_OPTION): a vendor grants it
+# to its storefronts' and cash desks' agents; `support` uses /ops and the console. No role implies another.
+ROLES = ("agent", "payments", "support", "admin")
 
 
 class Agent(SQLModel, table=True):
     __tablename__ = "agent"
+    # A username is its vendor's own: every storefront of the original names its agent `ewebsiteapi`, and an
+    # agent_id is resolved within the caller's vendor (decisions.md, "Agents per vendor").
+    __table_args__ = (UniqueConstraint("vendor_id", "username", name="uq_agent_vendor_username"),)
 
     id: int | None = Field(default=None, primary_key=True)
     vendor_id: int = Field(foreign_key="vendor.id", index=True)
-    # Globally unique so an agent id sent with another vendor's token is told apart (`Invalid company`).
-    username: str = Field(max_length=100, unique=True)
+    username: str = Field(max_length=100)
     email: str | None = Field(default=None, max_length=254)
     roles: str = Field(default="agent", max_length=100)  # comma-separated subset of ROLES
     active: bool = True

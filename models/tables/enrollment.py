@@ -94,8 +94,14 @@ class Line(SQLModel, table=True):
     last_error: str | None = Field(default=None, max_length=500)
     status_since: datetime = Field(default_factory=utcnow)
     mdn: str | None = Field(default=None, max_length=10, index=True)
+    released_mdn: str | None = Field(default=None, max_length=10)  # the number it gave back for a ported one
     msid: str | None = Field(default=None, max_length=16)
     msl: str | None = Field(default=None, max_length=8)
     shipment_reference: str | None = Field(default=None, max_length=32)
     activated_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def physical_sim(self) -> bool:
+        """A SIM or ESN attached that is no eSIM profile: such a line gets no eSIM (assign_esim)."""
+        return not self.is_esim and (self.iccid is not None or self.esn is not None)

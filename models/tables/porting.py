@@ -4,15 +4,28 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
 from models.statuses import PortStatus
+
+# One port in progress per number (issue 27): the backstop behind intake's refusal of a second.
+IN_PROGRESS = text("status IN ('RECEIVED', 'SUBMITTED', 'CONFIRMED', 'RESOLUTION_REQUIRED')")
 
 
 class PortIn(SQLModel, table=True):
     """The port-in order of a PORTIN line. `secrets` holds the old account's data, encrypted."""
 
     __tablename__ = "port_in"
+    __table_args__ = (
+        Index(
+            "uq_port_in_progress",
+            "port_number",
+            unique=True,
+            sqlite_where=IN_PROGRESS,
+            postgresql_where=IN_PROGRESS,
+        ),
+    )
 
     enrollment_id: str = Field(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
     port_number: str = Field(max_length=10, index=True)

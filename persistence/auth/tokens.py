@@ -34,7 +34,8 @@ class TokenOwner:
 @dataclass(frozen=True)
 class Presented:
     """The token a request presents, found unused and unexpired, with its vendor and the agent the request names
-    (of any vendor, so the caller can tell "unknown" from "another company's")."""
+    among that vendor's agents (a username is unique within its vendor only: decisions.md, "Agents per
+    vendor"), so another vendor's agent of that name is no agent at all here."""
 
     hashed: str
     owner: TokenOwner
@@ -86,7 +87,10 @@ _PRESENT = Read(
     )
     .select_from(_TOKENS)
     .join(_VENDORS, _VENDORS.c.id == _TOKENS.c.vendor_id)
-    .outerjoin(_AGENTS, _AGENTS.c.username == bindparam("username"))
+    .outerjoin(
+        _AGENTS,
+        sqlalchemy.and_(_AGENTS.c.username == bindparam("username"), _AGENTS.c.vendor_id == _TOKENS.c.vendor_id),
+    )
     .where(_TOKENS.c.token_hash == bindparam("hashed")),
     _PresentedRow._make,
 )

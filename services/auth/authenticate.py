@@ -4,7 +4,7 @@ session works under; answers the first token of the session and the entry's OTP.
 Nothing costly happens before the caller is known: the rates of the caller's address and of everyone are
 checked in memory first, then the user's own lockout, and each attempt costs one argon2 verification (password
 and PIN hashed together; an unknown user is verified against a constant dummy hash, so it costs the same), run
-in the bounded verification queue (services.gates)."""
+in the bounded verification queue (dispatch.gates)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, and_, update
 from sqlmodel import col
 
+from dispatch.context import Resources
+from dispatch.gates import THROTTLED, Busy
 from models.crypto import FieldCipher
 from models.envelope import MsgCode
 from models.errors import LineupError
@@ -33,8 +35,6 @@ from persistence.auth.logins import (
     settle_login,
 )
 from persistence.uow import UnitOfWork
-from services.context import Resources
-from services.gates import THROTTLED, Busy
 
 INVALID = "Invalid credentials!!"
 

@@ -13,6 +13,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from dispatch.actions import VOICE_SOURCES, action
+from dispatch.context import Context, Reply
 from models.clock import utcnow
 from models.errors import refuse
 from models.images import Image
@@ -26,8 +28,6 @@ from persistence.agents import AgentRef
 from persistence.auth import tokens
 from persistence.auth.logins import close_login_entries
 from persistence.idempotency import row_for_key
-from services.actions import VOICE_SOURCES, action
-from services.context import Context, Reply
 from services.mail import Message, deliver, outbox_row
 
 CHANGED = "Password changed; the new password has been e-mailed to the agent"

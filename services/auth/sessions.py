@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dispatch.actions import ALL_SOURCES, action
+from dispatch.context import Context, Reply
 from models.requests.auth import Logout
 from persistence.auth import tokens
 from persistence.auth.logins import close_login_entry
-from services.actions import ALL_SOURCES, action
-from services.context import Context, Reply
 
 LOGGED_OUT = "Logged out"
 

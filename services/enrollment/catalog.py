@@ -8,15 +8,16 @@ import secrets
 
 from sqlmodel import col, select
 
+from dispatch.actions import action
+from dispatch.context import Context
+from dispatch.lookups import run_lookup
 from models.answers.enrollment import AVAILABILITY, CARRIERS, PLANS, Availability, CarrierItem, PlanItem
 from models.errors import refuse
 from models.geography import city_of_zip, state_of_zip
 from models.messages.enrollment import CarrierListQuery
+from models.refusals import PLANS_NOT_FOUND
 from models.requests.enrollment import CheckServiceAvailability, CompanyCarrierList, PlanList
 from models.tables.enrollment import Enrollment, Plan
-from services.actions import action
-from services.context import Context
-from services.lookups import run_lookup
 from workflows.enrollment.lookups import CarrierListWorkflow
 from workflows.ids import lookup_workflow_id
 
@@ -67,7 +68,7 @@ async def plan_list(*, body: PlanList, ctx: Context) -> list[PlanItem]:
     async with ctx.uow.transaction() as session:
         plans = (await session.exec(query)).all()
     if not plans:
-        raise refuse("Plans not found", rest_status=404)
+        raise refuse(PLANS_NOT_FOUND, rest_status=404)
     return [PlanItem.of(plan) for plan in plans]
 
 

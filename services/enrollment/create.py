@@ -1,6 +1,7 @@
 """The enrollment domain's creation: create_customer_prepaid_multiline (and the original's names for it). The
 lines are accepted all or nothing (services.enrollment.intake), then one workflow per request creates the
-customers and runs a workflow per line; the answer waits for the carrier's MDNs within LINEUP_SYNC_WAIT_SECONDS."""
+customers, tries each line's carrier step at once and answers; each line goes on in a workflow of its own. The
+answer has the carrier's MDNs it got within LINEUP_SYNC_WAIT_SECONDS."""
 
 from __future__ import annotations
 
@@ -10,17 +11,17 @@ from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from dispatch.actions import WEB_SOURCES, action
+from dispatch.context import Context
 from models.answers.enrollment import CREATED, LineEntry
 from models.errors import refuse
-from models.messages.enrollment import EnrollmentOrder, EnrollmentResult, Pacing, SyncWait
+from models.messages.enrollment import EnrollmentOrder, EnrollmentResult, Pacing
 from models.requests.enrollment import ALIASES, CreateMultiline
 from observability.metrics import enrollment_started
+from orchestration.link import started_anyway
 from persistence.enrollment import lines_of_order, plan_of
-from services.actions import WEB_SOURCES, action
-from services.context import Context
 from services.enrollment.entries import line_entries
 from services.enrollment.intake import accept
-from services.temporal import read_start_outcome
 from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 from workflows.ids import enrollment_workflow_id
 
@@ -61,11 +62,11 @@ async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
     try:
         async with ctx.outside("The workflow engine", within=wait + ctx.lookup_seconds()):
             return await client.execute_update_with_start_workflow(
-                EnrollmentWorkflow.customers, SyncWait(wait), start_workflow_operation=start
+                EnrollmentWorkflow.customers, start_workflow_operation=start
             )
     except WorkflowAlreadyStartedError:
         pass  # the enrollment finished long ago: its lines' records are the answer to the repeated request
     finally:
-        read_start_outcome(start)
+        await started_anyway(start)  # its outcome read: no error left unread
     async with ctx.uow.transaction() as session:
         return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order.order_id)])

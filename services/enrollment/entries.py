@@ -8,11 +8,11 @@ import secrets
 from collections.abc import Collection
 from typing import NamedTuple
 
+from dispatch.context import Context
 from models.answers.enrollment import EsimProfile, LineEntry
 from models.documents import EsimDocument
 from models.messages.enrollment import LinePlan
 from persistence.enrollment import give_pin, sealed_extras
-from services.context import Context
 
 PIN_DIGITS = 4
 

@@ -5,21 +5,24 @@ line's data is stored, PII encrypted, for the workflow to work from by id."""
 from __future__ import annotations
 
 from sqlalchemy import or_, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from dispatch.context import Context
+from models.carriers import carrier_problem, resolve_carrier
 from models.clock import utcnow
 from models.crypto import FieldCipher
 from models.errors import refuse
+from models.refusals import PORT_IN_PROGRESS, invalid_enrollment_id
 from models.requests.enrollment import CreateMultiline, LineRequest
 from models.settings import Settings
 from models.tables.enrollment import Enrollment, Line, Plan
 from models.tables.porting import PortIn
 from persistence import events
-from persistence.enrollment import active_holders, email_hash
+from persistence.enrollment import email_hash
 from persistence.line_passwords import PASSWORD, PENDING
-from services.carriers import carrier_problem, resolve_carrier
-from services.context import Context
+from persistence.porting import ports_in_progress, second_port
 from services.enrollment.entries import new_pin
 from services.enrollment.paid import payment_problems
 from services.enrollment.passwords import hash_later
@@ -36,21 +39,17 @@ PORT_SECRETS = {
 }  # fmt: skip
 
 
-def invalid_id(enrollment_id: str) -> str:
-    return f"Invalid enrollment id {enrollment_id}. Please provide a valid enrollment ID."
-
-
 async def problems(
     session: AsyncSession, body: CreateMultiline, settings: Settings, *, vendor_id: int, order_id: str
 ) -> list[str]:
     """Every reason to refuse the request, for all lines at once."""
-    ids = [line.enrollment_id for line in body.lines]
+    ids, aliases = [line.enrollment_id for line in body.lines], settings.systems.carrier_alias_map
     found: list[str] = [f"Enrollment id {eid} appears more than once" for eid in sorted(set(ids)) if ids.count(eid) > 1]
     found += [
         problem
         for number, line in enumerate(body.lines, start=1)
         if line.carrier is not None
-        and (problem := carrier_problem(line.carrier, settings, label=f"Line {number}: Carrier"))
+        and (problem := carrier_problem(line.carrier, aliases, label=f"Line {number}: Carrier"))
     ]
     issued = {
         e.enrollment_id: e
@@ -59,7 +58,7 @@ async def problems(
     for eid in dict.fromkeys(ids):
         slot = issued.get(eid)
         if slot is None or slot.vendor_id != vendor_id:
-            found.append(invalid_id(eid))
+            found.append(invalid_enrollment_id(eid))
         elif slot.claimed_by not in (None, order_id):
             found.append(f"Enrollment id {eid} is already used by another request")
     if body.parent_enrollment_id not in ids:
@@ -67,7 +66,7 @@ async def problems(
         if holder is None or holder.vendor_id != vendor_id or holder.customer_id is None:
             parent = body.parent_enrollment_id
             found.append(f"Parent enrollment id {parent} is neither an existing account nor a line of this request")
-    found += await _numbers_held(session, body, vendor_id=vendor_id)
+    found += await _numbers_held(session, body)
     plan_ids = {int(line.plan_id) for line in body.lines}
     known = set(
         (await session.exec(select(Plan.plan_id).where(col(Plan.plan_id).in_(plan_ids), col(Plan.active)))).all()
@@ -77,20 +76,15 @@ async def problems(
     return found
 
 
-async def _numbers_held(session: AsyncSession, body: CreateMultiline, *, vendor_id: int) -> list[str]:
-    """A PORTIN of a number an ACTIVE line of the vendor holds would leave two active lines with one number
-    (decisions.md has no move that ports the old line out): refused, as two lines porting one number are."""
+async def _numbers_held(session: AsyncSession, body: CreateMultiline) -> list[str]:
+    """A number with a port in progress on another line (of any vendor) is not ported twice at once."""
     numbers = [line.port_number for line in body.lines if line.activation_type == "PORTIN" and line.port_number]
-    own = {line.enrollment_id for line in body.lines}  # a repeated request finds its own lines ported
-    held = {
-        number: holder
-        for number, holder in (await active_holders(session, numbers, vendor_id=vendor_id)).items()
-        if holder not in own
-    }
+    own = {line.enrollment_id for line in body.lines}  # a repeated request finds its own lines porting
+    porting = await ports_in_progress(session, numbers, besides=own)
     found = [
-        f"Line {number}: Port number {line.port_number} belongs to active line {held[line.port_number]}"
+        f"Line {number}: {PORT_IN_PROGRESS}"
         for number, line in enumerate(body.lines, start=1)
-        if line.activation_type == "PORTIN" and line.port_number in held
+        if line.activation_type == "PORTIN" and line.port_number in porting
     ]
     found += [f"Port number {mdn} appears more than once" for mdn in sorted(set(numbers)) if numbers.count(mdn) > 1]
     return found
@@ -99,8 +93,20 @@ async def _numbers_held(session: AsyncSession, body: CreateMultiline, *, vendor_
 async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
     """Checks, claims and stores the request's lines; a repeated request changes nothing. True when this
     call stored them (the enrollment is new)."""
-    vendor_id, agent = ctx.caller.vendor_id, ctx.caller.agent_username
     pending: dict[str, list[str]] = {}  # each distinct password of the lines stored: hashed after the commit
+    try:
+        stored = await _accept(ctx, body, order_id=order_id, pending=pending)
+    except IntegrityError as clash:  # two requests porting one number at once: the index lets one in
+        if not second_port(clash):
+            raise
+        raise refuse(PORT_IN_PROGRESS, rest_status=409) from None
+    # Checked and committed: only now, and off the answer's path, one argon2 hash per distinct password.
+    hash_later(ctx.resources.db, ctx.cipher, pending)
+    return stored
+
+
+async def _accept(ctx: Context, body: CreateMultiline, *, order_id: str, pending: dict[str, list[str]]) -> bool:
+    vendor_id, agent = ctx.caller.vendor_id, ctx.caller.agent_username
     async with ctx.uow.transaction() as session:
         if found := await problems(session, body, ctx.settings, vendor_id=vendor_id, order_id=order_id):
             raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
@@ -115,18 +121,16 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> bool:
             raise refuse("An enrollment id of this request is already used by another request", rest_status=409)
         # One read for every line of the request: a repeated request finds the lines the first one stored.
         already = set((await session.exec(select(Line.enrollment_id).where(col(Line.enrollment_id).in_(ids)))).all())
-        stored = False
+        stored, aliases = False, ctx.settings.systems.carrier_alias_map
         for line in body.lines:
             if line.enrollment_id not in already:
                 stored = True
-                carrier = resolve_carrier(line.carrier, ctx.settings) if line.carrier else None
+                carrier = resolve_carrier(line.carrier, aliases) if line.carrier else None
                 _store(session, ctx.cipher, body, line, carrier, vendor_id=vendor_id, agent=agent, order_id=order_id)
                 if line.password:
                     pending.setdefault(line.password, []).append(line.enrollment_id)
         new = [line.enrollment_id for line in body.lines if line.enrollment_id not in already]
         await events.received(session, new, actor=ctx.caller.actor)
-    # Checked and committed: only now, and off the answer's path, one argon2 hash per distinct password.
-    hash_later(ctx.resources.db, ctx.cipher, pending)
     return stored
 
 

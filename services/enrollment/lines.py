@@ -8,6 +8,9 @@ from dataclasses import replace
 from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import WorkflowUpdateFailedError
 
+from dispatch.actions import WEB_SOURCES, action
+from dispatch.context import Context
+from dispatch.lookups import run_lookup
 from models.answers.enrollment import (
     CREATED,
     CUSTOMER_INFO,
@@ -21,22 +24,19 @@ from models.documents import Fields
 from models.errors import refuse
 from models.geography import state_of_zip
 from models.messages.enrollment import Activation, InquiryRequest, LineProgress
+from models.refusals import NO_RECORD, not_waiting_for_activation
 from models.requests.enrollment import ActivateLine, CustomerInfo, LineInquiry, NewNumberActivation
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
 from persistence.enrollment import accounts_lines, customer_line, email_lines, plan_of, vendor_line
-from services.actions import WEB_SOURCES, action
-from services.context import Context
 from services.enrollment.entries import line_entries, line_extras
 from services.enrollment.paid import activation_problem
-from services.lookups import run_lookup
 from workflows.enrollment.line import LineWorkflow
 from workflows.enrollment.lookups import LineInquiryWorkflow
 from workflows.ids import inquiry_workflow_id, line_workflow_id
 
 INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
 NO_CUSTOMER = "No customer found against this enrolment ID"
-NO_RECORD = "No Record Found"
 
 
 @action("customer", sources=WEB_SOURCES, example=CREATED)
@@ -64,8 +64,12 @@ async def activate(
         line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
+    if line.status == LineStatus.ACTIVE:
+        # The original's channels create the customer, then ask for its activation: a line checkout already
+        # activated answers with its entry and MDN, and nothing goes to the carrier or its workflow.
+        return await line_entries(ctx, [plan_of(line)], invoice_number=line.invoice_number)
     if line.status != LineStatus.WAITING_ACTIVATION:
-        raise refuse(not_waiting(line.status), rest_status=409)
+        raise refuse(not_waiting_for_activation(line.status), rest_status=409)
     await _paid_for(ctx, line)
     wait = ctx.settings.enrollment.sync_wait_seconds
     client = await ctx.temporal_client()
@@ -94,10 +98,6 @@ async def _paid_for(ctx: Context, line: Line) -> None:
         )
     if problem:
         raise refuse(problem, rest_status=402)
-
-
-def not_waiting(status: str) -> str:
-    return f"Line is not waiting for activation ({status})"
 
 
 @action("customer", sources=WEB_SOURCES, example=CUSTOMER_INFO)

@@ -12,13 +12,13 @@ from temporalio.client import WorkflowHandle
 
 from adapters.http import Unavailable
 from adapters.payments import Card, Charge
+from dispatch.context import Context
 from models.errors import refuse, upstream_down
 from models.messages.payment import PaymentGuard, charge_key
 from models.requests.payment import MakePayment
 from models.statuses import PaymentStatus
 from models.tables.payment import Payment
 from persistence.payment import reference_holder, retry_intent, settle_failed, settle_paid
-from services.context import Context
 from workflows.ids import payment_guard_workflow_id
 from workflows.payment import PaymentGuardWorkflow
 

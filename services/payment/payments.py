@@ -6,29 +6,30 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from dispatch.actions import action
+from dispatch.context import Context
+from dispatch.lookups import run_lookup
 from models.answers.payment import DETAILS, PAYMENT, Payment, PaymentDetailsData
 from models.envelope import MsgCode
 from models.errors import LineupError, refuse
 from models.geography import state_of_zip
 from models.messages.payment import TaxEstimateQuery, TaxQuote, TaxQuoted
 from models.plans import as_text
+from models.refusals import PLANS_NOT_FOUND, invalid_enrollment_id
 from models.requests.payment import MakePayment, PaymentDetails
 from models.statuses import SETTLED_PAYMENTS, PaymentStatus
 from models.tables.enrollment import Enrollment
 from models.tables.payment import Payment as PaymentRow
 from persistence.idempotency import row_for_key
 from persistence.payment import active_plans, reference_holder
-from services.actions import action
-from services.context import Context
 from services.enrollment.catalog import NOT_SERVED
-from services.lookups import run_lookup
 from services.payment.charges import IN_PROGRESS, REFERENCE_TAKEN, pay_by_card, record_elsewhere, reference_of
 from services.payment.pricing import detailed_plans, money, plan_key, price_cents
 from workflows.ids import lookup_workflow_id, tax_quote_workflow_id
 from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
 
 SUCCESS = "SUCCESS"
-RECORDING_ROLE = "support"  # recording money no gateway saw is a back-office act (decisions.md, "Permissions")
+RECORDING_ROLE = "payments"  # money no gateway saw, recorded by the agents a vendor trusts with it (decisions.md)
 NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECORDING_ROLE} role"
 
 
@@ -36,7 +37,7 @@ NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECOR
 async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
     """Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to
     the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's
-    reference, or CASH; either needs the support role). A repeated request returns the first result; a declined
+    reference, or CASH; either needs the payments role). A repeated request returns the first result; a declined
     card may be tried again; a processor reference is recorded once per vendor."""
     caller = ctx.caller
     if body.recorded and (caller.agent is None or RECORDING_ROLE not in caller.agent.roles):
@@ -52,9 +53,9 @@ async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
     if done is not None and done.status == PaymentStatus.PENDING:
         raise refuse(IN_PROGRESS, rest_status=409)
     if slot is None or slot.vendor_id != caller.vendor_id:
-        raise refuse(f"Invalid enrollment id {body.enrollment_id}. Please provide a valid enrollment ID.")
+        raise refuse(invalid_enrollment_id(body.enrollment_id))
     if plans is None:
-        raise refuse("Plans not found", rest_status=404)
+        raise refuse(PLANS_NOT_FOUND, rest_status=404)
     if holder is not None and (done is None or holder.id != done.id):
         raise refuse(REFERENCE_TAKEN, rest_status=409)
     price = price_cents(body.plan_id, plans)
@@ -104,7 +105,7 @@ async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetai
         plans = await active_plans(session, body.plan_id)
         slot = await session.get(Enrollment, body.enrollment_id) if body.zip_code is None else None
     if plans is None:
-        raise refuse("Plans not found", rest_status=404)
+        raise refuse(PLANS_NOT_FOUND, rest_status=404)
     state = _state_of(body, slot, ctx)
     price = price_cents(body.plan_id, plans)
     query = TaxEstimateQuery(
@@ -130,7 +131,7 @@ def _state_of(body: PaymentDetails, slot: Enrollment | None, ctx: Context) -> st
             raise refuse(NOT_SERVED)
         return state
     if slot is None or slot.vendor_id != ctx.caller.vendor_id:
-        raise refuse(f"Invalid enrollment id {body.enrollment_id}. Please provide a valid enrollment ID.")
+        raise refuse(invalid_enrollment_id(body.enrollment_id))
     return slot.state
 
 

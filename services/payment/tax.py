@@ -6,15 +6,15 @@ from __future__ import annotations
 from temporalio.client import WithStartWorkflowOperation, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
+from dispatch.actions import action
+from dispatch.context import Context
 from models.answers.payment import TAX_STATUS, TaxStatus
 from models.errors import refuse
 from models.messages.payment import CollectTax, MarkCollected, TaxReceipt
 from models.requests.payment import UpdateTaxCalculationStatus
 from models.statuses import TaxStatus as CalcStatus
 from models.tables.payment import TaxCalculation
-from services.actions import action
-from services.context import Context
-from services.temporal import read_start_outcome
+from orchestration.link import started_anyway
 from workflows.ids import tax_workflow_id
 from workflows.payment import TaxCollectionWorkflow, refusal
 
@@ -62,4 +62,4 @@ async def _collect(ctx: Context, mark: MarkCollected, collect: CollectTax) -> Ta
     except WorkflowUpdateFailedError as failure:
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
     finally:
-        read_start_outcome(start)
+        await started_anyway(start)  # its outcome read: no error left unread

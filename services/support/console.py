@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote
 
+from dispatch.context import Caller, Context
 from models.answers.support import Retried
 from models.clock import utcnow
 from models.requests.enrollment import ActivateLine
@@ -17,7 +18,6 @@ from models.statuses import LineStatus, PortStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
 from persistence.support import find_lines, lines_in_status, ports_in_status, shown_error, waiting_lines
-from services.context import Caller, Context
 from services.enrollment import lines
 from services.support import retries as ops
 from services.support.sign_in import ConsoleAgent

@@ -11,10 +11,12 @@ from datetime import datetime
 
 from sqlmodel import col, select
 
+from dispatch.context import Context
 from models import events as actors
 from models.documents import Fields
 from models.errors import refuse
 from models.events import EventType
+from models.refusals import NO_PORT_ORDER
 from models.requests.support import PortFix, SimReplacement
 from models.statuses import LineStatus, PortStatus
 from models.tables.enrollment import Line
@@ -22,9 +24,8 @@ from models.tables.events import LineEvent
 from models.tables.porting import PortIn
 from persistence import events
 from persistence.support import shown_error
-from services import porting
-from services.context import Context
 from services.enrollment.lines import NO_CUSTOMER
+from services.porting import status as porting
 
 SHOWN_FACTS = ("mdn", "code", "text", "error", "field", "fields", "status", "resolution", "invoice_number", "calc_id")
 LABELS = {kind.value: kind.value.split(".", 1)[1].replace("_", " ") for kind in EventType}
@@ -125,7 +126,7 @@ async def correct_port(*, enrollment_id: str, form: PortFix, ctx: Context) -> st
         line = await session.get(Line, enrollment_id)
         port = await session.get(PortIn, enrollment_id)
         if line is None or port is None or line.vendor_id != ctx.caller.vendor_id:
-            raise refuse("No port-in order found for this enrollment id", rest_status=404)
+            raise refuse(NO_PORT_ORDER, rest_status=404)
         corrections = form.corrections()
         if port.status != PortStatus.RESOLUTION_REQUIRED:
             if line.status != LineStatus.STUCK:

@@ -15,11 +15,11 @@ from typing import TypeVar
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from dispatch.context import Context
 from models.carriers import CARRIER_NAMES
 from models.clock import utcnow
 from persistence import overview as queries
 from persistence.overview import BANDS, AgeBands, FailingEndpoint, MailCounts, StuckGroup
-from services.context import Context
 from services.support import retries as ops
 
 HOURS = 48

@@ -15,6 +15,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from dispatch.actions import ALL_SOURCES, action
+from dispatch.context import Context
 from models import events as actors
 from models.answers.support import RETRIED, STUCK, Retried, RetriedAll, StuckLine
 from models.clock import utcnow
@@ -24,6 +26,8 @@ from models.requests.support import ListStuckEnrollments, RetryEnrollment
 from models.settings import Settings
 from models.statuses import LineStatus
 from models.tables.enrollment import Line
+from orchestration.link import outside_system
+from orchestration.signals import retry_line
 from persistence import events
 from persistence.enrollment import orders_of, vendor_line
 from persistence.support import (
@@ -34,12 +38,8 @@ from persistence.support import (
     shown_error,
     waiting_lines,
 )
-from services.actions import ALL_SOURCES, action
-from services.context import Context
 from services.enrollment.lines import NO_CUSTOMER
-from services.temporal import outside_system
 from workflows.enrollment.left_behind import start_order
-from workflows.support import retry_line
 
 log = logging.getLogger("lineup.ops")
 SUPPORT = "support"  # the role support operations need
@@ -174,7 +174,7 @@ async def resume(
     async def signal(line: Line) -> str | None:
         async with slots:
             try:
-                await retry_line(client, line.enrollment_id)
+                await retry_line(client, line)
             except RPCError as error:
                 if error.status not in LEFT_OUT:
                     raise

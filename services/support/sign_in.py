@@ -1,7 +1,7 @@
 """Signing in to the support console and finding the agent of a session. Only active agents with the `support`
 role of an active vendor get in, and anyone else is answered as a wrong password is (no oracle for the
 passwords of agents without the role). The sign-in has its own throttle, apart from the agent's API password's,
-so failed sign-ins lock only the console: per client address first (services.gates), then per agent,
+so failed sign-ins lock only the console: per client address first (dispatch.gates), then per agent,
 claimed before the password is verified so parallel guesses cannot outrun it; only a support agent's attempts
 are counted. Each attempt costs one argon2, in the verification queue /authenticate uses.
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from dispatch.gates import THROTTLED, Busy, LoginGates
 from models.errors import refuse
 from models.passwords import verify_secret_async
 from models.requests.support import SignIn
@@ -29,16 +30,16 @@ from persistence.support import (
     AgentLogin,
     SessionLimits,
     active_agent,
-    agent_login,
+    agent_logins,
     end_session,
     open_session,
     touch_session,
 )
 from persistence.uow import UnitOfWork
-from services.gates import THROTTLED, Busy, LoginGates
 
 SUPPORT = "support"
 INVALID = "Invalid username or password"
+WHICH_VENDOR = "Agents of several vendors have this username: enter your vendor id as well"
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,15 @@ async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Se
     if not gates.console.admit(ip):
         raise refuse(THROTTLED, rest_status=429)
     async with uow.transaction() as session:
-        login = await agent_login(session, form.username)
-    if login is None or not may_use_console(login):
+        # Only agents who may sign in are candidates: a name one vendor gives a support agent and another an
+        # agent without the role names the first alone, and needs no vendor id.
+        logins = [found for found in await agent_logins(session, form.username, vendor_code=form.vendor_id)
+                  if may_use_console(found)]  # fmt: skip
+    if len(logins) > 1:
+        await _verify(gates, None, form.password)  # costs what any sign-in costs
+        raise refuse(WHICH_VENDOR, rest_status=401)
+    login = logins[0] if logins else None
+    if login is None:
         # Verified against the dummy hash, uncounted: an agent who may not sign in costs and answers what a
         # wrong password does, whatever password it was sent with.
         await _verify(gates, None, form.password)

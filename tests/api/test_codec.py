@@ -1,5 +1,5 @@
 """The codec endpoint (api/codec.py): Temporal's codec server protocol over HTTP, for operators who hold the key.
-Workflow payloads are encrypted (workflows.codec); the endpoint decodes them for the Temporal UI and the CLI,
+Workflow payloads are encrypted (orchestration.codec); the endpoint decodes them for the Temporal UI and the CLI,
 only with the bearer token of LINEUP_CODEC_TOKEN, and lets only the UI's origins call it from a browser."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from google.protobuf.json_format import MessageToDict
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.converter import default
 
+from orchestration.codec import PayloadCipher
 from tests.support.builders import body
 from tests.support.keys import KEY_BYTES
-from workflows.codec import PayloadCipher
 
 TOKEN = "codec-" + secrets.token_hex(8)
 ON = {"codec_token": TOKEN, "codec_origins": "http://ui.example:8233"}

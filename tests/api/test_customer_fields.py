@@ -250,3 +250,26 @@ async def test_create_customer_prepaid_multiline_one_bad_line_creates_nothing(sh
     assert [slot.claimed_by for slot in slots] == [None, None, None]
     created = await shared_stack.call("/customer", create(ids[0], *(later(i) for i in ids)))
     assert created["msg_code"] == "RESTAPI000" and len(created["data"]) == 3
+
+
+@pytest.mark.parametrize(
+    ("good", "bad", "error"),
+    [
+        ({"service_zip": "90001", "service_state": "CA"}, {"service_zip": "90001"}, "Service zip 90001 is in CA, "
+         "not GA"),
+        ({"service_zip": "00601", "service_state": "pr"}, {"service_zip": "00000"}, "Service zip 00000 is not a US "
+         "ZIP code"),
+        ({"service_zip": "30303"}, {"service_zip": "14645"}, "Service zip 14645 is not a US ZIP code"),  # retired
+    ],
+)  # fmt: skip
+async def test_create_customer_prepaid_multiline_service_zip_is_one_of_the_service_states(
+    shared_stack, good, bad, error
+):
+    """decisions.md `/address` row: the ZIP data that answers address_validation_usps checks creation too; a
+    ZIP outside its state is the line's field error, and nothing is created."""
+    parent = await shared_stack.new_enrollment_id()
+    refused_with(await shared_stack.call("/customer", create(parent, later(parent, **bad))), f"Line 1: {error}")
+    async with shared_stack.db.transaction() as session:
+        assert (await session.exec(select(Line).where(Line.enrollment_id == parent))).all() == []
+    created = await shared_stack.call("/customer", create(parent, later(parent, **good)))
+    assert created["msg_code"] == "RESTAPI000", created

@@ -55,9 +55,15 @@ async def test_unknown_or_inactive_agent_is_invalid(api, agent_id):
     assert (envelope["msg_code"], envelope["msg"]) == ("RESTAPI104", "Invalid Agent Id")
 
 
-async def test_agent_of_another_vendor_is_invalid_company(api):
+async def test_agent_of_another_vendor_is_no_agent_of_the_callers(api):
+    """decisions.md "Agents per vendor": agent_id is resolved within the caller's vendor, so another vendor's
+    agent is as unknown as one nobody has (RESTAPI107 would tell which names other vendors use)."""
     envelope = await api.call("/agent", loc(agent_id="other.agent"))
-    assert (envelope["msg_code"], envelope["msg"]) == ("RESTAPI107", "Invalid company")
+    assert (envelope["msg_code"], envelope["msg"], envelope["errors"]) == (
+        "RESTAPI104",
+        "Invalid Agent Id",
+        ["Invalid Agent Id"],
+    )
     assert (await api.call("/agent", loc(agent_id="other.agent", username="other.agent"), vendor="OTHER"))[
         "msg_code"
     ] == "RESTAPI000"

@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import update
 from sqlmodel import col
 
-import services.metrics
+import dispatch.metrics
 from bench.ports import free_port
 from models.clock import utcnow
 from models.tables.auth import ApiToken
@@ -171,13 +171,13 @@ async def test_in_production_metrics_is_served_on_its_own_loopback_port_only(api
 def queries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry per database snapshot a scrape read."""
     read: list[int] = []
-    taken = services.metrics.snapshot
+    taken = dispatch.metrics.snapshot
 
     async def counted(db, *more):
         read.append(1)
         return await taken(db, *more)
 
-    monkeypatch.setattr(services.metrics, "snapshot", counted)
+    monkeypatch.setattr(dispatch.metrics, "snapshot", counted)
     return read
 
 

@@ -4,9 +4,9 @@ header required on operations, /authenticate's four fields required, every actio
 
 from __future__ import annotations
 
+from api.catalog import CATALOG
 from api.openapi import answer_name
-from services.actions import ALL_SOURCES
-from services.catalog import CATALOG
+from dispatch.actions import ALL_SOURCES
 
 
 async def document(api):

@@ -25,7 +25,7 @@ async def test_ops_needs_the_support_role(shared_stack, request_body):
     assert (refused["msg_code"], refused["msg"], refused["errors"]) == (
         "RESTAPI109",
         "Unauthorized Access",
-        ["Unauthorized Access"],
+        ["This operation needs the support role"],
     )
 
 

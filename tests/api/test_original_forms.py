@@ -168,7 +168,7 @@ async def test_a_payment_made_elsewhere_is_recorded_and_never_reaches_the_gatewa
         state=None,
         zip=None,
         save_card=None,
-        agent_id="demo.support",
+        agent_id="demo.agent",  # the payments role
         **(external if method == "OTHER_PAYMENT_OPTION" else {}),
     )
     paid = await stack.call("/payment", request)

@@ -1,5 +1,5 @@
 """Payment before activation (issue 19, finding 6; decisions.md "External payment references"): recording money
-no gateway saw needs the support role; an invoice given at creation is a settled invoice of the order; a vendor
+no gateway saw needs the payments role; an invoice given at creation is a settled invoice of the order; a vendor
 set to require payment (`lineup vendor set --require-payment`) activates a line only once a settled payment
 covers its plan."""
 
@@ -19,7 +19,7 @@ NO_CARD = {
     "card_number": None, "exp_month": None, "exp_year": None, "cvv": None, "name_on_card": None,
     "address1": None, "city": None, "state": None, "zip": None, "save_card": None,
 }  # fmt: skip
-NEEDS_ROLE = "Recording a CASH or OTHER_PAYMENT_OPTION payment needs the support role"
+NEEDS_ROLE = "Recording a CASH or OTHER_PAYMENT_OPTION payment needs the payments role"
 
 
 def recorded(enrollment_id: str, method: str, agent: str, **overrides: Any) -> dict[str, Any]:
@@ -38,15 +38,15 @@ def later(enrollment_id: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("method", ["CASH", "OTHER_PAYMENT_OPTION"])
-async def test_recording_a_payment_needs_the_support_role(shared_stack, method):
+async def test_recording_a_payment_needs_the_payments_role(shared_stack, method):
     enrollment_id = await shared_stack.new_enrollment_id()
-    refused = await shared_stack.call("/payment", recorded(enrollment_id, method, "demo.agent"))
+    refused = await shared_stack.call("/payment", recorded(enrollment_id, method, "demo.support"))  # no payments
     assert (refused["msg_code"], refused["msg"], refused["errors"]) == (
         "RESTAPI109",
         "Unauthorized Access",
         [NEEDS_ROLE],
     )
-    paid = await shared_stack.call("/payment", recorded(enrollment_id, method, "demo.support"))
+    paid = await shared_stack.call("/payment", recorded(enrollment_id, method, "demo.agent"))  # agent, payments
     assert paid["msg_code"] == "RESTAPI000", paid
 
 
@@ -130,7 +130,7 @@ async def test_a_line_activated_later_needs_its_payment_then(stack, sqlite_url, 
     activate = body("activate_line", enrollment_id=parent)
     refused = await stack.call("/customer", activate)
     assert refused["errors"] == ["No settled payment covers plan 102 of this line; make_payment first"]
-    await stack.call("/payment", recorded(parent, "CASH", "demo.support"))
+    await stack.call("/payment", recorded(parent, "CASH", "demo.agent"))
     activated = await stack.call("/customer", activate)
     assert activated["msg_code"] == "RESTAPI000", activated
 

@@ -34,10 +34,10 @@ def original_card(enrollment_id: str, **overrides: Any) -> dict[str, Any]:
 
 
 def external(enrollment_id: str, reference: str | None = None, **overrides: Any) -> dict[str, Any]:
-    """A payment captured by the channel's own processor, recorded by a support agent."""
+    """A payment captured by the channel's own processor, recorded by an agent with the payments role."""
     fields = {
         "payment_method": "OTHER_PAYMENT_OPTION",
-        "agent_id": "demo.support",
+        "agent_id": "demo.agent",
         "payment_method_option": "STRIPE",
         "transaction_id": reference or f"ch_3P0k{secrets.token_hex(8)}",
         **NO_CARD,
@@ -126,7 +126,7 @@ async def test_one_vendor_records_a_reference_once(shared_stack):
 
 
 async def test_another_vendor_may_record_the_same_reference(shared_stack):
-    await create_agent(shared_stack.db, AgentSpec("OTHER", "other.support", "pw-123456", roles=("agent", "support")))
+    await create_agent(shared_stack.db, AgentSpec("OTHER", "other.cashier", "pw-123456", roles=("agent", "payments")))
     reference, ours = f"pm_{secrets.token_hex(10)}", await shared_stack.new_enrollment_id()
     theirs = (
         await shared_stack.call(
@@ -134,7 +134,7 @@ async def test_another_vendor_may_record_the_same_reference(shared_stack):
         )
     )["data"]["enrollment_id"]
     assert (await shared_stack.call("/payment", external(ours, reference)))["msg_code"] == "RESTAPI000"
-    paid = await shared_stack.call("/payment", external(theirs, reference, agent_id="other.support"), vendor="OTHER")
+    paid = await shared_stack.call("/payment", external(theirs, reference, agent_id="other.cashier"), vendor="OTHER")
     assert (paid["msg_code"], paid["data"]["transaction_id"]) == ("RESTAPI000", reference), paid
 
 

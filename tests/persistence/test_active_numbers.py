@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from models.clock import utcnow
 from models.tables.auth import Vendor
 from models.tables.enrollment import Enrollment, Line
-from persistence.enrollment import active_holders, get_line, ported_out
+from persistence.enrollment import get_line, holding_line, ported_out
 from persistence.support import claim_retries, release_retries, release_unsent_retries
 
 
@@ -70,8 +70,9 @@ async def test_the_line_that_held_a_ported_number_is_marked_ported_out(db):
         holder = a_line(session, theirs, "ACTIVE", number)
         porting = a_line(session, mine, "PORT_PENDING", None)
     async with db.transaction() as session:
-        assert await active_holders(session, [number], vendor_id=theirs) == {number: holder}
-        assert await active_holders(session, [number], vendor_id=mine) == {}  # another vendor's is not shown
+        found = await holding_line(session, number, besides=porting)  # any vendor's
+        assert found is not None and found.enrollment_id == holder
+        assert await holding_line(session, number, besides=holder) is None
         await ported_out(session, number, to=porting)
         line = await get_line(session, porting)
         line.status, line.mdn = "ACTIVE", number

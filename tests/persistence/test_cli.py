@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 
+from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from cli.main import app as cli
@@ -109,6 +110,25 @@ def test_seed_demo_is_idempotent(sqlite_url, data_dir, monkeypatch):
     result = lineup(monkeypatch, sqlite_url, data_dir, "seed-demo")
     assert result.exit_code == 0
     assert "(0 records created)" in result.output
+
+
+async def test_seed_demo_gives_demo_agent_the_payments_role_once(db_url, data_dir, monkeypatch):
+    """A database seeded before the payments role existed: seeding again gives demo.agent the role (keeping
+    any other an operator granted), and a third seeding changes nothing."""
+    from sqlalchemy import update
+
+    from models.tables.agents import Agent
+
+    async with ApiClient.running(make_settings(data_dir, db_url)) as api:
+        async with api.db.transaction() as session:
+            await session.execute(update(Agent).where(col(Agent.username) == "demo.agent").values(roles="agent,admin"))
+        seeded = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, "seed-demo")
+        assert seeded.exit_code == 0 and "(0 records created; roles given to demo.agent)" in seeded.output
+        again = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, "seed-demo")
+        assert again.output.strip() == "demo data ready (0 records created)"
+        async with api.db.transaction() as session:
+            roles = (await session.exec(select(Agent.roles).where(Agent.username == "demo.agent"))).one()
+        assert roles == "agent,admin,payments"
 
 
 async def test_temporal_setup_registers_the_search_attributes(temporal_env, monkeypatch):

@@ -76,3 +76,30 @@ async def test_line_inquiry_of_an_esim_line_shows_the_profile(client: httpx.Asyn
     inquiry = (await client.post("/carrier/line-inquiry", json={"vendor_id": "V1", "mdn": line["MDN"]})).json()
     assert inquiry["STATUSCODE"] == "00"
     assert inquiry["SIM_NUMBER"] == inquiry["ESN"] == line["ICCID"]
+
+
+async def reserve(client: httpx.AsyncClient, headers: dict[str, str], vendor_id: str = "V1") -> Any:
+    body = {"vendor_id": vendor_id, "enrollment_id": "E1"}
+    return (await client.post("/carrier/esim-profiles", json=body, headers=headers)).json()
+
+
+async def test_a_reserved_profile_is_the_one_its_activation_uses(client: httpx.AsyncClient) -> None:
+    """A line without a SIM gets its profile before activation (Lineup's assign_esim); the same key answers the
+    same profile, and the activation on its ICCID downloads that very profile."""
+    headers = key()
+    reserved = await reserve(client, headers)
+    assert set(reserved) == {"STATUSCODE", "DESCRIPTION", "VENDOR_ID"} | PROFILE_FIELDS
+    assert (reserved["STATUSCODE"], reserved["DESCRIPTION"]) == ("00", "eSIM profile reserved")
+    assert is_valid_iccid(reserved["ICCID"]) and MATCHING_ID.fullmatch(reserved["MATCHING_ID"])
+    assert await reserve(client, headers) == reserved
+    activated = await activate(client, iccid=reserved["ICCID"])
+    assert activated["STATUSCODE"] == "00", activated
+    assert {name: activated[name] for name in PROFILE_FIELDS} == {name: reserved[name] for name in PROFILE_FIELDS}
+
+
+async def test_another_vendors_reserved_profile_is_a_physical_sim_to_an_esim_activation(
+    client: httpx.AsyncClient,
+) -> None:
+    reserved = await reserve(client, key(), vendor_id="V2")
+    refused = await activate(client, iccid=reserved["ICCID"])
+    assert (refused["STATUSCODE"], refused["DESCRIPTION"]) == ("913", "eSIM activation takes no physical SIM")

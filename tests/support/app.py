@@ -11,13 +11,13 @@ from typing import Any
 import httpx
 from sqlmodel import select
 
+from api.catalog import CATALOG
 from api.main import create_app
 from models.settings import Settings
 from models.tables.auth import ApiUser, Vendor
 from persistence.auth import tokens
 from persistence.auth.logins import otp_digest
 from persistence.engine import Database
-from services.catalog import CATALOG
 from tests.support.keys import TEST_ENCRYPTION_KEY
 
 

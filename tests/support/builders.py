@@ -102,6 +102,18 @@ VALID.update(
 )
 
 
+# Issue 26: the original's /address operations.
+VALID.update(
+    {
+        "get_city_state": {"zip_code": "30303"},
+        "address_validation_usps": {
+            "address_one": "12 main street", "address_two": "apartment 4b", "city": "Atlanta", "state": "GA",
+            "zip_code": "30303",
+        },
+    }
+)  # fmt: skip
+
+
 def body(action: str, /, **overrides: Any) -> dict[str, Any]:
     """The valid body of `action` with `overrides` applied; an override of None removes the field."""
     result = {"action": action, **BASE, **VALID.get(action, {}), **overrides}

@@ -61,3 +61,24 @@ async def postgres_database() -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
+
+
+@asynccontextmanager
+async def database_at(revision: str, engine_name: str, directory: Path) -> AsyncIterator[str]:
+    """A new, empty database of `engine_name` migrated up to `revision` (a migration's test fills it as the
+    revision before left it, then upgrades); dropped afterwards."""
+    if engine_name == "sqlite":
+        url = f"sqlite+aiosqlite:///{directory / 'at_revision.db'}"
+        await migrate.upgrade_async(url, revision)
+        yield url
+        return
+    name = f"lineup_at_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, database=PG_ADMIN_DB, timeout=5)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        url = f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
+        await migrate.upgrade_async(url, revision)
+        yield url
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()

@@ -17,7 +17,7 @@ from unittest import mock
 from models.rules import luhn_ok
 from models.tables.porting import PortIn
 from services.payment import charges
-from services.port_push import signature
+from services.porting.push import signature
 from tests.support.builders import body, create, imei, line, new_iccid
 from tests.support.left_behind import created_while_temporal_was_away, sweep_now, while_temporal_is_away
 from tests.support.lines import SUPPORT, wait_for, waiting_line
@@ -215,6 +215,16 @@ async def activation_later(rec: Recorder) -> None:
     await rec.keep("line_activated_later", f"line-{enrollment_id}", closed=True)
 
 
+async def esim_assignment(rec: Recorder) -> None:
+    """assign_esim for a line waiting for activation without a SIM: the carrier reserves its profile (sealed in
+    the line by the activity; the history holds ids only)."""
+    stack = rec.stack
+    enrollment_id = await waiting_line(stack, **PERSON)
+    assigned = await stack.call("/customer", body("assign_esim", enrollment_id=enrollment_id))
+    assert assigned["msg_code"] == "RESTAPI000", assigned
+    await rec.keep("esim_assignment", f"esim-{enrollment_id}", closed=True)
+
+
 async def port_after_creation(rec: Recorder) -> None:
     """A line waiting for activation ported in with create_portin_v2… (the line's `port_in` update): one port
     completes and the line takes the number; another, whose old carrier never answers, is still polled."""
@@ -351,6 +361,7 @@ FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     "port_in_pushed": (port_in_pushed, {"port_push_secret": PUSH_SECRET, "port_push_fallback_seconds": 3600.0}),
     "port_in_pending_and_rejected": (port_in_pending_and_rejected, FAST_POLLS),
     "activation_later": (activation_later, {}),
+    "esim_assignment": (esim_assignment, {}),
     "port_after_creation": (port_after_creation, FAST_POLLS),
     "tax_collection": (tax_collection, {}),
     "tax_collection_idle": (tax_collection_idle, {"tax_idle_days": 2 / 86400}),

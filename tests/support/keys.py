@@ -1,4 +1,4 @@
-"""The tests' encryption key and the Temporal data converter built on it (workflows.codec)."""
+"""The tests' encryption key and the Temporal data converter built on it (orchestration.codec)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import base64
 
 from temporalio.converter import DataConverter
 
-from workflows.codec import data_converter
+from orchestration.codec import data_converter
 
 KEY_BYTES = bytes(range(32))
 TEST_ENCRYPTION_KEY = base64.urlsafe_b64encode(KEY_BYTES).decode()

@@ -7,9 +7,10 @@ import asyncio
 from typing import Any
 
 import httpx
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models.tables.enrollment import Line
+from models.tables.events import LineEvent
 from tests.support.builders import create, line
 
 SUPPORT = {"agent_id": "demo.support"}
@@ -53,10 +54,19 @@ async def stored_line(stack: Any, enrollment_id: str) -> Line:
         return found
 
 
-async def until_status(stack: Any, enrollment_id: str, wanted: str, within: float = 40.0) -> Line:
-    """The line once its status is `wanted` (fails after `within` seconds)."""
+async def until_status(
+    stack: Any, enrollment_id: str, wanted: str, within: float = 40.0, *, mdn: str | None = None
+) -> Line:
+    """The line once its status is `wanted` (and its number `mdn`, when given; fails after `within` seconds)."""
     deadline = asyncio.get_running_loop().time() + within
-    while (found := await stored_line(stack, enrollment_id)).status != wanted:
-        assert asyncio.get_running_loop().time() < deadline, found.status
+    while (found := await stored_line(stack, enrollment_id)).status != wanted or mdn not in (None, found.mdn):
+        assert asyncio.get_running_loop().time() < deadline, (found.status, found.mdn)
         await asyncio.sleep(0.2)
     return found
+
+
+async def event_types(stack: Any, enrollment_id: str) -> list[str]:
+    """The line's event log, oldest first, by type."""
+    async with stack.db.transaction() as session:
+        query = select(LineEvent.type).where(LineEvent.enrollment_id == enrollment_id).order_by(col(LineEvent.id))
+        return list((await session.exec(query)).all())

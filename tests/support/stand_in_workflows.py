@@ -12,8 +12,9 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from models.messages.enrollment import LINE_PROGRESS_SIGNAL, EnrollmentOrder, LineProgress, LineStart
+    from models.messages.enrollment import EnrollmentOrder, LineProgress, LineStart
     from models.messages.mail import MailDelivery, MailSent
+    from models.messages.porting import PortStart, PortView
     from models.statuses import LineStatus
 
 SLOW = timedelta(hours=1)  # how long the carrier takes over a line whose id says SLOW
@@ -25,28 +26,31 @@ def mdn_of(enrollment_id: str) -> str:
 
 @workflow.defn(name="LineWorkflow")
 class StandInLine:
-    """Active at once, or after SLOW when its id says so; a STUCK line tells the enrollment by signal and waits
-    for support's retry."""
+    """Ends at once with the line as its order left it; a STUCK one first waits for support's retry."""
 
     def __init__(self) -> None:
         self._retried = False
 
     @workflow.run
     async def run(self, start: LineStart) -> LineProgress:
-        line_id = start.plan.enrollment_id
-        if "STUCK" in line_id:
-            progress = LineProgress(line_id, LineStatus.STUCK, error="915 SIM already in use")
-            parent = workflow.info().parent
-            assert parent is not None
-            await workflow.get_external_workflow_handle(parent.workflow_id).signal(LINE_PROGRESS_SIGNAL, progress)
+        plan = start.plan
+        if start.stuck is not None:
             await workflow.wait_condition(lambda: self._retried)
-        if "SLOW" in line_id:
-            await workflow.sleep(SLOW)
-        return LineProgress(line_id, LineStatus.ACTIVE, mdn_of(line_id), "msid", "123456")
+            return LineProgress(plan.enrollment_id, LineStatus.ACTIVE, mdn_of(plan.enrollment_id), "msid", "123456")
+        return LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl)
 
     @workflow.signal
     def retry(self) -> None:
         self._retried = True
+
+
+@workflow.defn(name="PortInWorkflow")
+class StandInPort:
+    """Ends at once with the port as its order left it."""
+
+    @workflow.run
+    async def run(self, start: PortStart) -> PortView:
+        return start.view or PortView("SUBMITTED")
 
 
 @workflow.defn(name="EnrollmentWorkflow")

@@ -47,12 +47,32 @@ async def test_activate_line_with_a_new_sim_activates_that_sim(stack):
     assert inquiry["data"]["LINE_INQ"]["SIM_NUMBER"] == replacement
 
 
-async def test_activate_line_refuses_a_line_that_is_not_waiting(stack):
+async def updates_of(stack: Any, enrollment_id: str) -> int:
+    """How many updates the line's workflow was sent: each activation asked of it is one."""
+    handle = stack.env.client.get_workflow_handle(f"line-{enrollment_id}")
+    return len([e async for e in handle.fetch_history_events() if EventType.Name(e.event_type).endswith("ACCEPTED")])
+
+
+async def test_activate_line_of_a_line_already_active_answers_its_entry_and_sends_nothing(stack):
+    """decisions.md: the original's channels create, then activate; the line checkout activated answers
+    RESTAPI000 with its entry and MDN, and neither its workflow nor the carrier is asked again."""
     enrollment_id = await waiting_line(stack)
     first = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
     assert first["msg_code"] == "RESTAPI000"
-    again = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
-    assert (again["msg_code"], again["errors"]) == ("RESTAPI110", ["Line is not waiting for activation (ACTIVE)"])
+    asked = await updates_of(stack, enrollment_id)
+    again = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id, uiccid=new_iccid()))
+    assert (again["msg_code"], again["data"]) == ("RESTAPI000", first["data"])
+    assert await updates_of(stack, enrollment_id) == asked == 1
+
+
+async def test_activate_line_after_checkout_activated_the_line(stack):
+    parent = await stack.new_enrollment_id()
+    created = await stack.call("/customer", create(parent, line(parent)))
+    [entry] = created["data"]
+    assert entry["data"]["mdn"] is not None, created
+    answer = await stack.call("/customer", body("activate_line", enrollment_id=parent))
+    assert (answer["msg_code"], answer["data"][0]["data"]["mdn"]) == ("RESTAPI000", entry["data"]["mdn"])
+    assert await updates_of(stack, parent) == 0
 
 
 async def test_the_validator_refuses_before_anything_reaches_history(stack):

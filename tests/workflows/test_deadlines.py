@@ -18,7 +18,7 @@ import pytest
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
 
-from services.temporal import read_start_outcome
+from orchestration.link import started_anyway
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body, create, line
 
@@ -62,22 +62,23 @@ async def test_customer_creation_with_no_worker_answers_unavailable_in_time(unat
 
 async def test_the_error_a_cancelled_update_with_start_left_in_its_start_operation_is_read(caplog):
     """A create whose deadline cancels its update-with-start before a worker accepted it (as above) leaves a
-    CancelledError in the start operation's own future; read_start_outcome reads it, or asyncio logs "Future
-    exception was never retrieved" for each such create once the operation is collected."""
+    CancelledError in the start operation's own future; started_anyway reads it (through the operation's public
+    workflow_handle()), or asyncio logs "Future exception was never retrieved" for each such create once the
+    operation is collected."""
 
-    def left_by_a_cancelled_call(*, read: bool) -> None:
+    async def left_by_a_cancelled_call(*, read: bool) -> None:
         start: WithStartWorkflowOperation[object, object] = WithStartWorkflowOperation(
             "EnrollmentWorkflow", id="E1", task_queue="q", id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING
         )
         start._workflow_handle.set_exception(asyncio.CancelledError())  # what the SDK does on a cancelled call
         if read:
-            read_start_outcome(start)
+            assert not await started_anyway(start)
 
     with caplog.at_level(logging.ERROR, logger="asyncio"):
-        left_by_a_cancelled_call(read=False)
+        await left_by_a_cancelled_call(read=False)
         gc.collect()
         assert "Future exception was never retrieved" in caplog.text
         caplog.clear()
-        left_by_a_cancelled_call(read=True)
+        await left_by_a_cancelled_call(read=True)
         gc.collect()
         assert caplog.records == []

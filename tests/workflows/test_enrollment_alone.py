@@ -1,39 +1,46 @@
-"""EnrollmentWorkflow alone on the time-skipping server: `create_customers` a stand-in activity and each line
-a stand-in LineWorkflow, both under the real names. Its contract: every line's customer record first, then one
-line workflow per line (id `line-<enrollment id>`, the order's vendor and pacing, outliving the enrollment);
-the `customers` update answers once the records exist, with the MDNs the carrier gave within the caller's wait
-and none for lines still activating; a settled line (STUCK, reported by signal) ends the wait at once; the
-result is every line's final state."""
+"""EnrollmentWorkflow alone on the time-skipping server: `create_customers`, `activate_and_record` and
+`submit_and_record` stand-in activities, and each line's workflow a stand-in, all under the real names. Its
+contract: every line's customer record first; each line's carrier step tried at once, in local activities, all
+lines together, with the key its own workflow would use; the `customers` update answered in that same workflow
+task, with the MDNs the carrier gave and none for a line the carrier did not answer in time; then one workflow
+per line (`line-<id>`, or `port-<id>` for a PORTIN line) with the line as the order left it, outliving the
+order."""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
 from typing import Any
 
 from temporalio.client import WithStartWorkflowOperation, WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
+from models.failures import CARRIER_REJECTED, UNAVAILABLE
 from models.messages.enrollment import (
+    CarrierCall,
     EnrollmentOrder,
     EnrollmentResult,
+    LineActivated,
     LinePlan,
     LineStart,
     Pacing,
-    SyncWait,
 )
-from models.statuses import IN_FLIGHT, LineStatus
+from models.messages.porting import PortStart, PortSubmission
+from models.statuses import LineStatus
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
-from tests.support.stand_in_workflows import SLOW, StandInLine, mdn_of
+from tests.support.stand_in_workflows import StandInLine, StandInPort, mdn_of
 from workflows.enrollment.order import EnrollmentWorkflow
 
-PACING = Pacing(carrier_max_attempts=3, port_poll_seconds=60.0, stuck_retry_minutes=5.0)
+PACING = Pacing(carrier_max_attempts=3, port_poll_seconds=60.0, stuck_retry_minutes=5.0, sync_wait_seconds=5.0)
 
 
 def plans(order: EnrollmentOrder) -> list[LinePlan]:
+    def kind(line_id: str) -> str:
+        return "PORTIN" if "PORT" in line_id else "NEWACTIVATION"
+
     return [
-        LinePlan(line_id, f"C{index}", f"CUST{index}", "HANDOVER", "NEWACTIVATION", False, carrier="ATT")
+        LinePlan(line_id, f"C{index}", "C0", "HANDOVER", kind(line_id), "LATER" in line_id, carrier="ATT")
         for index, line_id in enumerate(order.enrollment_ids)
     ]
 
@@ -42,19 +49,57 @@ def order_of(*line_ids: str) -> EnrollmentOrder:
     return EnrollmentOrder(f"enrollment-{line_ids[0]}-r1", line_ids[0], list(line_ids), "DEMO", "demo.agent", PACING)
 
 
-def enroll(env, order: EnrollmentOrder) -> tuple[Calls, Worker, str]:
-    """A worker of its own running the enrollment with a stand-in `create_customers` and stand-in lines."""
-    calls, queue = Calls(env), fresh_queue("enrollment")
+class Carrier:
+    """By the line's id: DOWN never answers, SIM is refused (915), anything else activates (or takes the port)."""
+
+    def __init__(self, env: Any) -> None:
+        self.calls = Calls(env)
+        self.running = 0
+        self.most_at_once = 0
+
+    async def activate(self, call: CarrierCall) -> LineActivated:
+        await self._busy()
+        if "DOWN" in call.enrollment_id:
+            raise ApplicationError("The carrier is unavailable: HTTP 503", type=UNAVAILABLE)
+        if "SIM" in call.enrollment_id:
+            raise ApplicationError("915 SIM already in use", type=CARRIER_REJECTED, non_retryable=True)
+        return LineActivated(mdn_of(call.enrollment_id), "msid", "123456")
+
+    async def submit(self, call: CarrierCall) -> PortSubmission:
+        await self._busy()
+        if "NOTELIGIBLE" in call.enrollment_id:
+            raise ApplicationError("930 Number not eligible", type=CARRIER_REJECTED, non_retryable=True)
+        return PortSubmission(f"PRT-{call.enrollment_id}", "2026-11-25T00:00:00+00:00")
+
+    async def _busy(self) -> None:
+        """Counts how many carrier steps run at once (the lines of one order run together)."""
+        self.running += 1
+        self.most_at_once = max(self.most_at_once, self.running)
+        await asyncio.sleep(0.05)
+        self.running -= 1
+
+
+def enroll(env, order: EnrollmentOrder) -> tuple[Carrier, Worker, str]:
+    carrier, queue = Carrier(env), fresh_queue("enrollment")
+    calls = carrier.calls
 
     async def created(order: EnrollmentOrder) -> list[LinePlan]:
         return plans(order)
 
-    create_customers = stand_in("create_customers", calls, created, takes=[EnrollmentOrder], gives=list[LinePlan])
-    return calls, worker(env, queue, workflows=[EnrollmentWorkflow, StandInLine], activities=[create_customers]), queue
+    activities = [
+        stand_in("create_customers", calls, created, takes=[EnrollmentOrder], gives=list[LinePlan]),
+        stand_in("activate_and_record", calls, carrier.activate, takes=[CarrierCall], gives=LineActivated),
+        stand_in("submit_and_record", calls, carrier.submit, takes=[CarrierCall], gives=PortSubmission),
+    ]
+    return (
+        carrier,
+        worker(env, queue, workflows=[EnrollmentWorkflow, StandInLine, StandInPort], activities=activities),
+        queue,
+    )
 
 
-async def update_with_start(env, order: EnrollmentOrder, queue: str, wait: float) -> tuple[EnrollmentResult, Any]:
-    """As the API asks: the `customers` update with start, answering after at most `wait` for the carrier."""
+async def update_with_start(env, order: EnrollmentOrder, queue: str) -> tuple[EnrollmentResult, Any]:
+    """As the API asks: the `customers` update with start."""
     start = WithStartWorkflowOperation(
         EnrollmentWorkflow.run,
         order,
@@ -63,79 +108,104 @@ async def update_with_start(env, order: EnrollmentOrder, queue: str, wait: float
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
     )
     answer = await env.client.execute_update_with_start_workflow(
-        EnrollmentWorkflow.customers, SyncWait(wait), start_workflow_operation=start
+        EnrollmentWorkflow.customers, start_workflow_operation=start
     )
     return answer, await start.workflow_handle()
 
 
-async def started_with(env, workflow_id: str) -> LineStart:
+async def started_with(env, workflow_id: str, kind: type) -> Any:
     """The input a line's workflow was started with, as its history records it."""
     history = await env.client.get_workflow_handle(workflow_id).fetch_history()
     payloads = history.events[0].workflow_execution_started_event_attributes.input.payloads
-    [start] = await env.client.data_converter.decode(payloads, [LineStart])
-    assert isinstance(start, LineStart)
+    [start] = await env.client.data_converter.decode(payloads, [kind])
     return start
 
 
-def by_line(result: EnrollmentResult) -> dict[str, LinePlan]:
-    return {plan.enrollment_id: plan for plan in result.lines}
+def by_line(result: EnrollmentResult) -> dict[str, tuple[str, str | None]]:
+    return {plan.enrollment_id: (plan.status, plan.mdn) for plan in result.lines}
 
 
-async def test_every_line_gets_its_customer_record_and_a_line_workflow_of_its_own(time_skipping):
+async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_own(time_skipping):
     order = order_of("E1", "E2", "E3")
-    calls, running, queue = enroll(time_skipping, order)
+    carrier, running, queue = enroll(time_skipping, order)
     async with running:
-        answer, handle = await update_with_start(time_skipping, order, queue, 5)
+        answer, handle = await update_with_start(time_skipping, order, queue)
         result = await handle.result()
-        given = {line_id: await started_with(time_skipping, f"line-{line_id}") for line_id in order.enrollment_ids}
-    assert calls.of("create_customers") == [(order,)]  # once, for the whole order
-    assert {line_id: (p.status, p.mdn) for line_id, p in by_line(answer).items()} == {
-        line_id: (LineStatus.ACTIVE, mdn_of(line_id)) for line_id in order.enrollment_ids
-    }
+        given = {
+            line_id: await started_with(time_skipping, f"line-{line_id}", LineStart) for line_id in order.enrollment_ids
+        }
+    assert carrier.calls.of("create_customers") == [(order,)]  # once, for the whole order
+    assert by_line(answer) == {line_id: (LineStatus.ACTIVE, mdn_of(line_id)) for line_id in order.enrollment_ids}
     assert result == answer
-    assert given == {
-        plan.enrollment_id: LineStart(plan, order.order_id, "E1", "DEMO", "demo.agent", PACING, one_step=True)
-        for plan in plans(order)
-    }  # each line its own plan, with the order's vendor, agent and pacing
+    assert carrier.most_at_once == 3  # the lines' activations run together
+    # Each activation keyed as the line's own workflow would key it: a late answer cannot make a second line.
+    assert sorted(call.idempotency_key for (call,) in carrier.calls.of("activate_and_record")) == [
+        f"line-{line_id}:activate:0" for line_id in order.enrollment_ids
+    ]
+    expected = (LineStatus.ACTIVE, None, PACING)
+    assert {
+        line_id: (start.plan.status, start.stuck, start.pacing) for line_id, start in given.items()
+    } == dict.fromkeys(order.enrollment_ids, expected)
 
 
-async def test_the_answer_has_the_mdns_given_within_the_wait_and_the_slow_line_goes_on(time_skipping):
-    order = order_of("E1", "E2SLOW")
-    _, running, queue = enroll(time_skipping, order)
+async def test_a_carrier_that_does_not_answer_in_time_leaves_the_line_activating_in_its_own_workflow(time_skipping):
+    order = order_of("E1", "E2DOWN")
+    carrier, running, queue = enroll(time_skipping, order)
     async with running:
         began = await time_skipping.get_current_time()
-        handle = await time_skipping.client.start_workflow(
-            EnrollmentWorkflow.run, order, id=order.order_id, task_queue=queue
-        )  # a handle whose result() lets the server skip time
-        update = asyncio.create_task(handle.execute_update(EnrollmentWorkflow.customers, SyncWait(30)))
-        await time_skipping.sleep(timedelta(seconds=25))  # the caller's wait goes by on the skipped clock…
-        assert not update.done()  # …the answer waiting on the slow line until its end
-        await time_skipping.sleep(timedelta(seconds=10))
-        answer = await update
-        result = await handle.result()
-        ended = await time_skipping.get_current_time()
-    early = by_line(answer)
-    assert (early["E1"].status, early["E1"].mdn) == (LineStatus.ACTIVE, mdn_of("E1"))
-    assert early["E2SLOW"].mdn is None and early["E2SLOW"].status in IN_FLIGHT  # answered before the carrier
-    assert (by_line(result)["E2SLOW"].status, by_line(result)["E2SLOW"].mdn) == (LineStatus.ACTIVE, mdn_of("E2SLOW"))
-    assert ended - began >= SLOW
-
-
-async def test_a_stuck_line_ends_the_wait_at_once_and_outlives_its_enrollment(time_skipping):
-    order = order_of("E1", "E2STUCK")
-    _, running, queue = enroll(time_skipping, order)
-    async with running:
-        began = await time_skipping.get_current_time()
-        answer, handle = await update_with_start(time_skipping, order, queue, 600)
+        answer, _ = await update_with_start(time_skipping, order, queue)
         answered = await time_skipping.get_current_time()
-        status = await handle.query(EnrollmentWorkflow.status)
-        await handle.terminate("support ended the order")
-        stuck = time_skipping.client.get_workflow_handle_for(StandInLine.run, "line-E2STUCK")
+        start = await started_with(time_skipping, "line-E2DOWN", LineStart)
+    assert by_line(answer) == {"E1": (LineStatus.ACTIVE, mdn_of("E1")), "E2DOWN": (LineStatus.ACTIVATING, None)}
+    assert (answered - began).total_seconds() <= PACING.sync_wait_seconds + 1  # within the create's wait
+    assert len(carrier.calls.of("activate_and_record")) > 2  # retried within the wait…
+    assert (start.plan.status, start.stuck) == (LineStatus.ACTIVATING, None)  # …and left to the line's workflow
+
+
+async def test_a_refused_activation_starts_its_line_stuck_and_the_line_outlives_the_order(time_skipping):
+    order = order_of("E1", "E2SIM")
+    carrier, running, queue = enroll(time_skipping, order)
+    async with running:
+        answer, handle = await update_with_start(time_skipping, order, queue)
+        await handle.result()
+        start = await started_with(time_skipping, "line-E2SIM", LineStart)
+        stuck = time_skipping.client.get_workflow_handle_for(StandInLine.run, "line-E2SIM")
         still = (await stuck.describe()).status
         await stuck.signal("retry")
         retried = await stuck.result()
-    assert (by_line(answer)["E2STUCK"].status, by_line(answer)["E2STUCK"].mdn) == (LineStatus.STUCK, None)
-    assert answered - began < timedelta(seconds=600)  # a settled line is not waited for
-    assert status == answer
-    assert still == WorkflowExecutionStatus.RUNNING  # the line outlives the terminated enrollment…
+    assert by_line(answer)["E2SIM"] == (LineStatus.STUCK, None)
+    assert len(carrier.calls.of("activate_and_record")) == 2  # a refusal is not retried
+    assert start.stuck is not None and (start.stuck.key_round, start.stuck.error) == (1, "915 SIM already in use")
+    assert still == WorkflowExecutionStatus.RUNNING  # the line outlives its completed order…
     assert retried.status == LineStatus.ACTIVE  # …so support may still retry it
+
+
+async def test_a_portin_line_is_submitted_at_once_and_followed_by_its_port_workflow(time_skipping):
+    order = order_of("E1PORT", "E2NOTELIGIBLEPORT")
+    carrier, running, queue = enroll(time_skipping, order)
+    async with running:
+        answer, handle = await update_with_start(time_skipping, order, queue)
+        await handle.result()
+        ported = await started_with(time_skipping, "port-E1PORT", PortStart)
+        refused = await started_with(time_skipping, "port-E2NOTELIGIBLEPORT", PortStart)
+    assert by_line(answer) == {
+        "E1PORT": (LineStatus.PORT_PENDING, None),
+        "E2NOTELIGIBLEPORT": (LineStatus.PORT_REJECTED, None),
+    }
+    assert {call.idempotency_key for (call,) in carrier.calls.of("submit_and_record")} == {
+        "port-E1PORT:port:0",
+        "port-E2NOTELIGIBLEPORT:port:0",
+    }
+    assert ported.submitted == PortSubmission("PRT-E1PORT", "2026-11-25T00:00:00+00:00")
+    assert refused.submitted is None and refused.view.status == "REJECTED"  # the port's workflow records it
+
+
+async def test_a_line_waiting_for_activation_has_no_carrier_step_until_it_is_asked(time_skipping):
+    order = order_of("E1LATER")
+    carrier, running, queue = enroll(time_skipping, order)
+    async with running:
+        answer, _ = await update_with_start(time_skipping, order, queue)
+        start = await started_with(time_skipping, "line-E1LATER", LineStart)
+    assert carrier.calls.of("activate_and_record") == []
+    assert by_line(answer) == {"E1LATER": (LineStatus.CUSTOMER_CREATED, None)}
+    assert start.plan.activation_later

@@ -1,13 +1,12 @@
 """The lookups a channel waits on, each workflow alone on the time-skipping server with a stand-in activity
 under the real name: LineInquiryWorkflow, CarrierListWorkflow, NladCheckWorkflow, DeviceCheckWorkflow,
-TaxQuoteWorkflow, TaxEstimateWorkflow, PortValidationWorkflow (and the generic LookupWorkflow kept for runs
-started before them). Their contract: the outside system's answer passed through from one activity called
-with the request; a passing fault retried; a rejection final at once; an outage answered within the request's
-own budget (LINEUP_LOOKUP_BUDGET_SECONDS) — seconds of backoff the server skips."""
+TaxQuoteWorkflow, TaxEstimateWorkflow, PortValidationWorkflow, EsimAssignmentWorkflow. Their contract: the
+outside system's answer passed through from one activity called with the request; a passing fault retried; a
+rejection final at once; an outage answered within the request's own budget (LINEUP_LOOKUP_BUDGET_SECONDS) —
+seconds of backoff the server skips."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,14 +20,14 @@ from models.failures import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
 from models.messages.devices import DeviceQuery, DeviceReply
 from models.messages.eligibility import NladAnswer, NladCheck
 from models.messages.enrollment import CarrierEntry, CarrierList, CarrierListQuery, InquiryRequest, LineInquiryAnswer
-from models.messages.lookup import Lookup
+from models.messages.esim import EsimAssigned, EsimRequest
 from models.messages.payment import TaxEstimate, TaxEstimateQuery, TaxItem, TaxQuote, TaxQuoted
 from models.messages.porting import PortCheck, PortEligibility
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from workflows.devices import DeviceCheckWorkflow
 from workflows.eligibility import NladCheckWorkflow
+from workflows.enrollment.esim import EsimAssignmentWorkflow
 from workflows.enrollment.lookups import CarrierListWorkflow, LineInquiryWorkflow
-from workflows.lookup import LookupWorkflow
 from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
 from workflows.porting import PortValidationWorkflow
 
@@ -70,6 +69,8 @@ CASES = [
     Case(PortValidationWorkflow, PortValidationWorkflow.run, "validate_port",
          PortCheck("DEMO", "4045551234", "30301", budget_seconds=BUDGET), PortCheck,
          PortEligibility("4045551234", True, "TMB", "T-Mobile")),
+    Case(EsimAssignmentWorkflow, EsimAssignmentWorkflow.run, "assign_esim_profile",
+         EsimRequest("E1", "DEMO", budget_seconds=BUDGET), EsimRequest, EsimAssigned(reserved=True)),
 ]  # fmt: skip
 IDS = [case.workflow.__name__ for case in CASES]
 
@@ -136,33 +137,3 @@ async def test_an_outage_is_answered_within_the_requests_budget(time_skipping, c
     assert len(calls.of(case.activity)) >= 5  # retried throughout…
     # …the last attempt within the budget, and not long before its end (backoff capped at 2 s).
     assert timedelta(seconds=BUDGET - 2.5) <= calls.span(case.activity) <= timedelta(seconds=BUDGET)
-
-
-def as_json(value: object) -> object:
-    return dataclasses.asdict(value)  # type: ignore[call-overload]
-
-
-async def run_generic(env, respond: Callable[..., Any]) -> tuple[Calls, Any]:
-    query, reply = DeviceQuery(IMEI, "ATT"), DeviceReply("00", "Device is compatible", IMEI)
-    case = Case(
-        LookupWorkflow,
-        LookupWorkflow.run,
-        "device_compatibility",
-        Lookup("device_compatibility", query),
-        DeviceQuery,
-        reply,
-    )
-    return await run_lookup(env, case, respond)
-
-
-async def test_the_generic_lookup_runs_the_activity_it_names_with_its_argument(time_skipping):
-    reply = DeviceReply("00", "Device is compatible", IMEI)
-    calls, result = await run_generic(time_skipping, failing(UNAVAILABLE, 1, reply))
-    assert calls.of("device_compatibility") == [(DeviceQuery(IMEI, "ATT"),)] * 2  # decoded into its own type
-    assert result == as_json(reply)  # answered as the JSON the activity returned
-
-
-async def test_the_generic_lookup_answers_an_outage_within_the_default_budget(time_skipping):
-    calls, outcome = await run_generic(time_skipping, failing(UNAVAILABLE, float("inf"), None))
-    assert carrier_error(outcome).type == UNAVAILABLE
-    assert timedelta(seconds=7.5) <= calls.span("device_compatibility") <= timedelta(seconds=10)

@@ -1,7 +1,8 @@
 """Port-in after creation (decisions.md, "Working with the original service's channels"): a line created as
-NEWACTIVATION with activation_later=Y is ported in with create_portin_v2… and followed to COMPLETED by its own
-workflow, against the dev server and the carrier sandbox; get_list, submit_portin, validate_portin on
-/inventory and new_number_activation_with_zip_code around it; another vendor's ids refused by each."""
+NEWACTIVATION with activation_later=Y is ported in with create_portin_v2… and followed to COMPLETED by its port's
+workflow; an ACTIVE line keeps its number until its port completes, then changes number; against the dev server
+and the carrier sandbox; get_list, submit_portin, validate_portin on /inventory and
+new_number_activation_with_zip_code around it; another vendor's ids refused by each."""
 
 from __future__ import annotations
 
@@ -10,17 +11,14 @@ import re
 import secrets
 from typing import Any
 
+import httpx
 import pytest
 from sqlmodel import select
-from temporalio.api.enums.v1 import EventType
-from temporalio.client import WorkflowUpdateFailedError
 
-from models.messages.porting import PortRequest
 from models.tables.auth import Vendor
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
-from tests.support.lines import stored_line, until_status
-from workflows.enrollment.line import LineWorkflow
-from workflows.search_attributes import ACTIVATION_TYPE, LINE_STATUS
+from tests.support.lines import event_types, stored_line, until_status
+from workflows.search_attributes import ACTIVATION_TYPE, LINE_STATUS, MDN
 
 FAST_POLLS = {"port_poll_seconds": 0.5}
 CREATE_PORTIN = "create_portin_v2_when_create_customer_was_called_without_portin_tag"
@@ -49,6 +47,32 @@ def port_in(enrollment_id: str, number: str, **overrides: Any) -> dict[str, Any]
     return body(CREATE_PORTIN, enrollment_id=enrollment_id, **{**PORT_ORDER, "port_number": number, **overrides})
 
 
+# The original's documented body (decisions.md): its own names, no SSN, the line named by its SIM alone.
+ORIGINAL_ORDER = {
+    "first_name": "Pat", "last_name": "Smith", "account_number": "ACC12345", "password_pin": "4321",
+    "zip_code": "30301", "state": "GA", "city": "Atlanta", "address_one": "9 Elm St", "address_two": "",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+@pytest.mark.parametrize("named_by", ["enrollment_id", "sim"])
+async def test_the_originals_port_body_ports_a_waiting_line(stack, named_by):
+    """Without `current_carrier`, the carrier is asked for it (a number ending 3 is with TMB in the sandbox)."""
+    enrollment_id, sim = await waiting_line(stack)
+    number = new_number("3")
+    line_named = {"enrollment_id": enrollment_id} if named_by == "enrollment_id" else {"sim": sim}
+    request = body(CREATE_PORTIN, **line_named, **ORIGINAL_ORDER, port_number=number, imei="352099081234508")
+    theirs = await stack.call("/port", {**request, **OTHER}, vendor="OTHER")  # names nothing of theirs
+    assert theirs["errors"] == ["No customer found against this enrolment ID"], theirs
+    answer = await stack.call("/port", request)
+    assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Port-in submitted"), answer
+    assert answer["data"]["REFRENCENO"] == f"PORT_CREATE_{enrollment_id}"
+    listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id))
+    [record] = listed["data"]["records"]
+    assert (record["number_to_port"], record["carrier"], record["first_name"]) == (number, "TMB", "Pat")
+    assert (record["address_one"], record["zip_code"], record["account_number"]) == ("9 Elm St", "30301", "2345")
+
+
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
 async def test_a_line_waiting_for_activation_is_ported_in_and_followed_to_completed(stack):
     enrollment_id, sim = await waiting_line(stack)
@@ -65,12 +89,15 @@ async def test_a_line_waiting_for_activation_is_ported_in_and_followed_to_comple
         await asyncio.sleep(0.3)
     done = await until_status(stack, enrollment_id, "ACTIVE")
     assert (done.mdn, done.activation_type) == (number, "PORTIN")
-    # The Temporal UI finds it as a PORTIN line that is ACTIVE; its port polled as a PORTIN line's is.
-    described = await stack.env.client.get_workflow_handle(f"line-{enrollment_id}").describe()
-    attributes = described.typed_search_attributes
-    assert (attributes.get(ACTIVATION_TYPE), attributes.get(LINE_STATUS)) == ("PORTIN", "ACTIVE")
+    # The Temporal UI finds its port as a PORTIN line that is ACTIVE on the ported number.
     port = await stack.env.client.get_workflow_handle(f"port-{enrollment_id}").describe()
-    assert port.workflow_type == "PortStatusWorkflow"
+    attributes = port.typed_search_attributes
+    assert port.workflow_type == "PortInWorkflow"
+    assert (attributes.get(ACTIVATION_TYPE), attributes.get(LINE_STATUS), attributes.get(MDN)) == (
+        "PORTIN",
+        "ACTIVE",
+        number,
+    )
     listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id))
     [record] = listed["data"]["records"]
     assert (record["portin_status"], record["number_to_port"], record["account_number"]) == (
@@ -79,21 +106,13 @@ async def test_a_line_waiting_for_activation_is_ported_in_and_followed_to_comple
         "2345",
     )
     again = await stack.call("/port", port_in(enrollment_id, new_number()))
-    assert again["errors"] == [f"Line is already active with its own number {number}"]
+    assert again["errors"] == ["Line is already porting a number (ACTIVE)"]  # a ported line ports no more
 
 
-async def test_the_port_in_update_is_refused_before_anything_reaches_history(stack):
-    """A line created as PORTIN whose port never completes (number ending 96) is PORT_PENDING: the update
-    sent to it straight is refused by its validator and leaves no event; the API refuses it as well."""
+async def test_a_line_already_porting_is_refused_a_second_port(stack):
     parent = await stack.new_enrollment_id()
     pending = line(parent, **{**PORT_FIELDS, "port_number": new_number("96")})
     assert (await stack.call("/customer", create(parent, pending)))["msg_code"] == "RESTAPI000"
-    handle = stack.env.client.get_workflow_handle_for(LineWorkflow.run, f"line-{parent}")
-    with pytest.raises(WorkflowUpdateFailedError) as refused:
-        await handle.execute_update(LineWorkflow.port_in, PortRequest(parent, "r1"))
-    assert "Line is not waiting for activation (PORT_PENDING)" in str(refused.value.cause)
-    events = [EventType.Name(event.event_type) async for event in handle.fetch_history_events()]
-    assert not [name for name in events if "UPDATE" in name]
     answer = await stack.call("/port", port_in(parent, new_number()))
     assert answer["errors"] == ["Line is already porting a number (PORT_PENDING)"]
 
@@ -105,14 +124,27 @@ async def test_a_port_the_carrier_refuses_is_refused_and_the_line_is_port_reject
     assert (await stored_line(stack, enrollment_id)).status == "PORT_REJECTED"
 
 
-async def test_a_line_activated_meanwhile_refuses_the_port_and_keeps_no_order(stack):
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_an_active_line_keeps_its_number_until_its_port_completes_then_takes_the_ported_one(stack):
+    """decisions.md: create as NEWACTIVATION, then offer the customer a port. The line stays ACTIVE on its first
+    number while the port runs; then its MDN is the ported number, the first is released at the carrier, and
+    the event log says line.number_changed."""
     enrollment_id, _ = await waiting_line(stack)
     activated = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
-    assert activated["msg_code"] == "RESTAPI000", activated
-    answer = await stack.call("/port", port_in(enrollment_id, new_number()))
-    assert answer["errors"][0].startswith("Line is already active with its own number")
-    listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id))
-    assert listed["errors"] == ["No Record Found"]
+    first = activated["data"][0]["data"]["mdn"]
+    number = new_number()
+    answer = await stack.call("/port", port_in(enrollment_id, number))
+    assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Port-in submitted"), answer
+    meanwhile = await stored_line(stack, enrollment_id)
+    assert (meanwhile.status, meanwhile.mdn) == ("ACTIVE", first)  # still its first number
+    done = await until_status(stack, enrollment_id, "ACTIVE", mdn=number)
+    assert (done.mdn, done.released_mdn) == (number, first)
+    inquiry = await stack.call("/customer", body("line_inquiry", enrollment_id=enrollment_id))
+    assert inquiry["data"]["MDN"] == number, inquiry
+    async with httpx.AsyncClient(base_url=stack.sandbox) as sandbox:
+        lines = (await sandbox.get("/sandbox/carrier/lines", params={"enrollment_id": enrollment_id})).json()["lines"]
+    assert {row["mdn"]: row["status"] for row in lines} == {first: "INACTIVE", number: "ACTIVE"}
+    assert "line.number_changed" in await event_types(stack, enrollment_id)
 
 
 async def test_another_vendors_ids_are_refused_by_every_new_action(stack):
@@ -183,8 +215,9 @@ async def test_new_number_activation_with_zip_code_activates_in_that_area(stack)
     assert stored.mdn is not None and stored.mdn.startswith("213")  # Los Angeles' area, not Atlanta's 404
     again = await stack.call(
         "/inventory", body("new_number_activation_with_zip_code", enrollment_id=enrollment_id, zip_code="90001")
-    )
-    assert again["errors"] == ["Line is not waiting for activation (ACTIVE)"]
+    )  # asked again after checkout: the line's entry, its MDN, and nothing to the carrier (decisions.md)
+    assert (again["msg_code"], again["data"]) == ("RESTAPI000", answer["data"])
+    assert (await stored_line(stack, enrollment_id)).mdn == stored.mdn
 
 
 async def test_the_console_finds_a_port_added_after_creation_by_its_number(stack):

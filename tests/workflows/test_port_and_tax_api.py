@@ -55,6 +55,21 @@ async def test_query_portin_must_name_one_port_order(stack):
 
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
+async def test_query_portin_with_a_blank_esn_finds_the_port_by_enroll_id_and_mdn(stack):
+    """decisions.md `query_portin`: mobile channels send `"esn": ""`; the order is then named by its enrollment
+    id and number alone (a blank is no ESN, so an absent one too), and still by both."""
+    enrollment_id, sim, number = await ported_line(stack)
+    for esn in ("", "   ", None):
+        found = await stack.call("/port", query(enrollment_id, sim, number, esn=esn))
+        assert found["msg_code"] == "RESTAPI000" and found["msg"].startswith("Port-in status: "), (esn, found)
+    for wrong in ({"mdn": port_number()}, {"enroll_id": "ENOSUCHORDER"}):
+        refused = await stack.call("/port", query(enrollment_id, sim, number, esn="", **wrong))
+        assert refused["errors"] == ["No port-in order matches this enrollment id, ESN and MDN"], wrong
+    bad = await stack.call("/port", query(enrollment_id, sim, number, esn="123"))
+    assert bad["errors"] == ["ESN must be a valid SIM, IMEI, MEID or ESN"]
+
+
+@pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
 async def test_resolution_required_port_is_corrected_with_update_portin(stack):
     enrollment_id, sim, number = await ported_line(stack, port_account_number="ACC0000")
     needing = await wait_for_port(stack, query(enrollment_id, sim, number), "RESOLUTION_REQUIRED")

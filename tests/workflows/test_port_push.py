@@ -10,7 +10,7 @@ import json
 import httpx
 import pytest
 
-from services.port_push import signature
+from services.porting.push import signature
 from tests.support.ports import ported_line, query, wait_for_port
 from tests.support.temporal import sandbox_server
 

@@ -101,7 +101,7 @@ async def test_no_customer_secret_in_tables_histories_or_logs(stack, caplog):
         assert value.encode() not in histories, f"{name} in a workflow history"
         assert value not in logged, f"{name} in the logs"
     # Phone and SIM numbers are columns the service looks lines up by, but no history holds them in clear: every
-    # payload is sealed by the payload codec (workflows.codec) with the PII key.
+    # payload is sealed by the payload codec (orchestration.codec) with the PII key.
     for name, value in {"port_number": number, "uiccid": sim}.items():
         assert value.encode() not in histories, f"{name} in a workflow history"
     assert b"binary/encrypted" in histories

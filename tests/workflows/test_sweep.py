@@ -16,10 +16,10 @@ from models.messages.enrollment import Pacing
 from models.messages.support import Sweep
 from models.tables.auth import ApiToken
 from models.tables.mail import MailOutbox
+from orchestration.schedules import ensure_sweep_schedule, sweep_schedule_id
 from tests.support.builders import body, create, line
 from tests.support.left_behind import created_while_temporal_was_away, settings_of, sweep_now, while_temporal_is_away
 from tests.support.lines import lines_by_status, wait_for
-from workflows.support import ensure_sweep_schedule, sweep_schedule_id
 
 
 async def test_an_order_stored_while_temporal_was_away_is_started_by_the_sweep(stack):

@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 from cli.main import app as cli
 from models.rules import with_check_digit
 from models.settings import Settings
+from orchestration.client import connect
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.tls_proxy import SERVER_NAME, make_pki, tls_proxy
 from worker import running_worker
-from workflows.client import connect
 
 DEVICE = body("check_device_compatibility", imei=with_check_digit("35209908123450"))
 
@@ -47,7 +47,7 @@ def secured(data_dir, sqlite_url, sandbox_url, address: str, **tls) -> Settings:
 
 
 async def check_device_through(settings: Settings) -> dict[str, Any]:
-    """The worker and the API on clients made by workflows.client.connect from `settings`; one lookup workflow."""
+    """The worker and the API on clients made by orchestration.client.connect from `settings`; one lookup workflow."""
     worker_client, api_client = await connect(settings), await connect(settings)
     async with running_worker(settings, worker_client), ApiClient.running(settings, temporal=api_client) as api:
         answer: dict[str, Any] = await api.call("/inventory", DEVICE)
@@ -126,7 +126,7 @@ async def test_the_api_key_is_sent_as_bearer_authorization_on_every_call(
 
 def test_an_api_key_alone_turns_tls_on_with_the_systems_trust_store(data_dir, sqlite_url):
     """Temporal Cloud: address and key are enough. The SDK enables TLS itself when tls is None and a key is set."""
-    from workflows.client import tls_config
+    from orchestration.client import tls_config
 
     settings = make_settings(data_dir, sqlite_url, temporal_api_key=SecretStr("k"))
     assert tls_config(settings) is None and settings.temporal.api_key.get_secret_value() == "k"

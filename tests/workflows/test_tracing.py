@@ -16,10 +16,10 @@ from opentelemetry.trace import SpanKind
 
 from models.rules import with_check_digit
 from observability.tracing import tracer_provider
+from orchestration.client import connect
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.stack import Stack
-from workflows.client import connect
 
 DEVICE = body("check_device_compatibility", imei=with_check_digit("35209908123450"))
 

@@ -1,44 +1,43 @@
-"""EnrollmentWorkflow: one per create_customer_prepaid_multiline request. Creates every line's customer
-record, then runs one LineWorkflow child per line in parallel. The API talks to it with update-with-start:
-the update answers once the customer records exist, with the MDNs the carrier gave within the wait."""
+"""EnrollmentWorkflow: one per create_customer_prepaid_multiline request. In its first workflow task it creates
+every line's customer record and tries each line's carrier step (activation, or port submission) at once, in
+local activities, within LINEUP_SYNC_WAIT_SECONDS; the API's update-with-start is answered with that. Each
+line's life after that (a late carrier, stuck-line retries, waiting for activate_line, following a port) is its
+own workflow, started then: LineWorkflow, or PortInWorkflow for a PORTIN line."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
+from datetime import timedelta
+from typing import TypedDict
 
 from temporalio import workflow
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.enrollment import EnrollmentActivities
+    from activities.porting import PortingActivities
+    from models.failures import CARRIER_REJECTED
     from models.messages.enrollment import (
-        LINE_PROGRESS_SIGNAL,
+        CarrierCall,
         EnrollmentOrder,
         EnrollmentResult,
+        LineActivated,
         LinePlan,
-        LineProgress,
         LineStart,
-        SyncWait,
-        straight_to_the_carrier,
+        StuckState,
     )
-    from models.statuses import IN_FLIGHT, LineStatus
+    from models.messages.porting import PortStart, PortSubmission, PortView
+    from models.statuses import LineStatus, PortStatus
     from workflows import policies
+    from workflows.carrier_step import step_key
     from workflows.enrollment.line import LineWorkflow
-    from workflows.ids import line_workflow_id
-    from workflows.search_attributes import (
-        ACTIVATION_TYPE,
-        AGENT_ID,
-        CARRIER,
-        ENROLLMENT_ID,
-        LINE_STATUS,
-        PARENT_ENROLLMENT_ID,
-    )
-
-
-# Every line's child started in one workflow task (they used to start one task after another).
-START_LINES_TOGETHER = "start-lines-together"
+    from workflows.ids import line_workflow_id, port_workflow_id
+    from workflows.porting import PortInWorkflow
+    from workflows.search_attributes import AGENT_ID, PARENT_ENROLLMENT_ID, line_attributes
 
 
 def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttributes:
@@ -51,51 +50,111 @@ def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttribute
     )
 
 
-def _shown_status(plan: LinePlan) -> str:
-    """The line's status as the Temporal UI first shows it: a new activation goes straight to the carrier in
-    one activity (LineStart.one_step), so it is ACTIVATING from its start, with no upsert of its own."""
-    return LineStatus.ACTIVATING if straight_to_the_carrier(plan) else plan.status
+class ChildOptions(TypedDict):
+    search_attributes: TypedSearchAttributes
+    parent_close_policy: ParentClosePolicy
+    id_reuse_policy: WorkflowIDReusePolicy
+    task_timeout: timedelta
+
+
+class FirstTry:
+    """One line's carrier step as the order tried it: the plan as it left it, and what its workflow takes on."""
+
+    def __init__(self, plan: LinePlan) -> None:
+        self.plan = plan
+        self.stuck: StuckState | None = None
+        self.submitted: PortSubmission | None = None
+
+
+async def _outcome(line: FirstTry, handle: workflow.ActivityHandle[object] | None) -> FirstTry:
+    """The line as its first try left it: ACTIVE or PORT_PENDING, refused (its workflow records it), or still
+    ACTIVATING (not answered within the order's wait, or not at all)."""
+    plan = line.plan
+    if handle is None:
+        return line
+    if not handle.done():
+        handle.cancel()
+    try:
+        done = await handle
+    # A local activity out of attempts may fail with its last error itself, not wrapped in an ActivityError.
+    except (ActivityError, ApplicationError, asyncio.CancelledError) as failure:
+        cause = failure.cause if isinstance(failure, ActivityError) else failure
+        if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:
+            porting = plan.activation_type == "PORTIN"
+            line.plan = replace(plan, status=LineStatus.PORT_REJECTED if porting else LineStatus.STUCK)
+            line.stuck = StuckState(workflow.now().isoformat(), 1, cause.message)
+        else:
+            line.plan = replace(plan, status=LineStatus.ACTIVATING)
+        return line
+    if isinstance(done, PortSubmission):
+        line.submitted, line.plan = done, replace(plan, status=LineStatus.PORT_PENDING)
+    elif isinstance(done, LineActivated):
+        line.plan = replace(plan, status=LineStatus.ACTIVE, mdn=done.mdn, msid=done.msid, msl=done.msl)
+    return line
 
 
 @workflow.defn
 class EnrollmentWorkflow:
     def __init__(self) -> None:
-        self._plans: dict[str, LinePlan] = {}
-        self._progress: dict[str, LineProgress] = {}
-        self._customers_ready = False
+        self._lines: list[FirstTry] = []
+        self._ready = False
 
     @workflow.run
     async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
         plans = await workflow.execute_local_activity_method(
             EnrollmentActivities.create_customers, order, **policies.STORE
         )
-        self._plans = {plan.enrollment_id: plan for plan in plans}
-        for plan in plans:
-            self._progress.setdefault(
-                plan.enrollment_id, LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl)
+        tries = [(FirstTry(plan), self._try(order, plan)) for plan in plans]
+        # One deadline for the order's whole first try: what the carrier has not answered by then goes on in the
+        # lines' own workflows (a timer, so a replay after a worker's death ends it at the same point).
+        running = [handle for _, handle in tries if handle is not None]
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(
+                lambda: all(handle.done() for handle in running), timeout=order.pacing.sync_wait_seconds
             )
-        self._customers_ready = True
-        if workflow.patched(START_LINES_TOGETHER):
-            children = list(await asyncio.gather(*(self._start_line(order, plan) for plan in plans)))
-        else:  # histories from before: each start waited for its own workflow task
-            children = [await self._start_line(order, plan) for plan in plans]
-        await asyncio.gather(*(self._follow(child) for child in children))
-        await workflow.wait_condition(workflow.all_handlers_finished)  # a waiting caller gets its answer
+        self._lines = [await _outcome(line, handle) for line, handle in tries]
+        self._ready = True  # the update answers in this workflow task, with the lines' workflows' starts
+        await asyncio.gather(*(self._start_line(order, line) for line in self._lines))
+        await workflow.wait_condition(workflow.all_handlers_finished)
         return self._result()
 
-    async def _start_line(
-        self, order: EnrollmentOrder, plan: LinePlan
-    ) -> workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]:
-        attributes = TypedSearchAttributes(
-            [
-                SearchAttributePair(ENROLLMENT_ID, plan.enrollment_id),
-                SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
-                SearchAttributePair(AGENT_ID, order.agent_id or ""),
-                SearchAttributePair(ACTIVATION_TYPE, plan.activation_type),
-                SearchAttributePair(CARRIER, plan.carrier or ""),
-                SearchAttributePair(LINE_STATUS, _shown_status(plan)),
-            ]
+    @staticmethod
+    def _try(order: EnrollmentOrder, plan: LinePlan) -> workflow.ActivityHandle[object] | None:
+        """The line's carrier step, started at once in a local activity: a line waiting for activation (or already
+        active, for a repeated order) has none. A slow or absent carrier leaves the line ACTIVATING: its own
+        workflow goes on with the same key, so the carrier never makes two lines of one."""
+        if plan.activation_later or plan.status == LineStatus.ACTIVE:
+            return None
+        porting = plan.activation_type == "PORTIN"
+        workflow_id = (port_workflow_id if porting else line_workflow_id)(plan.enrollment_id)
+        call = CarrierCall(
+            plan.enrollment_id, order.vendor_code, step_key(workflow_id, "port" if porting else "activate", 0)
         )
+        config = policies.first_try(order.pacing.sync_wait_seconds)
+        if porting:
+            return workflow.start_local_activity_method(PortingActivities.submit_and_record, call, **config)
+        return workflow.start_local_activity_method(EnrollmentActivities.activate_and_record, call, **config)
+
+    async def _start_line(self, order: EnrollmentOrder, line: FirstTry) -> None:
+        plan = line.plan
+        attributes = line_attributes(plan, parent_enrollment_id=order.parent_enrollment_id, agent_id=order.agent_id)
+        # A line outlives its order: support may still need to retry it.
+        options = ChildOptions(
+            search_attributes=attributes,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
+        )
+        if plan.activation_type == "PORTIN" and plan.status != LineStatus.ACTIVE:
+            # A port the carrier refused at submission: its workflow records the refusal and ends.
+            refused = PortView(PortStatus.REJECTED, carrier_response=line.stuck.error) if line.stuck else None
+            port = PortStart(
+                plan.enrollment_id, order.vendor_code, order.pacing, submitted=line.submitted, view=refused
+            )
+            await workflow.start_child_workflow(
+                PortInWorkflow.run, port, id=port_workflow_id(plan.enrollment_id), **options
+            )
+            return
         start = LineStart(
             plan,
             order.order_id,
@@ -103,62 +162,19 @@ class EnrollmentWorkflow:
             order.vendor_code,
             order.agent_id,
             order.pacing,
-            one_step=True,
+            stuck=line.stuck,
         )
-        return await workflow.start_child_workflow(
-            LineWorkflow.run,
-            start,
-            id=line_workflow_id(plan.enrollment_id),
-            search_attributes=attributes,
-            # A line outlives a terminated enrollment: support may still need to retry it.
-            parent_close_policy=ParentClosePolicy.ABANDON,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
-        )
-
-    async def _follow(self, child: workflow.ChildWorkflowHandle[LineWorkflow, LineProgress]) -> None:
-        """A line's final progress, as soon as it ends: lines no longer signal the status they end with."""
-        progress = await child
-        self._progress[progress.enrollment_id] = progress
-
-    @workflow.signal(name=LINE_PROGRESS_SIGNAL)
-    def line_progress(self, progress: LineProgress) -> None:
-        self._progress[progress.enrollment_id] = progress
+        await workflow.start_child_workflow(LineWorkflow.run, start, id=line_workflow_id(plan.enrollment_id), **options)
 
     @workflow.update
-    async def customers(self, wait: SyncWait) -> EnrollmentResult:
-        """Answers once every line has its customer record, after at most `wait` more for the carrier."""
-        await workflow.wait_condition(lambda: self._customers_ready)
-        # Lines still activating when the wait is over answer with null MDNs and keep going.
-        with contextlib.suppress(TimeoutError):
-            await workflow.wait_condition(self._settled, timeout=wait.seconds)
+    async def customers(self) -> EnrollmentResult:
+        """Answers once every line has its customer record and its carrier step's first try."""
+        await workflow.wait_condition(lambda: self._ready)
         return self._result()
 
     @workflow.query
     def status(self) -> EnrollmentResult:
         return self._result()
 
-    def _settled(self) -> bool:
-        return all(p.status not in IN_FLIGHT for p in self._progress.values())
-
     def _result(self) -> EnrollmentResult:
-        lines = []
-        for enrollment_id, plan in self._plans.items():
-            now = self._progress[enrollment_id]
-            lines.append(
-                LinePlan(
-                    plan.enrollment_id,
-                    plan.customer_id,
-                    plan.cust_id,
-                    plan.enrollment_type,
-                    plan.activation_type,
-                    plan.activation_later,
-                    plan.invoice_number,
-                    plan.carrier,
-                    now.status,
-                    now.mdn,
-                    now.msid,
-                    now.msl,
-                )
-            )
-        return EnrollmentResult(lines)
+        return EnrollmentResult([line.plan for line in self._lines])
