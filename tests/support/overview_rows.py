@@ -107,7 +107,7 @@ def event(eid: str, vendor_id: int, kind: str, at: datetime, **facts: object) ->
 def port(eid: str, *, status: str, carrier: str, requested: datetime) -> dict[str, Any]:
     return {
         "enrollment_id": eid,
-        "port_number": "4045550100",
+        "port_number": f"404{secrets.randbelow(10**7):07d}",  # one port in progress per number
         "current_carrier": carrier,
         "secrets": "sealed",
         "status": status,
