@@ -27,9 +27,11 @@ COVERAGE_FLOOR ?= 93
 # most of a test's time is spent waiting on servers and subprocesses, so two processes on 2 cores halve the run.
 TEST_WORKERS ?= auto
 
-# The console's browser tests drive Debian's chromium; the script installs it once (needs root or sudo).
+# The console's browser tests drive Debian's chromium, the alert rules' tests Debian's prometheus and promtool;
+# the script installs each once (needs root or sudo).
 test: install
 	bash scripts/apt-install.sh chromium /usr/bin/chromium
+	bash scripts/apt-install.sh prometheus /usr/bin/promtool
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(if $(CI),--cov-fail-under=$(COVERAGE_FLOOR))
 
 # ruff (rules and why, in pyproject.toml), mypy strict, and the import contracts.

@@ -10,6 +10,7 @@ from temporalio.exceptions import ApplicationError
 
 from models.events import EventType
 from models.failures import CARRIER_REJECTED
+from observability.metrics import carrier_refused
 from persistence.engine import Database
 from persistence.events import record
 
@@ -25,6 +26,7 @@ async def refusal_recorded(db: Database, enrollment_id: str) -> AsyncIterator[No
             async with db.transaction() as session:
                 text = error.message.removeprefix(f"{code} ")
                 await record(session, enrollment_id, EventType.CARRIER_REFUSED, code=code, text=text)
+            carrier_refused(activity.metric_meter() if activity.in_activity() else None)
         raise
 
 

@@ -32,6 +32,7 @@ from models.messages.porting import (
 from models.statuses import LineStatus, PortStatus
 from models.tables.enrollment import Line
 from models.tables.porting import PortIn
+from observability.metrics import port_completed
 from persistence import events
 from persistence.engine import Database
 from persistence.enrollment import get_line, holding_line, ported_out
@@ -155,7 +156,10 @@ class PortingActivities:
     async def _record(self, enrollment_id: str, view: PortView) -> None:
         async with self._db.transaction() as session:
             port = await get_port(session, enrollment_id)
-            await events.port_moved(session, port, view.status, view.resolution_description)
+            await events.port_moved(session, port, view.status, view.resolution_description)  # issue 21: event log
+            if view.status == PortStatus.COMPLETED != port.status and port.requested_at:  # issue 30: its time
+                meter = activity.metric_meter() if activity.in_activity() else None
+                port_completed((utcnow() - port.requested_at).total_seconds(), meter)
             port.status = view.status
             port.resolution_code, port.resolution_description = view.resolution_code, view.resolution_description
             port.carrier_response = (view.carrier_response or "")[:200] or None

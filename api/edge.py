@@ -121,7 +121,7 @@ class Edge:
         envelope before the dispatcher wrote one (a missing module, a body refused)."""
         elapsed = time.perf_counter() - facts.started
         if facts.msg_code:  # calls that answered an envelope (not probes, docs or scrapes)
-            metrics.request_answered(facts.action, facts.msg_code, elapsed)
+            metrics.request_answered(facts.action, facts.msg_code, elapsed, outage=facts.outage)
         if facts.token_failure:
             metrics.token_refused(facts.token_failure)
         fields = {

@@ -33,6 +33,9 @@ REST_STATUS: dict[MsgCode, int] = {
 }
 
 
+OUTAGE_STATUSES = frozenset({502, 503, 504})  # something the call needed was down: the alerts' outage class
+
+
 def status_of(settings: ApiSettings, code: MsgCode, rest_status: int | None = None) -> int:
     status = rest_status or REST_STATUS[code]
     return 200 if settings.http_status == "legacy" and status != 500 else status
@@ -47,6 +50,7 @@ def render(settings: ApiSettings, facts: Facts, envelope: Envelope, *, rest_stat
     envelope = replace(envelope, token=token, external_transaction_id=facts.external_transaction_id)
     facts.msg_code = envelope.msg_code.value
     facts.status = status_of(settings, envelope.msg_code, rest_status)
+    facts.outage = (rest_status or REST_STATUS[envelope.msg_code]) in OUTAGE_STATUSES
     return Response(pydantic_core.to_json(envelope.body()), status_code=facts.status, media_type=JSON)
 
 

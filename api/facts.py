@@ -31,6 +31,7 @@ class Facts:
     external_transaction_id: str | None = None  # echoed back when the body carried a well-formed one
     database_down: bool = False  # an outage answered: no audit row (writing it would wait on the same outage)
     audited: bool = False  # the dispatcher wrote the audit row in the request's own transaction
+    outage: bool = False  # answered with an outage error (502, 503, 504 in rest mode): counted for the alerts
 
 
 def facts_of(scope: Scope | Request) -> Facts:

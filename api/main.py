@@ -19,12 +19,13 @@ from api.authenticate import authenticate
 from api.catalog import CATALOG
 from api.codec import CodecEndpoint
 from api.console import enrollments as console_enrollments
+from api.console import overview as console_overview
 from api.console import routes as console
 from api.dispatch import endpoint
 from api.edge import Edge
 from dispatch.context import Resources
 from dispatch.gates import LoginGates
-from dispatch.metrics import SnapshotCache
+from dispatch.metrics import SnapshotCache, Workers
 from models.crypto import cipher_for
 from models.geography import city_of_zip
 from models.settings import Settings, get_settings
@@ -54,7 +55,10 @@ def create_app(
             temporal=TemporalLink(settings, temporal),
             payments=PaymentGateway(settings.systems.payments_url),
             gates=LoginGates.of(settings),
-            scrapes=SnapshotCache(settings.observability.metrics_cache_seconds),
+            scrapes=SnapshotCache(
+                settings.observability.metrics_cache_seconds,
+                Workers(settings.temporal.task_queue, settings.worker.stale_seconds),
+            ),
         )
         app.state.resources = resources
         resources.temporal.start()
@@ -83,6 +87,7 @@ def create_app(
     routes += carrier_push.routes(base)
     routes += CodecEndpoint(settings).routes(base)
     app.router.routes.extend(routes)
+    app.include_router(console_overview.router, prefix=base)
     app.include_router(console_enrollments.router, prefix=base)  # before the console's catch-all page
     app.include_router(console.router, prefix=base)
     description = openapi.document(title=TITLE, version=VERSION, summary=SUMMARY, base_path=base)

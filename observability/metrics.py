@@ -38,11 +38,27 @@ ENROLLMENTS_STARTED = Counter(
 OUTSIDE_UNAVAILABLE = "lineup_outside_unavailable"
 OUTSIDE_UNAVAILABLE_HELP = "Calls to an outside system that found it unavailable (each retried attempt), by system"
 OUTSIDE_OUTAGES = Counter(OUTSIDE_UNAVAILABLE, OUTSIDE_UNAVAILABLE_HELP, ["system"])
+# Issue 30: what the alert rules (deploy/prometheus) watch beside the series above.
+OUTAGE_ANSWERS = Counter(
+    "lineup_outage_answers",
+    "Operation calls answered with an outage error (an outside system, Temporal or the database down), by action",
+    ["action"],
+)
+CARRIER_REFUSALS = "lineup_carrier_refusals"
+CARRIER_REFUSALS_HELP = "Carrier calls refused with a business no (a line's event line.carrier_refused)"
+REFUSALS = Counter(CARRIER_REFUSALS, CARRIER_REFUSALS_HELP)
+PORT_COMPLETION = "lineup_port_completion_seconds"
+PORT_COMPLETION_HELP = "Time from a port's submission to the carrier's COMPLETED"
+# Ten minutes to the fourteen days after which a port is abandoned (LINEUP_PORT_MAX_DAYS' default).
+PORT_BUCKETS = (600.0, 1800.0, 3600.0, 14_400.0, 43_200.0, 86_400.0, 172_800.0, 259_200.0, 604_800.0, 1_209_600.0)
+PORT_SECONDS = Histogram(PORT_COMPLETION, PORT_COMPLETION_HELP, buckets=PORT_BUCKETS)
 
 
-def request_answered(action: str | None, msg_code: str, seconds: float) -> None:
+def request_answered(action: str | None, msg_code: str, seconds: float, *, outage: bool = False) -> None:
     REQUESTS.labels(action=action or UNKNOWN_ACTION, msg_code=msg_code).inc()
     REQUEST_SECONDS.labels(action=action or UNKNOWN_ACTION).observe(seconds)
+    if outage:
+        OUTAGE_ANSWERS.labels(action=action or UNKNOWN_ACTION).inc()
 
 
 def token_refused(reason: str) -> None:
@@ -63,13 +79,31 @@ def outside_unavailable(system: str, meter: MetricMeter | None = None) -> None:
         counter.add(1, {"system": system})
 
 
+def carrier_refused(meter: MetricMeter | None = None) -> None:
+    """One refusal by the carrier: here and, given the activity's SDK meter, on the worker's metrics endpoint."""
+    REFUSALS.inc()
+    if meter is not None:
+        meter.create_counter(CARRIER_REFUSALS, CARRIER_REFUSALS_HELP).add(1)
+
+
+def port_completed(seconds: float, meter: MetricMeter | None = None) -> None:
+    """A port completed `seconds` after it was submitted (same buckets here and on the worker's endpoint)."""
+    PORT_SECONDS.observe(seconds)
+    if meter is not None:
+        meter.create_histogram_float(PORT_COMPLETION, PORT_COMPLETION_HELP).record(seconds)
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """What the database holds at scrape time."""
+    """What the database holds at scrape time; `database_up` False when it could not be read (then only that)."""
 
     lines: Mapping[str, int] = field(default_factory=dict)  # every line status, zero included
     stuck_lines: int = 0
     mail_queued: int = 0
+    ports_pending: Mapping[str, int] = field(default_factory=dict)  # by age band, every band listed
+    webhook_endpoints_failing: int = 0
+    workers_alive: Mapping[str, int] = field(default_factory=dict)  # by task queue, its own included
+    database_up: bool = True
 
 
 class _SnapshotCollector(Collector):
@@ -77,12 +111,33 @@ class _SnapshotCollector(Collector):
         self.snapshot = snapshot
 
     def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily(
+            "lineup_database_up", "1 when the scrape could read the database", value=int(self.snapshot.database_up)
+        )
+        if not self.snapshot.database_up:
+            return
+        yield from _operations(self.snapshot)
         lines = GaugeMetricFamily("lineup_lines", "Lines by status", labels=["status"])
         for status, count in sorted(self.snapshot.lines.items()):
             lines.add_metric([status], count)
         yield lines
         yield GaugeMetricFamily("lineup_stuck_lines", "Lines waiting for a retry", value=self.snapshot.stuck_lines)
         yield GaugeMetricFamily("lineup_mail_queued", "Outbox mail not delivered yet", value=self.snapshot.mail_queued)
+
+
+def _operations(snapshot: Snapshot) -> Iterator[Metric]:
+    """Issue 30's gauges: what the alert rules need from the database."""
+    ports = GaugeMetricFamily("lineup_ports_pending", "Ports not yet final, by age since submitted", labels=["age"])
+    for band, count in snapshot.ports_pending.items():
+        ports.add_metric([band], count)
+    yield ports
+    failing = "Active webhook endpoints whose last delivery failed"
+    yield GaugeMetricFamily("lineup_webhook_endpoints_failing", failing, value=snapshot.webhook_endpoints_failing)
+    alive = "Workers whose heartbeat is fresher than LINEUP_WORKER_STALE_SECONDS, by task queue"
+    workers = GaugeMetricFamily("lineup_workers_alive", alive, labels=["task_queue"])
+    for queue, count in sorted(snapshot.workers_alive.items()):
+        workers.add_metric([queue], count)
+    yield workers
 
 
 def exposition(snapshot: Snapshot) -> bytes:
@@ -100,4 +155,6 @@ def temporal_runtime(port: int) -> Runtime | None:
     Bound to loopback: Prometheus scrapes it from the same host or through the operator's proxy."""
     if port == 0:
         return None
-    return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=f"127.0.0.1:{port}")))
+    buckets = {PORT_COMPLETION: PORT_BUCKETS}  # the same as this process's histogram: the two add up in a query
+    config = PrometheusConfig(bind_address=f"127.0.0.1:{port}", histogram_bucket_overrides=buckets)
+    return Runtime(telemetry=TelemetryConfig(metrics=config))

@@ -45,7 +45,9 @@ class InlineSession:
         return self.sync_session.exec(statement)
 
     # Its result's rows are typed as the statement's, which SQLAlchemy's own signature leaves as Any.
-    async def execute(self, statement: Executable, params: Values | None = None) -> Result[*tuple[Any, ...]]:  # type: ignore[explicit-any]
+    async def execute(  # type: ignore[explicit-any]
+        self, statement: Executable, params: Values | Sequence[Values] | None = None
+    ) -> Result[*tuple[Any, ...]]:
         return self.sync_session.execute(statement, params)
 
     async def get(self, model: type[M], key: object, *, with_for_update: bool = False) -> M | None:

@@ -191,7 +191,7 @@ async def logout(request: Request, signed: CurrentAgent) -> Response:
     return response
 
 
-@router.get("")
+@router.get("/stuck")
 async def stuck(request: Request, signed: CurrentAgent) -> Response:
     return await show(request, signed, "stuck")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from models.clock import utcnow
@@ -14,6 +14,8 @@ from models.clock import utcnow
 
 class LineEvent(SQLModel, table=True):
     __tablename__ = "line_event"
+    # The console's overview counts a vendor's events of a type since an hour (persistence/overview.py).
+    __table_args__ = (Index("ix_line_event_vendor_type_created", "vendor_id", "type", "created"),)
 
     id: int | None = Field(default=None, primary_key=True)
     public_id: str = Field(max_length=40, unique=True)  # `evt_…`: the id channels de-duplicate by

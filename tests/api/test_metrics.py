@@ -173,9 +173,9 @@ def queries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     read: list[int] = []
     taken = dispatch.metrics.snapshot
 
-    async def counted(db):
+    async def counted(db, *more):
         read.append(1)
-        return await taken(db)
+        return await taken(db, *more)
 
     monkeypatch.setattr(dispatch.metrics, "snapshot", counted)
     return read

@@ -64,7 +64,8 @@ async def test_support_signs_in_retries_a_stuck_line_and_sees_it_turn_active(sta
     await sign_in(page, "demo.agent")
     assert await page.locator(".error").inner_text() == "Invalid username or password"  # no oracle (issue 19, 10)
     await sign_in(page)
-    assert page.url.endswith("/console")
+    assert page.url.endswith("/console")  # the overview (test_overview_browser.py)
+    await page.click("nav >> text=Stuck lines")
 
     line_row = await row(page, stuck)
     assert await line_row.locator("td.problem").inner_text() == SIM_IN_USE

@@ -36,6 +36,7 @@ async def test_a_line_stuck_on_a_sim_in_use_gets_a_new_sim_and_turns_active(stac
     stuck = await stuck_on_a_sim_in_use(stack, new_iccid())
     await page.goto("/console/login")
     await sign_in(page)
+    await page.goto("/console/stuck")
     await page.locator(f'tr[data-enrollment-id="{stuck}"] td.id a').first.click()
     assert page.url.endswith(f"/console/enrollments/{stuck}")
     section = page.locator(f'section.line[data-enrollment-id="{stuck}"]')
