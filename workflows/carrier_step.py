@@ -102,7 +102,8 @@ class CarrierStep:
         starts stuck (the order's attempt was refused, or a new run of a stuck line) starts by waiting."""
         enrollment_id = self.line.progress.enrollment_id
         if self.stuck is not None:
-            await self.line.move(LineStatus.STUCK, error=self.stuck.error)
+            if self.line.progress.status != LineStatus.STUCK:  # its order (or earlier run) has not written it
+                await self.line.move(LineStatus.STUCK, error=self.stuck.error)
             await self._wait_for_retry()
         pauses = iter(DATABASE_PAUSES)
         while True:

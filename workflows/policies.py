@@ -28,20 +28,15 @@ def carrier(max_attempts: int) -> workflow.ActivityConfig:
     }
 
 
-def first_try(seconds: float) -> workflow.LocalActivityConfig:
-    """The order's try of a line's carrier step, in its own workflow task (a local activity: no task round trip
-    through the server): retried within the create's wait (the order's timer ends it there), then left to the
-    line's workflow, same key."""
-    return {
-        "start_to_close_timeout": timedelta(seconds=seconds),
-        "retry_policy": RetryPolicy(
-            maximum_attempts=max(2, int(seconds)),  # a bound of its own, whatever the timer does
-            initial_interval=timedelta(milliseconds=500),
-            backoff_coefficient=2.0,
-            maximum_interval=timedelta(seconds=2),
-            non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
-        ),
-    }
+def first_try(remaining: timedelta) -> workflow.LocalActivityConfig:
+    """One attempt of the order's try of a line's carrier step, in its own workflow task (a local activity: no
+    task round trip through the server), within what is left of the create's wait. The order paces the next
+    attempt with a timer (the SDK's own retries of a local activity do not stop at a schedule-to-close)."""
+    return {"start_to_close_timeout": remaining, "retry_policy": RetryPolicy(maximum_attempts=1)}
+
+
+# The pauses between the order's attempts at a line's carrier step, then the line's workflow takes over.
+FIRST_TRY_PAUSES = (timedelta(milliseconds=500), timedelta(seconds=1), timedelta(seconds=2))
 
 
 def lookup(budget_seconds: float) -> workflow.ActivityConfig:

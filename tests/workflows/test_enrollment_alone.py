@@ -1,4 +1,5 @@
-"""EnrollmentWorkflow alone on the time-skipping server: `create_customers`, `activate_and_record` and
+"""EnrollmentWorkflow alone on the dev server (its local activities' deadlines are wall-clock time, which the
+time-skipping server's clock is not): `create_customers`, `activate_and_record` and
 `submit_and_record` stand-in activities, and each line's workflow a stand-in, all under the real names. Its
 contract: every line's customer record first; each line's carrier step tried at once, in local activities, all
 lines together, with the key its own workflow would use; the `customers` update answered in that same workflow
@@ -24,9 +25,10 @@ from models.messages.enrollment import (
     LineActivated,
     LinePlan,
     LineStart,
+    LineState,
     Pacing,
 )
-from models.messages.porting import PortStart, PortSubmission
+from models.messages.porting import PortFinish, PortOutcome, PortStart, PortSubmission
 from models.statuses import LineStatus
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from tests.support.stand_in_workflows import StandInLine, StandInPort, mdn_of
@@ -86,8 +88,16 @@ def enroll(env, order: EnrollmentOrder) -> tuple[Carrier, Worker, str]:
     async def created(order: EnrollmentOrder) -> list[LinePlan]:
         return plans(order)
 
+    async def recorded(*_: object) -> None:
+        return None
+
+    async def finished(*_: object) -> PortOutcome:
+        return PortOutcome("PORT_REJECTED")
+
     activities = [
         stand_in("create_customers", calls, created, takes=[EnrollmentOrder], gives=list[LinePlan]),
+        stand_in("set_line_status", calls, recorded, takes=[LineState], gives=None),
+        stand_in("finish_port", calls, finished, takes=[PortFinish], gives=PortOutcome),
         stand_in("activate_and_record", calls, carrier.activate, takes=[CarrierCall], gives=LineActivated),
         stand_in("submit_and_record", calls, carrier.submit, takes=[CarrierCall], gives=PortSubmission),
     ]
@@ -125,14 +135,14 @@ def by_line(result: EnrollmentResult) -> dict[str, tuple[str, str | None]]:
     return {plan.enrollment_id: (plan.status, plan.mdn) for plan in result.lines}
 
 
-async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_own(time_skipping):
+async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_own(temporal_env):
     order = order_of("E1", "E2", "E3")
-    carrier, running, queue = enroll(time_skipping, order)
+    carrier, running, queue = enroll(temporal_env, order)
     async with running:
-        answer, handle = await update_with_start(time_skipping, order, queue)
+        answer, handle = await update_with_start(temporal_env, order, queue)
         result = await handle.result()
         given = {
-            line_id: await started_with(time_skipping, f"line-{line_id}", LineStart) for line_id in order.enrollment_ids
+            line_id: await started_with(temporal_env, f"line-{line_id}", LineStart) for line_id in order.enrollment_ids
         }
     assert carrier.calls.of("create_customers") == [(order,)]  # once, for the whole order
     assert by_line(answer) == {line_id: (LineStatus.ACTIVE, mdn_of(line_id)) for line_id in order.enrollment_ids}
@@ -148,28 +158,28 @@ async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_o
     } == dict.fromkeys(order.enrollment_ids, expected)
 
 
-async def test_a_carrier_that_does_not_answer_in_time_leaves_the_line_activating_in_its_own_workflow(time_skipping):
+async def test_a_carrier_that_does_not_answer_in_time_leaves_the_line_activating_in_its_own_workflow(temporal_env):
     order = order_of("E1", "E2DOWN")
-    carrier, running, queue = enroll(time_skipping, order)
+    carrier, running, queue = enroll(temporal_env, order)
     async with running:
-        began = await time_skipping.get_current_time()
-        answer, _ = await update_with_start(time_skipping, order, queue)
-        answered = await time_skipping.get_current_time()
-        start = await started_with(time_skipping, "line-E2DOWN", LineStart)
+        began = await temporal_env.get_current_time()
+        answer, _ = await update_with_start(temporal_env, order, queue)
+        answered = await temporal_env.get_current_time()
+        start = await started_with(temporal_env, "line-E2DOWN", LineStart)
     assert by_line(answer) == {"E1": (LineStatus.ACTIVE, mdn_of("E1")), "E2DOWN": (LineStatus.ACTIVATING, None)}
     assert (answered - began).total_seconds() <= PACING.sync_wait_seconds + 1  # within the create's wait
     assert len(carrier.calls.of("activate_and_record")) > 2  # retried within the wait…
     assert (start.plan.status, start.stuck) == (LineStatus.ACTIVATING, None)  # …and left to the line's workflow
 
 
-async def test_a_refused_activation_starts_its_line_stuck_and_the_line_outlives_the_order(time_skipping):
+async def test_a_refused_activation_starts_its_line_stuck_and_the_line_outlives_the_order(temporal_env):
     order = order_of("E1", "E2SIM")
-    carrier, running, queue = enroll(time_skipping, order)
+    carrier, running, queue = enroll(temporal_env, order)
     async with running:
-        answer, handle = await update_with_start(time_skipping, order, queue)
+        answer, handle = await update_with_start(temporal_env, order, queue)
         await handle.result()
-        start = await started_with(time_skipping, "line-E2SIM", LineStart)
-        stuck = time_skipping.client.get_workflow_handle_for(StandInLine.run, "line-E2SIM")
+        start = await started_with(temporal_env, "line-E2SIM", LineStart)
+        stuck = temporal_env.client.get_workflow_handle_for(StandInLine.run, "line-E2SIM")
         still = (await stuck.describe()).status
         await stuck.signal("retry")
         retried = await stuck.result()
@@ -180,14 +190,14 @@ async def test_a_refused_activation_starts_its_line_stuck_and_the_line_outlives_
     assert retried.status == LineStatus.ACTIVE  # …so support may still retry it
 
 
-async def test_a_portin_line_is_submitted_at_once_and_followed_by_its_port_workflow(time_skipping):
+async def test_a_portin_line_is_submitted_at_once_and_followed_by_its_port_workflow(temporal_env):
     order = order_of("E1PORT", "E2NOTELIGIBLEPORT")
-    carrier, running, queue = enroll(time_skipping, order)
+    carrier, running, queue = enroll(temporal_env, order)
     async with running:
-        answer, handle = await update_with_start(time_skipping, order, queue)
+        answer, handle = await update_with_start(temporal_env, order, queue)
         await handle.result()
-        ported = await started_with(time_skipping, "port-E1PORT", PortStart)
-        refused = await started_with(time_skipping, "port-E2NOTELIGIBLEPORT", PortStart)
+        ported = await started_with(temporal_env, "port-E1PORT", PortStart)
+        refused = await started_with(temporal_env, "port-E2NOTELIGIBLEPORT", PortStart)
     assert by_line(answer) == {
         "E1PORT": (LineStatus.PORT_PENDING, None),
         "E2NOTELIGIBLEPORT": (LineStatus.PORT_REJECTED, None),
@@ -200,12 +210,12 @@ async def test_a_portin_line_is_submitted_at_once_and_followed_by_its_port_workf
     assert refused.submitted is None and refused.view.status == "REJECTED"  # the port's workflow records it
 
 
-async def test_a_line_waiting_for_activation_has_no_carrier_step_until_it_is_asked(time_skipping):
+async def test_a_line_waiting_for_activation_has_no_carrier_step_until_it_is_asked(temporal_env):
     order = order_of("E1LATER")
-    carrier, running, queue = enroll(time_skipping, order)
+    carrier, running, queue = enroll(temporal_env, order)
     async with running:
-        answer, _ = await update_with_start(time_skipping, order, queue)
-        start = await started_with(time_skipping, "line-E1LATER", LineStart)
+        answer, _ = await update_with_start(temporal_env, order, queue)
+        start = await started_with(temporal_env, "line-E1LATER", LineStart)
     assert carrier.calls.of("activate_and_record") == []
     assert by_line(answer) == {"E1LATER": (LineStatus.CUSTOMER_CREATED, None)}
     assert start.plan.activation_later

@@ -29,7 +29,8 @@ class LineWorkflow:
     def __init__(self, start: LineStart) -> None:
         plan = start.plan
         self._start = start
-        self._line = LineTracker(LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl))
+        error = start.stuck.error if start.stuck else None
+        self._line = LineTracker(LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl, error))
         self._step = CarrierStep(
             self._line, start.pacing, step="activate", stuck=start.stuck, continue_stuck=self._continue_stuck
         )

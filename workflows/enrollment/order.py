@@ -25,12 +25,12 @@ with workflow.unsafe.imports_passed_through():
         CarrierCall,
         EnrollmentOrder,
         EnrollmentResult,
-        LineActivated,
         LinePlan,
         LineStart,
+        LineState,
         StuckState,
     )
-    from models.messages.porting import PortStart, PortSubmission, PortView
+    from models.messages.porting import PortFinish, PortStart, PortSubmission, PortView
     from models.statuses import LineStatus, PortStatus
     from workflows import policies
     from workflows.carrier_step import step_key
@@ -66,30 +66,60 @@ class FirstTry:
         self.submitted: PortSubmission | None = None
 
 
-async def _outcome(line: FirstTry, handle: workflow.ActivityHandle[object] | None) -> FirstTry:
-    """The line as its first try left it: ACTIVE or PORT_PENDING, refused (its workflow records it), or still
-    ACTIVATING (not answered within the order's wait, or not at all)."""
-    plan = line.plan
-    if handle is None:
+async def _first_try(order: EnrollmentOrder, plan: LinePlan) -> FirstTry:
+    """The line's carrier step, tried in local activities within the order's wait (paced by timers between
+    attempts): a line waiting for activation (or already active, for a repeated order) has none. A slow or absent
+    carrier leaves the line ACTIVATING: its own workflow goes on with the same key, so the carrier never makes two
+    lines of one."""
+    line = FirstTry(plan)
+    if plan.activation_later or plan.status == LineStatus.ACTIVE:
         return line
-    if not handle.done():
-        handle.cancel()
-    try:
-        done = await handle
-    # A local activity out of attempts may fail with its last error itself, not wrapped in an ActivityError.
-    except (ActivityError, ApplicationError, asyncio.CancelledError) as failure:
-        cause = failure.cause if isinstance(failure, ActivityError) else failure
-        if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:
-            porting = plan.activation_type == "PORTIN"
-            line.plan = replace(plan, status=LineStatus.PORT_REJECTED if porting else LineStatus.STUCK)
-            line.stuck = StuckState(workflow.now().isoformat(), 1, cause.message)
-        else:
-            line.plan = replace(plan, status=LineStatus.ACTIVATING)
-        return line
-    if isinstance(done, PortSubmission):
-        line.submitted, line.plan = done, replace(plan, status=LineStatus.PORT_PENDING)
-    elif isinstance(done, LineActivated):
+    porting = plan.activation_type == "PORTIN"
+    workflow_id = (port_workflow_id if porting else line_workflow_id)(plan.enrollment_id)
+    key = step_key(workflow_id, "port" if porting else "activate", 0)
+    call = CarrierCall(plan.enrollment_id, order.vendor_code, key)
+    deadline = workflow.now() + timedelta(seconds=order.pacing.sync_wait_seconds)
+    for pause in (*policies.FIRST_TRY_PAUSES, None):
+        try:
+            return await _attempt(line, call, porting=porting, remaining=deadline - workflow.now())
+        # A local activity may fail with its error itself, not wrapped in an ActivityError.
+        except (ActivityError, ApplicationError) as failure:
+            cause = failure.cause if isinstance(failure, ActivityError) else failure
+            if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:
+                return await _refused(order, line, cause.message, porting=porting)
+        if pause is None or deadline - workflow.now() <= pause:
+            break
+        await workflow.sleep(pause)
+    line.plan = replace(plan, status=LineStatus.ACTIVATING)
+    return line
+
+
+async def _attempt(line: FirstTry, call: CarrierCall, *, porting: bool, remaining: timedelta) -> FirstTry:
+    config, plan = policies.first_try(remaining), line.plan
+    if porting:
+        line.submitted = await workflow.execute_local_activity_method(
+            PortingActivities.submit_and_record, call, **config
+        )
+        line.plan = replace(plan, status=LineStatus.PORT_PENDING)
+    else:
+        done = await workflow.execute_local_activity_method(EnrollmentActivities.activate_and_record, call, **config)
         line.plan = replace(plan, status=LineStatus.ACTIVE, mdn=done.mdn, msid=done.msid, msl=done.msl)
+    return line
+
+
+async def _refused(order: EnrollmentOrder, line: FirstTry, reason: str, *, porting: bool) -> FirstTry:
+    """A refusal is recorded before the answer, so the line's row says what the channel hears."""
+    plan = line.plan
+    line.stuck = StuckState(workflow.now().isoformat(), 1, reason)
+    if porting:  # a port the carrier will not take: rejected for good
+        line.plan = replace(plan, status=LineStatus.PORT_REJECTED)
+        refusal = PortView(PortStatus.REJECTED, carrier_response=reason)
+        finish = PortFinish(plan.enrollment_id, order.vendor_code, refusal)
+        await workflow.execute_local_activity_method(PortingActivities.finish_port, finish, **policies.STORE)
+    else:
+        line.plan = replace(plan, status=LineStatus.STUCK)
+        stuck = LineState(plan.enrollment_id, LineStatus.STUCK, reason)
+        await workflow.execute_local_activity_method(EnrollmentActivities.set_line_status, stuck, **policies.STORE)
     return line
 
 
@@ -104,36 +134,11 @@ class EnrollmentWorkflow:
         plans = await workflow.execute_local_activity_method(
             EnrollmentActivities.create_customers, order, **policies.STORE
         )
-        tries = [(FirstTry(plan), self._try(order, plan)) for plan in plans]
-        # One deadline for the order's whole first try: what the carrier has not answered by then goes on in the
-        # lines' own workflows (a timer, so a replay after a worker's death ends it at the same point).
-        running = [handle for _, handle in tries if handle is not None]
-        with contextlib.suppress(TimeoutError):
-            await workflow.wait_condition(
-                lambda: all(handle.done() for handle in running), timeout=order.pacing.sync_wait_seconds
-            )
-        self._lines = [await _outcome(line, handle) for line, handle in tries]
+        self._lines = list(await asyncio.gather(*(_first_try(order, plan) for plan in plans)))
         self._ready = True  # the update answers in this workflow task, with the lines' workflows' starts
         await asyncio.gather(*(self._start_line(order, line) for line in self._lines))
         await workflow.wait_condition(workflow.all_handlers_finished)
         return self._result()
-
-    @staticmethod
-    def _try(order: EnrollmentOrder, plan: LinePlan) -> workflow.ActivityHandle[object] | None:
-        """The line's carrier step, started at once in a local activity: a line waiting for activation (or already
-        active, for a repeated order) has none. A slow or absent carrier leaves the line ACTIVATING: its own
-        workflow goes on with the same key, so the carrier never makes two lines of one."""
-        if plan.activation_later or plan.status == LineStatus.ACTIVE:
-            return None
-        porting = plan.activation_type == "PORTIN"
-        workflow_id = (port_workflow_id if porting else line_workflow_id)(plan.enrollment_id)
-        call = CarrierCall(
-            plan.enrollment_id, order.vendor_code, step_key(workflow_id, "port" if porting else "activate", 0)
-        )
-        config = policies.first_try(order.pacing.sync_wait_seconds)
-        if porting:
-            return workflow.start_local_activity_method(PortingActivities.submit_and_record, call, **config)
-        return workflow.start_local_activity_method(EnrollmentActivities.activate_and_record, call, **config)
 
     async def _start_line(self, order: EnrollmentOrder, line: FirstTry) -> None:
         plan = line.plan
