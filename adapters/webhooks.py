@@ -1,8 +1,8 @@
 """Webhook deliveries over HTTP: the signature (`Lineup-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of
 "t.body">`, the scheme payment processors use), the address policy (https only; http to loopback in dev; in
-production no private, loopback or link-local address unless allowed, and the POST sent to the address that
-was checked) and the POST itself: a bounded wait, and redirects not followed (a 3xx is an answer that is not a
-success)."""
+production only globally routable addresses (adapters.addresses) unless allowed, and the POST sent to the
+address that was checked) and the POST itself: a bounded wait, and redirects not followed (a 3xx is an answer
+that is not a success)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from adapters.addresses import literal, public
+
 SIGNATURE_HEADER = "Lineup-Signature"
 LOOPBACK_NAMES = frozenset({"localhost"})
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def sign(secret: str, body: bytes, timestamp: int) -> str:
@@ -27,35 +28,24 @@ def sign(secret: str, body: bytes, timestamp: int) -> str:
     return f"t={timestamp},v1={digest}"
 
 
-def _internal(address: Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped  # ::ffff:10.0.0.1 is 10.0.0.1, which Python 3.11 does not call private
-    return address.is_private or address.is_loopback or address.is_link_local or address.is_unspecified
-
-
-def _literal(host: str) -> Address | None:
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        return None
-
-
 def url_problem(url: str, *, production: bool, allow_private: bool) -> str | None:
     """Why this URL cannot be an endpoint, judged without the network (None: it may be)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if not host or parts.scheme not in ("https", "http"):
         return "The URL must be an https:// URL"
-    literal = _literal(host)
-    loopback = host.lower() in LOOPBACK_NAMES or (literal is not None and literal.is_loopback)
+    found = literal(host)
+    loopback = host.lower() in LOOPBACK_NAMES or (found is not None and found.is_loopback)
     if parts.scheme == "http" and (production or not loopback):
         return "The URL must use https (http only to loopback in development)"
-    if production and not allow_private and (loopback or (literal is not None and _internal(literal))):
+    if production and not allow_private and (loopback or (found is not None and not public(found))):
         return PRIVATE
     return None
 
 
-PRIVATE = "The URL's address is private, loopback or link-local"
+PRIVATE = (
+    "The URL's address is not a public internet address (private, loopback, link-local, shared, reserved or multicast)"
+)
 UNRESOLVED = "The URL's host does not resolve"
 
 
@@ -74,7 +64,7 @@ async def destination(url: str, *, production: bool, allow_private: bool) -> Des
     if problem := url_problem(url, production=production, allow_private=allow_private):
         return Destination(problem)
     host = urlsplit(url).hostname or ""
-    if not production or allow_private or _literal(host) is not None:
+    if not production or allow_private or literal(host) is not None:
         return Destination()
     try:
         found = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
@@ -83,7 +73,7 @@ async def destination(url: str, *, production: bool, allow_private: bool) -> Des
     addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
     if not addresses:
         return Destination(UNRESOLVED)
-    if any(_internal(address) for address in addresses):
+    if not all(public(address) for address in addresses):
         return Destination(PRIVATE)
     return Destination(address=str(addresses[0]))
 

@@ -303,7 +303,9 @@ class SweepSettings(Group):
 
 class WebhookSettings(Group):
     allow_private: bool = setting(
-        False, "WEBHOOK_ALLOW_PRIVATE", "Production: let endpoints resolve to private, loopback or link-local addresses"
+        False,
+        "WEBHOOK_ALLOW_PRIVATE",
+        "Production: let endpoints resolve to addresses that are not public (private, loopback, link-local, shared…)",
     )
     timeout_seconds: float = setting(10.0, "WEBHOOK_TIMEOUT_SECONDS", "How long a delivery waits for an answer", gt=0)
     give_up_hours: float = setting(
