@@ -17,8 +17,11 @@ from urllib.parse import urlsplit
 import httpx
 
 from adapters.addresses import literal, public
+from adapters.bounded_answer import IDENTITY, head_of
 
 SIGNATURE_HEADER = "Lineup-Signature"
+ANSWER_BYTES = 4096  # read of any answer, at most
+KEPT_CHARACTERS = 300  # of it, kept for support (the delivery's last_answer; the console shows 80)
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
@@ -106,11 +109,12 @@ class WebhookSender:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._production, self._allow_private = production, allow_private
+        self._deadline = timeout_seconds
         pinned = production and not allow_private
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout_seconds),
             follow_redirects=False,
-            headers={"User-Agent": "Lineup-Webhooks/1"},
+            headers={"User-Agent": "Lineup-Webhooks/1", **IDENTITY},
             # A pinned POST connects to an address, not a name: a kept connection to one address could serve
             # another name on it without that name's certificate check, so none is kept.
             limits=httpx.Limits(max_keepalive_connections=0) if pinned else httpx.Limits(),
@@ -118,7 +122,16 @@ class WebhookSender:
         )
 
     async def post(self, url: str, body: bytes, *, secret: str, timestamp: int) -> Answer:
-        """One attempt; never raises for the receiver's failures, which the answer describes."""
+        """One attempt; never raises for the receiver's failures, which the answer describes. The whole of it
+        (resolving, connecting, sending, reading) has one deadline: httpx's timeouts bound each read, and a
+        receiver sending a byte every few seconds never let one expire."""
+        try:
+            async with asyncio.timeout(self._deadline):
+                return await self._attempt(url, body, secret=secret, timestamp=timestamp)
+        except TimeoutError:
+            return Answer(None, f"no answer within {self._deadline:g} s")
+
+    async def _attempt(self, url: str, body: bytes, *, secret: str, timestamp: int) -> Answer:
         target = await destination(url, production=self._production, allow_private=self._allow_private)
         if target.problem:
             return Answer(None, target.problem)
@@ -128,11 +141,15 @@ class WebhookSender:
             headers["Host"] = named.netloc.decode()
             extensions = {"sni_hostname": named.host}
             named = named.copy_with(host=target.address)
+        request = self._client.build_request("POST", named, content=body, headers=headers, extensions=extensions)
         try:
-            response = await self._client.post(named, content=body, headers=headers, extensions=extensions)
+            response = await self._client.send(request, stream=True)
+            try:
+                return Answer(response.status_code, (await head_of(response, ANSWER_BYTES))[:KEPT_CHARACTERS])
+            finally:
+                await response.aclose()  # what was not read is not read: the connection goes with it
         except httpx.HTTPError as exc:
             return Answer(None, f"no answer: {type(exc).__name__}")
-        return Answer(response.status_code, response.text[:300])
 
     async def close(self) -> None:
         await self._client.aclose()
