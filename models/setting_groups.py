@@ -307,7 +307,9 @@ class WebhookSettings(Group):
         "WEBHOOK_ALLOW_PRIVATE",
         "Production: let endpoints resolve to addresses that are not public (private, loopback, link-local, shared…)",
     )
-    timeout_seconds: float = setting(10.0, "WEBHOOK_TIMEOUT_SECONDS", "How long a delivery waits for an answer", gt=0)
+    timeout_seconds: float = setting(
+        10.0, "WEBHOOK_TIMEOUT_SECONDS", "How long one delivery's POST may take, whole (connect, send, answer)", gt=0
+    )
     give_up_hours: float = setting(
         72.0,
         "WEBHOOK_GIVE_UP_HOURS",

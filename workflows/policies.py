@@ -129,11 +129,11 @@ SWEEP: workflow.ActivityConfig = {
 }
 
 
-def webhook(give_up_hours: float, max_backoff_seconds: float) -> workflow.ActivityConfig:
+def webhook(give_up_hours: float, max_backoff_seconds: float, timeout_seconds: float = 10.0) -> workflow.ActivityConfig:
     """One webhook delivery: backoff from 2 s, doubling, to at most an hour, for up to 72 hours (issue 21); the
-    POST waits 10 s for an answer, so an attempt on a worker that died is retried after 15 s."""
+    whole POST ends within its timeout (10 s), so an attempt on a worker that died is retried 5 s after that."""
     return {
-        "start_to_close_timeout": timedelta(seconds=15),
+        "start_to_close_timeout": timedelta(seconds=timeout_seconds + 5),
         "schedule_to_close_timeout": timedelta(hours=give_up_hours),
         "retry_policy": RetryPolicy(
             initial_interval=timedelta(seconds=min(2.0, max_backoff_seconds)),

@@ -35,7 +35,9 @@ class WebhookDeliveryWorkflow:
     async def run(self, job: DeliveryJob) -> str:
         try:
             return await workflow.execute_activity_method(
-                WebhookActivities.deliver, job, **policies.webhook(job.give_up_hours, job.max_backoff_seconds)
+                WebhookActivities.deliver,
+                job,
+                **policies.webhook(job.give_up_hours, job.max_backoff_seconds, job.timeout_seconds),
             )
         except ActivityError:
             await workflow.execute_local_activity_method(WebhookActivities.give_up, job, **policies.STORE)

@@ -24,3 +24,4 @@ class DeliveryJob:
     # `<endpoint id>-<event id>` (both random): the workflow id stays unique in a namespace that several
     # deployments (or a database started afresh) share, where delivery ids repeat.
     key: str = ""
+    timeout_seconds: float = 10.0  # LINEUP_WEBHOOK_TIMEOUT_SECONDS: the whole POST, so an attempt ends within it
