@@ -143,6 +143,13 @@ class WorkerSettings(Group):
         "Workflows a worker keeps in memory between tasks (the sticky cache); an evicted one replays its history",
         ge=1,
     )
+    history_events: int = setting(
+        4000,
+        "WORKFLOW_HISTORY_EVENTS",
+        "The webhook dispatcher and a tax calculation's workflow continue as new past this many history events "
+        "(or when Temporal suggests it)",
+        ge=50,
+    )
 
 
 class SystemsSettings(Group):

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from models.messages.webhooks import DeliveryJob, Dispatch
     from models.settings import Settings
     from workflows import policies
+    from workflows.history import history_full
 
 
 def delivery_workflow_id(job: DeliveryJob) -> str:
@@ -63,6 +64,8 @@ class WebhookDispatchWorkflow:
                     )
             if jobs:
                 await workflow.execute_local_activity_method(WebhookActivities.mark_taken, jobs, **policies.STORE)
+            if history_full(dispatch.history_events):
+                break
         workflow.continue_as_new(dispatch)
 
 
@@ -70,7 +73,7 @@ async def ensure_dispatch(client: Client, settings: Settings) -> None:
     """Starts the dispatcher of this task queue unless it runs (every worker does this as it starts)."""
     await client.start_workflow(
         WebhookDispatchWorkflow.run,
-        Dispatch(),
+        Dispatch(history_events=settings.worker.history_events),
         id=dispatch_workflow_id(settings),
         task_queue=settings.temporal.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

@@ -48,6 +48,7 @@ class CollectTax:
     calc_id: str
     vendor_code: str
     idle_days: float = 30.0  # no collection for this long: the workflow ends; the next update starts it again
+    history_events: int = 4000  # continues as new past this many (LINEUP_WORKFLOW_HISTORY_EVENTS)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,9 @@ class Dispatch:
 
     poll_seconds: float = 20.0
     rounds: int = 100  # looks per run before it continues as new (its history stays short)
+    # …or sooner, past this many history events (LINEUP_WORKFLOW_HISTORY_EVENTS) or when Temporal suggests it: a
+    # look may start a hundred deliveries, two events each.
+    history_events: int = 4000
 
 
 @dataclass(frozen=True)

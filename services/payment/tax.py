@@ -33,7 +33,10 @@ async def update_tax_calculation_status_plum(*, body: UpdateTaxCalculationStatus
         if problem := refusal(calc.calc_id, mark, receipt):
             raise refuse(problem, rest_status=409)
     else:
-        collect = CollectTax(calc.calc_id, ctx.caller.vendor_code, ctx.settings.payment.tax_idle_days)
+        settings = ctx.settings
+        collect = CollectTax(
+            calc.calc_id, ctx.caller.vendor_code, settings.payment.tax_idle_days, settings.worker.history_events
+        )
         receipt = await _collect(ctx, mark, collect)
     return TaxStatus(
         STATUSCODE="00",
