@@ -4,6 +4,7 @@ models.settings reads the environment through."""
 
 from __future__ import annotations
 
+import ipaddress
 from functools import cached_property
 from typing import Literal
 
@@ -66,6 +67,28 @@ class ApiSettings(Group):
     keep_alive_seconds: float = setting(
         5.0, "KEEP_ALIVE_SECONDS", "An idle kept-alive connection is closed after this", gt=0
     )
+    trusted_proxies: str = setting(
+        "",
+        "TRUSTED_PROXIES",
+        "Reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto the API believes; "
+        "empty: no proxy headers",
+    )
+
+    @model_validator(mode="after")
+    def _proxies_parse(self) -> ApiSettings:
+        _ = self.trusted_proxy_list  # a mistyped address fails at start, not by trusting nobody (or everybody)
+        return self
+
+    @cached_property
+    def trusted_proxy_list(self) -> list[str]:
+        """Each trusted proxy as uvicorn's --forwarded-allow-ips takes it (checked as an address or a network)."""
+        found = [entry.strip() for entry in self.trusted_proxies.split(",") if entry.strip()]
+        for entry in found:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"LINEUP_TRUSTED_PROXIES: {entry!r} is not an address or a network") from None
+        return found
 
     @cached_property
     def extra_source_list(self) -> frozenset[str]:

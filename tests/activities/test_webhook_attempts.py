@@ -47,9 +47,8 @@ async def queued_delivery(db: Database, settings: Any, url: str) -> int:
         assert vendor.id is not None
         secret = cipher_for(settings).encrypt("whsec_test")
         endpoint = WebhookEndpoint(public_id=f"whe_{tag}", vendor_id=vendor.id, url=url, event_types="", secret=secret)
-        data = '{"enrollment_id":"E1","parent_enrollment_id":"E1","mdn":null}'
         event = LineEvent(
-            public_id=f"evt_{tag}", vendor_id=vendor.id, enrollment_id="E1", type="line.received", actor="lineup", data=data
+            public_id=f"evt_{tag}", vendor_id=vendor.id, enrollment_id="E1", type="line.received", actor="l", data="{}"
         )
         session.add(endpoint)
         session.add(event)
@@ -112,6 +111,7 @@ async def test_a_receiver_answering_a_byte_at_a_time_is_counted_and_disabled_by_
     assert [failure.non_retryable for failure in failures] == [False] * (len(failures) - 1) + [True]
     assert delivery.attempts == len(failures) >= 3
     assert (delivery.status, delivery.last_status, delivery.last_answer) == ("FAILED", None, "no answer within 1 s")
+    assert delivery.last_attempt_at and endpoint.failing_since and endpoint.disabled_reason
     assert delivery.last_attempt_at - endpoint.failing_since >= timedelta(hours=budget_hours)
     assert not endpoint.active and endpoint.disabled_reason.endswith("last answer: no answer within 1 s")
     lines = [record for record in caplog.records if record.getMessage() == "webhook delivery failed"]
