@@ -67,6 +67,11 @@ class ApiSettings(Group):
     keep_alive_seconds: float = setting(
         5.0, "KEEP_ALIVE_SECONDS", "An idle kept-alive connection is closed after this", gt=0
     )
+    public_docs: bool | None = setting(
+        None,
+        "PUBLIC_DOCS",
+        "`/docs`, `/redoc` and `/openapi.json` served to anyone; empty: on in dev, off in production",
+    )
     trusted_proxies: str = setting(
         "",
         "TRUSTED_PROXIES",
