@@ -56,7 +56,10 @@ class ApiSettings(Group):
         "Largest body of `agent_change_password` (three images), read past MAX_BODY_BYTES only once its token passed",
     )
     max_json_members: int = setting(
-        1000, "MAX_JSON_MEMBERS", "Members one JSON object of a body may have (refused as the body is parsed)", ge=1
+        1000,
+        "MAX_JSON_MEMBERS",
+        "Members one JSON object of a body may have (refused as the body is scanned, before it is parsed)",
+        ge=1,
     )
     header_timeout_seconds: float = setting(
         10.0, "HEADER_TIMEOUT_SECONDS", "A request head unfinished by then: connection closed", gt=0
