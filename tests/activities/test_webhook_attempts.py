@@ -25,7 +25,7 @@ from models.messages.webhooks import DeliveryJob
 from models.tables.auth import Vendor
 from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from persistence.engine import Database
-from tests.activities.test_webhook_answers import dripping, receiver
+from tests.support.receivers import dripping, receiver
 
 TIMEOUT = 1.0
 
