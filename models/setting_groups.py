@@ -320,6 +320,18 @@ class PortingSettings(Group):
         "PORT_PUSH_FALLBACK_SECONDS",
         "With pushes on (a push secret set): interval between polls of a pending port (first day), the fallback",
     )
+    push_tolerance_seconds: float = setting(
+        300.0,
+        "PORT_PUSH_TOLERANCE_SECONDS",
+        "A push whose signed timestamp is further than this from now (either way) is refused",
+        gt=0,
+    )
+    push_polls_per_hour: int = setting(
+        6,
+        "PORT_PUSH_POLLS_PER_HOUR",
+        "Polls one port's pushes may trigger in an hour; a push beyond is taken, and the next poll sees it",
+        ge=1,
+    )
 
     @property
     def effective_poll_seconds(self) -> float:

@@ -18,7 +18,7 @@ from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from models.tables.mail import MailOutbox
 from models.tables.notes import Note
 from models.tables.payment import Payment, SavedCard, TaxCalculation
-from models.tables.porting import PortIn
+from models.tables.porting import PortIn, PortPush
 from models.tables.support import ConsoleLogin, ConsoleSession
 from models.tables.workers import WorkerHeartbeat
 
@@ -42,6 +42,7 @@ __all__ = [
     "Payment",
     "Plan",
     "PortIn",
+    "PortPush",
     "ProofBlob",
     "ProofImage",
     "SavedCard",

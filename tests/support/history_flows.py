@@ -10,6 +10,7 @@ import base64
 import json
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 from unittest import mock
@@ -175,7 +176,8 @@ async def port_in_pushed(rec: Recorder) -> None:
         order = await session.get(PortIn, enrollment_id)
     assert order is not None and order.carrier_port_id
     push = json.dumps({"vendor_id": "DEMO", "port_id": order.carrier_port_id, "enrollment_id": enrollment_id}).encode()
-    headers = {"X-Carrier-Signature": signature(PUSH_SECRET, push), "Content-Type": "application/json"}
+    signed = signature(PUSH_SECRET, push, int(time.time()))
+    headers = {"X-Carrier-Signature": signed, "Content-Type": "application/json"}
     assert (await stack.http.post("/carrier/port-status", content=push, headers=headers)).status_code == 200
     await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
     await rec.keep("port_status_pushed", f"port-{enrollment_id}", closed=True)
