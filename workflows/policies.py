@@ -103,6 +103,17 @@ SETTLE: workflow.ActivityConfig = {
     ),
 }  # fmt: skip
 
+# A tax calculation quoted from held rates while the carrier was down: registered until the carrier takes it,
+# however long the outage lasts (backoff from 1 s, doubling, at most every 5 minutes); its refusal is final.
+TAX_REGISTRATION: workflow.ActivityConfig = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "heartbeat_timeout": timedelta(seconds=5),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=5),
+        maximum_attempts=0, non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
+    ),
+}  # fmt: skip
+
 # Giving a charge back: until the gateway takes it, however long that is.
 VOID: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),

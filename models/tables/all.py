@@ -17,7 +17,7 @@ from models.tables.enrollment import Enrollment, Line, Plan
 from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from models.tables.mail import MailOutbox
 from models.tables.notes import Note
-from models.tables.payment import Payment, SavedCard, TaxCalculation
+from models.tables.payment import Payment, SavedCard, TaxCalculation, TaxRate, TaxRegistration
 from models.tables.porting import PortIn, PortPush
 from models.tables.support import ConsoleLogin, ConsoleSession
 from models.tables.workers import WorkerHeartbeat
@@ -48,6 +48,8 @@ __all__ = [
     "SavedCard",
     "Signature",
     "TaxCalculation",
+    "TaxRate",
+    "TaxRegistration",
     "Vendor",
     "WebhookDelivery",
     "WebhookEndpoint",

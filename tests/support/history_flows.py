@@ -262,6 +262,20 @@ async def tax_collection_idle(rec: Recorder) -> None:
     await rec.keep("tax_collection_idle_ended", f"tax-{calc_id}", closed=True)
 
 
+async def tax_registered_after_outage(rec: Recorder) -> None:
+    """A payment while the carrier is down, quoted from the rate the payment before it left (issue 27, finding 15):
+    its calculation registered at the carrier once it is back."""
+    stack = rec.stack
+    await pay(stack, await stack.new_enrollment_id())  # the carrier up: its rate for the plan is held
+    await stack.faults(fault_rate=1.0)
+    try:
+        calc_id = await pay(stack, await stack.new_enrollment_id())
+        await asyncio.sleep(2)  # the registration fails meanwhile, and is retried
+    finally:
+        await stack.faults(fault_rate=0)
+    await rec.keep("tax_registration", f"taxreg-{calc_id}", closed=True)
+
+
 async def nlad_check(rec: Recorder) -> None:
     """The check and its record in one activity, without the patch marker that once chose that path (the two-
     activity path it replaced is gone: a check lives ~10 s)."""
@@ -356,6 +370,7 @@ FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     "port_after_creation": (port_after_creation, FAST_POLLS),
     "tax_collection": (tax_collection, {}),
     "tax_collection_idle": (tax_collection_idle, {"tax_idle_days": 2 / 86400}),
+    "tax_registered_after_outage": (tax_registered_after_outage, {"lookup_budget_seconds": 1.5}),
     "nlad_check": (nlad_check, {}),
     "lookups": (lookups, {}),
     "mail_after_outage": (mail_after_outage, {"mail_wait_seconds": 0.5}),
