@@ -28,8 +28,14 @@ async def outside_call() -> AsyncIterator[None]:
     try:
         yield
     except Rejected as exc:
+        _refused(exc)
+        # BENIGN as an outage is: a carrier's "no" is an answer (the line waits for support), not a defect.
         raise ApplicationError(
-            f"{exc.code} {exc.description}", exc.code, type=CARRIER_REJECTED, non_retryable=True
+            f"{exc.code} {exc.description}",
+            exc.code,
+            type=CARRIER_REJECTED,
+            non_retryable=True,
+            category=ApplicationErrorCategory.BENIGN,
         ) from None
     except Unavailable as exc:
         _attempt_failed(exc)
@@ -53,6 +59,15 @@ def _attempt_failed(exc: Unavailable) -> None:
         meter = activity.metric_meter()
     log.warning("outside system unavailable", extra={"fields": fields})
     outside_unavailable(exc.label, meter)
+
+
+def _refused(exc: Rejected) -> None:
+    """One line per refusal, no traceback: the carrier's code and words (the line's id is the workflow's)."""
+    fields: dict[str, object] = {"code": exc.code, "reason": exc.description}
+    if activity.in_activity():
+        info = activity.info()
+        fields |= {"activity": info.activity_type, "workflow_id": info.workflow_id}
+    log.warning("outside system refused", extra={"fields": fields})
 
 
 async def _beat() -> None:

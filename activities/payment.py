@@ -21,6 +21,7 @@ from models.messages.payment import (
     TaxQuote,
     TaxQuoted,
     TaxReceipt,
+    TaxRegistrationJob,
     charge_key,
 )
 from models.statuses import PaymentStatus, TaxStatus
@@ -30,6 +31,7 @@ from persistence.engine import Database
 from persistence.errors import RecordNotFound
 from persistence.idempotency import row_for_key
 from persistence.payment import settle_failed, settle_paid
+from persistence.tax_rates import registered, waiting_registration
 
 CARRIER_STATUS = {"temporary": TaxStatus.COLLECTED_TEMPORARY, "final": TaxStatus.COLLECTED_FINAL}
 
@@ -110,11 +112,42 @@ class PaymentActivities:
 
     @activity.defn
     async def collect_tax(self, collect: TaxCollect) -> TaxReceipt:
+        """Collected at the carrier under the carrier's id for it: a calculation quoted from held rates is
+        registered first if the carrier has not taken it yet (the channel's calc id is Lineup's then)."""
+        carrier_calc_id = await self._carrier_calc_id(collect.calc_id)
         async with outside_call():
             reference, words = await self._carrier.collect_tax(
-                collect.vendor_code, collect.calc_id, collect.iccid, collect.status, key=collect.key or None
+                collect.vendor_code, carrier_calc_id, collect.iccid, collect.status, key=collect.key or None
             )
         return TaxReceipt(collect.calc_id, CARRIER_STATUS[collect.status], reference, words)
+
+    @activity.defn
+    async def register_held_tax(self, job: TaxRegistrationJob) -> str:
+        """A calculation quoted from held rates, registered at the carrier (once: the payment's key); its id."""
+        return await self._carrier_calc_id(job.calc_id)
+
+    async def _carrier_calc_id(self, calc_id: str) -> str:
+        async with self._db.transaction() as session:
+            found = await waiting_registration(session, calc_id)
+        if found is None:
+            return calc_id  # registered by the carrier when it was paid: the id is the carrier's
+        waiting, vendor_code = found
+        if waiting.carrier_calc_id is not None:
+            return waiting.carrier_calc_id
+        async with outside_call():
+            taken = await self._carrier.register_tax(
+                vendor_code, waiting.state, waiting.amount_cents, key=waiting.idempotency_key
+            )
+        async with self._db.transaction() as session:
+            await registered(session, calc_id, carrier_calc_id=taken.calc_id, carrier_tax_cents=taken.tax_cents)
+        if taken.tax_cents != waiting.tax_cents:  # the rates changed during the outage: the payment keeps its tax
+            activity.logger.warning(
+                "tax calculation %s registered with %s cents of tax, %s charged",
+                calc_id,
+                taken.tax_cents,
+                waiting.tax_cents,
+            )
+        return taken.calc_id
 
     @activity.defn
     async def record_tax(self, receipt: TaxReceipt, iccid: str) -> None:

@@ -5,13 +5,14 @@ about a second without a workflow task every second), make one attempt of one de
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from datetime import timedelta
 
 from sqlalchemy import update
 from sqlmodel import col
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from adapters.webhooks import Answer, WebhookSender
 from models.clock import utcnow
@@ -24,6 +25,9 @@ from persistence.engine import Database
 from persistence.events import body_of
 from persistence.webhooks import queued
 
+log = logging.getLogger("lineup.webhooks")
+BENIGN = ApplicationErrorCategory.BENIGN
+UNDELIVERED = "WebhookUndelivered"
 LOOK_EVERY = 0.5  # seconds between two looks of the long poll
 MOST_AT_ONCE = 100
 
@@ -42,7 +46,9 @@ class WebhookActivities:
             if found or time.monotonic() >= ends or activity.is_worker_shutdown():
                 hooks = self._settings
                 return [
-                    DeliveryJob(delivery_id, round_, hooks.give_up_hours, hooks.max_backoff_seconds, key)
+                    DeliveryJob(
+                        delivery_id, round_, hooks.give_up_hours, hooks.max_backoff_seconds, key, hooks.timeout_seconds
+                    )
                     for delivery_id, round_, key in found
                 ]
             activity.heartbeat()
@@ -62,7 +68,24 @@ class WebhookActivities:
 
     @activity.defn
     async def deliver(self, job: DeliveryJob) -> str:
-        """One attempt: the event's body, signed now, POSTed once. A failure raises (retried by the policy)."""
+        """One attempt: the event's body, signed now, POSTed once. The attempt is counted before the POST and its
+        outcome recorded when it ends or is cancelled (a worker stopping, the activity timed out), so a receiver
+        too slow to ever answer is counted, and disabled by its budget like any failing one. A failure raises
+        (retried by the policy), as one WARNING line and no traceback: a receiver's failure is no defect."""
+        begun = await self._begin(job)
+        if isinstance(begun, str):
+            return begun
+        url, secret, body = begun
+        try:
+            answer = await self._sender.post(url, body, secret=secret, timestamp=int(time.time()))
+        except asyncio.CancelledError:
+            # Recorded even so (shielded: the cancellation is for the POST, not for its record).
+            await asyncio.shield(self._settle(job, Answer(None, "attempt cancelled before an answer")))
+            raise
+        return _outcome(job, answer, await self._settle(job, answer))
+
+    async def _begin(self, job: DeliveryJob) -> str | tuple[str, str, bytes]:
+        """The attempt counted (SENDING), and what to send; or the delivery's status when nothing is to be sent."""
         async with self._db.transaction() as session:
             delivery = await session.get(WebhookDelivery, job.delivery_id)
             if delivery is None:
@@ -76,37 +99,37 @@ class WebhookActivities:
                 delivery.status = "SKIPPED"
                 session.add(delivery)
                 return delivery.status
-            url, secret, body = endpoint.url, self._cipher.decrypt(endpoint.secret), body_of(event)
-        answer = await self._sender.post(url, body, secret=secret, timestamp=int(time.time()))
-        return await self._record(job, answer)
+            now = utcnow()
+            if delivery.status == "SENDING" and delivery.attempts and delivery.last_attempt_at:
+                # The last attempt never settled (its worker died mid-POST): it failed, as far as anyone knows.
+                endpoint.failing_since = endpoint.failing_since or delivery.last_attempt_at
+                session.add(endpoint)
+            delivery.attempts += 1
+            delivery.status, delivery.last_attempt_at = "SENDING", now
+            delivery.first_attempt_at = delivery.first_attempt_at or now
+            session.add(delivery)
+            return endpoint.url, self._cipher.decrypt(endpoint.secret), body_of(event)
 
-    async def _record(self, job: DeliveryJob, answer: Answer) -> str:
+    async def _settle(self, job: DeliveryJob, answer: Answer) -> str:
+        """The attempt's outcome: DELIVERED, or RETRYING (FAILED, its endpoint disabled, past the budget)."""
         async with self._db.transaction() as session:
             delivery = await session.get(WebhookDelivery, job.delivery_id)
             assert delivery is not None
             endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
             assert endpoint is not None
             now = utcnow()
-            delivery.attempts += 1
-            delivery.last_status, delivery.last_answer, delivery.last_attempt_at = answer.status, answer.text, now
-            delivery.first_attempt_at = delivery.first_attempt_at or now
+            delivery.last_status, delivery.last_answer = answer.status, answer.text
             if answer.delivered:
                 delivery.status, delivery.delivered_at = "DELIVERED", now
                 endpoint.failing_since = None
             else:
                 delivery.status = "RETRYING"
-                endpoint.failing_since = endpoint.failing_since or now
+                endpoint.failing_since = endpoint.failing_since or delivery.last_attempt_at or now
                 if now - endpoint.failing_since >= timedelta(hours=job.give_up_hours):
                     _disable(endpoint, delivery)
             session.add(delivery)
             session.add(endpoint)
-            status = delivery.status
-        if status == "FAILED":
-            raise ApplicationError("the endpoint was disabled", type=ENDPOINT_DISABLED, non_retryable=True)
-        if status != "DELIVERED":
-            said = f"HTTP {answer.status}" if answer.status is not None else answer.text
-            raise ApplicationError(f"the receiver did not take the delivery ({said})")
-        return status
+            return delivery.status
 
     @activity.defn
     async def give_up(self, job: DeliveryJob) -> None:
@@ -125,6 +148,21 @@ class WebhookActivities:
                 _disable(endpoint, delivery)
             session.add(delivery)
             session.add(endpoint)
+
+
+def _outcome(job: DeliveryJob, answer: Answer, status: str) -> str:
+    """DELIVERED, or the failure Temporal retries (or, for a disabled endpoint, ends), logged in one line."""
+    if status == "DELIVERED":
+        return status
+    said = f"HTTP {answer.status}" if answer.status is not None else answer.text
+    fields = {"delivery_id": job.delivery_id, "round": job.round, "reason": said, "status": status}
+    if activity.in_activity():
+        fields |= {"attempt": activity.info().attempt, "workflow_id": activity.info().workflow_id}
+    log.warning("webhook delivery failed", extra={"fields": fields})
+    # BENIGN: the SDK logs it at DEBUG without a traceback; the line above says what happened.
+    if status == "FAILED":
+        raise ApplicationError("the endpoint was disabled", type=ENDPOINT_DISABLED, non_retryable=True, category=BENIGN)
+    raise ApplicationError(f"the receiver did not take the delivery ({said})", type=UNDELIVERED, category=BENIGN)
 
 
 def _disable(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> None:

@@ -328,7 +328,8 @@ class CarrierClient(JsonService):
     async def register_tax(self, vendor_id: str, state: str, amount_cents: int, *, key: str) -> TaxQuoted:
         body: dict[str, object] = {"vendor_id": vendor_id, "state": state, "amount_cents": amount_cents}
         found = await self._call("/tax/calculations", body, _Tax, key=key)
-        return TaxQuoted(calc_id=found.CALCID, tax_cents=found.TAX_AMOUNT_CENTS)
+        items = [TaxItem(t.TAX_NAME, t.TAX_AMOUNT_CENTS) for t in found.TAX_BREAKUP]
+        return TaxQuoted(calc_id=found.CALCID, tax_cents=found.TAX_AMOUNT_CENTS, items=items)
 
     async def collect_tax(
         self, vendor_id: str, calc_id: str, iccid: str, status: str, *, key: str | None

@@ -1,8 +1,8 @@
 """Webhook deliveries over HTTP: the signature (`Lineup-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of
 "t.body">`, the scheme payment processors use), the address policy (https only; http to loopback in dev; in
-production no private, loopback or link-local address unless allowed, and the POST sent to the address that
-was checked) and the POST itself: a bounded wait, and redirects not followed (a 3xx is an answer that is not a
-success)."""
+production only globally routable addresses (adapters.addresses) unless allowed, and the POST sent to the
+address that was checked) and the POST itself: a bounded wait, and redirects not followed (a 3xx is an answer
+that is not a success)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from adapters.addresses import literal, public
+from adapters.bounded_answer import IDENTITY, head_of
+
 SIGNATURE_HEADER = "Lineup-Signature"
+ANSWER_BYTES = 4096  # read of any answer, at most
+KEPT_CHARACTERS = 300  # of it, kept for support (the delivery's last_answer; the console shows 80)
 LOOPBACK_NAMES = frozenset({"localhost"})
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def sign(secret: str, body: bytes, timestamp: int) -> str:
@@ -27,35 +31,24 @@ def sign(secret: str, body: bytes, timestamp: int) -> str:
     return f"t={timestamp},v1={digest}"
 
 
-def _internal(address: Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped  # ::ffff:10.0.0.1 is 10.0.0.1, which Python 3.11 does not call private
-    return address.is_private or address.is_loopback or address.is_link_local or address.is_unspecified
-
-
-def _literal(host: str) -> Address | None:
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        return None
-
-
 def url_problem(url: str, *, production: bool, allow_private: bool) -> str | None:
     """Why this URL cannot be an endpoint, judged without the network (None: it may be)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if not host or parts.scheme not in ("https", "http"):
         return "The URL must be an https:// URL"
-    literal = _literal(host)
-    loopback = host.lower() in LOOPBACK_NAMES or (literal is not None and literal.is_loopback)
+    found = literal(host)
+    loopback = host.lower() in LOOPBACK_NAMES or (found is not None and found.is_loopback)
     if parts.scheme == "http" and (production or not loopback):
         return "The URL must use https (http only to loopback in development)"
-    if production and not allow_private and (loopback or (literal is not None and _internal(literal))):
+    if production and not allow_private and (loopback or (found is not None and not public(found))):
         return PRIVATE
     return None
 
 
-PRIVATE = "The URL's address is private, loopback or link-local"
+PRIVATE = (
+    "The URL's address is not a public internet address (private, loopback, link-local, shared, reserved or multicast)"
+)
 UNRESOLVED = "The URL's host does not resolve"
 
 
@@ -74,7 +67,7 @@ async def destination(url: str, *, production: bool, allow_private: bool) -> Des
     if problem := url_problem(url, production=production, allow_private=allow_private):
         return Destination(problem)
     host = urlsplit(url).hostname or ""
-    if not production or allow_private or _literal(host) is not None:
+    if not production or allow_private or literal(host) is not None:
         return Destination()
     try:
         found = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
@@ -83,7 +76,7 @@ async def destination(url: str, *, production: bool, allow_private: bool) -> Des
     addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
     if not addresses:
         return Destination(UNRESOLVED)
-    if any(_internal(address) for address in addresses):
+    if not all(public(address) for address in addresses):
         return Destination(PRIVATE)
     return Destination(address=str(addresses[0]))
 
@@ -116,11 +109,12 @@ class WebhookSender:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._production, self._allow_private = production, allow_private
+        self._deadline = timeout_seconds
         pinned = production and not allow_private
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout_seconds),
             follow_redirects=False,
-            headers={"User-Agent": "Lineup-Webhooks/1"},
+            headers={"User-Agent": "Lineup-Webhooks/1", **IDENTITY},
             # A pinned POST connects to an address, not a name: a kept connection to one address could serve
             # another name on it without that name's certificate check, so none is kept.
             limits=httpx.Limits(max_keepalive_connections=0) if pinned else httpx.Limits(),
@@ -128,7 +122,16 @@ class WebhookSender:
         )
 
     async def post(self, url: str, body: bytes, *, secret: str, timestamp: int) -> Answer:
-        """One attempt; never raises for the receiver's failures, which the answer describes."""
+        """One attempt; never raises for the receiver's failures, which the answer describes. The whole of it
+        (resolving, connecting, sending, reading) has one deadline: httpx's timeouts bound each read, and a
+        receiver sending a byte every few seconds never let one expire."""
+        try:
+            async with asyncio.timeout(self._deadline):
+                return await self._attempt(url, body, secret=secret, timestamp=timestamp)
+        except TimeoutError:
+            return Answer(None, f"no answer within {self._deadline:g} s")
+
+    async def _attempt(self, url: str, body: bytes, *, secret: str, timestamp: int) -> Answer:
         target = await destination(url, production=self._production, allow_private=self._allow_private)
         if target.problem:
             return Answer(None, target.problem)
@@ -138,11 +141,15 @@ class WebhookSender:
             headers["Host"] = named.netloc.decode()
             extensions = {"sni_hostname": named.host}
             named = named.copy_with(host=target.address)
+        request = self._client.build_request("POST", named, content=body, headers=headers, extensions=extensions)
         try:
-            response = await self._client.post(named, content=body, headers=headers, extensions=extensions)
+            response = await self._client.send(request, stream=True)
+            try:
+                return Answer(response.status_code, (await head_of(response, ANSWER_BYTES))[:KEPT_CHARACTERS])
+            finally:
+                await response.aclose()  # what was not read is not read: the connection goes with it
         except httpx.HTTPError as exc:
             return Answer(None, f"no answer: {type(exc).__name__}")
-        return Answer(response.status_code, response.text[:300])
 
     async def close(self) -> None:
         await self._client.aclose()

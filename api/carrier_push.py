@@ -15,10 +15,10 @@ from services.porting.push import SIGNATURE_HEADER, PushRefused, port_pushed
 async def port_status_pushed(request: Request) -> Response:
     resources: Resources = request.app.state.resources
     try:
-        await port_pushed(resources, await request.body(), request.headers.get(SIGNATURE_HEADER))
+        said = await port_pushed(resources, await request.body(), request.headers.get(SIGNATURE_HEADER))
     except PushRefused as refused:
         return envelope(Envelope(MsgCode.ERROR, refused.reason), refused.status)
-    return envelope(Envelope(MsgCode.SUCCESS, "Port status push received"))
+    return envelope(Envelope(MsgCode.SUCCESS, said))
 
 
 def routes(base_path: str) -> list[Route]:

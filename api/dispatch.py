@@ -5,7 +5,7 @@ token read, the handler's writes, the token claim, the next token and the audit 
 
 from __future__ import annotations
 
-import json
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
@@ -18,6 +18,7 @@ from api.catalog import CATALOG
 from api.edge import BodyTooLarge, BodyTooSlow
 from api.envelope import refusal, render, status_of
 from api.facts import Facts, facts_of
+from api.json_body import BodyProblem, JsonObject, parse_off_loop
 from api.problems import describe_all
 from dispatch.access import (
     agent_name,
@@ -36,8 +37,6 @@ from persistence import audit
 from persistence.auth import tokens
 from persistence.transaction import Transaction
 from persistence.uow import BeforeCommit
-
-JsonObject = dict[str, object]
 
 
 class GroupEndpoint:
@@ -73,7 +72,7 @@ class Dispatch:
                 settings.body_limit(self.request.url.path),
                 before_more=self.token_first,
             )
-            payload = parse_object(self.request, raw, settings.max_json_members)
+            payload = await parse_object(self.request, raw, settings.max_json_members)
         except TokenRefused as refused:  # a large body's token, checked before more than the general limit
             self.facts.token_failure = refused.reason
             return await self.answer(refusal(refused), refused.rest_status)
@@ -131,7 +130,12 @@ class Dispatch:
             assert agent is not None
             await check_agent_password(self.facts.uow, settings, agent, payload.get("agent_password"))
         check_role(action, agent)
-        body = validated(action.request, payload)
+        # A body past the general limit (three proof images) is validated off the event loop, as it was parsed.
+        body = (
+            await asyncio.to_thread(validated, action.request, payload)
+            if self.large
+            else validated(action.request, payload)
+        )
         owner = presented.owner
         caller = Caller(owner.vendor_id, presented.vendor_code, owner.api_user_id, owner.login_log_id, agent, name)
         ctx = Context(caller, self.facts.uow, self.resources, self.facts.request_id, chain)
@@ -192,7 +196,7 @@ def claim(presented: tokens.Presented, chain: TokenChain, ttl_seconds: int) -> B
 async def read_object(request: Request, max_members: int) -> JsonObject:
     """The body, within the general limit the edge holds it to, as a JSON object (or a RESTAPI110 saying why
     it is not one)."""
-    return parse_object(request, await read_body(request, None, None), max_members)
+    return await parse_object(request, await read_body(request, None, None), max_members)
 
 
 Check = Callable[[], Awaitable[None]]
@@ -224,34 +228,18 @@ async def read_body(
     return b"".join(chunks)
 
 
-class TooManyMembers(ValueError):
-    pass
-
-
-def parse_object(request: Request, raw: bytes, max_members: int) -> JsonObject:
-    """The body parsed once as a JSON object; an object with more than `max_members` members is refused as
-    it is met, before a dict of it is built."""
+async def parse_object(request: Request, raw: bytes, max_members: int) -> JsonObject:
+    """The body parsed once as a JSON object (api.json_body: a large one off the event loop, an object or array
+    with more than `max_members` refused as the scan meets it), or a RESTAPI110 saying why it is not one."""
     if not raw.strip():
         raise refuse("Request body is empty; send a JSON object")
     content_type = request.headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() != "application/json":
         raise refuse("Content-Type must be application/json", rest_status=415)
-
-    def capped(pairs: list[tuple[str, object]]) -> JsonObject:
-        if len(pairs) > max_members:
-            raise TooManyMembers
-        return dict(pairs)
-
     try:
-        # json (not pydantic_core.from_json): lone surrogates are read, so the field they are in is named
-        payload = json.loads(raw, object_pairs_hook=capped)
-    except TooManyMembers:
-        raise refuse(f"A JSON object of the body has more than {max_members} members") from None
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise refuse("Request body is not valid JSON") from None
-    if not isinstance(payload, dict):
-        raise refuse("Request body must be a JSON object")
-    return payload
+        return await parse_off_loop(raw, max_members)
+    except BodyProblem as problem:
+        raise refuse(str(problem)) from None
 
 
 def transaction_id(payload: JsonObject) -> str | None:

@@ -18,17 +18,20 @@ ASSETS = Path(fastapi_offline.__file__).parent / "static"
 SWAGGER_PARAMETERS = {"validatorUrl": None}
 
 
-def install(app: FastAPI, *, base_path: str, document: dict[str, JsonValue]) -> None:
-    """`/openapi.json` (the document api.openapi built), `/docs` and `/redoc`."""
-    assets = f"{base_path}/docs-assets"
-    openapi_url = f"{base_path}/openapi.json"
-    app.mount(assets, StaticFiles(directory=ASSETS), name="docs-assets")
-    body = pydantic_core.to_json(document)
+def install(app: FastAPI, *, base_path: str, document: dict[str, JsonValue], public: bool) -> None:
+    """`/openapi.json` (the document api.openapi built), `/docs` and `/redoc`, when `public` (LINEUP_PUBLIC_DOCS:
+    by default in dev, not in production, where every unknown path answers as they then do)."""
 
     def described() -> dict[str, JsonValue]:
         return document
 
     app.openapi = described  # type: ignore[method-assign]  # app.openapi() answers the document too
+    if not public:
+        return
+    assets = f"{base_path}/docs-assets"
+    openapi_url = f"{base_path}/openapi.json"
+    app.mount(assets, StaticFiles(directory=ASSETS), name="docs-assets")
+    body = pydantic_core.to_json(document)
 
     @app.get(openapi_url, include_in_schema=False)
     async def openapi_json() -> Response:

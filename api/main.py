@@ -91,7 +91,7 @@ def create_app(
     app.include_router(console_enrollments.router, prefix=base)  # before the console's catch-all page
     app.include_router(console.router, prefix=base)
     description = openapi.document(title=TITLE, version=VERSION, summary=SUMMARY, base_path=base)
-    docs.install(app, base_path=base, document=description)
+    docs.install(app, base_path=base, document=description, public=settings.docs_public)
     errors.install(app)
     app.add_middleware(Edge, settings=settings)
     if provider := tracing or tracer_provider(

@@ -20,6 +20,7 @@ from cli.accounts import (
     set_vendor_payment_rule,
 )
 from cli.demo import seed_demo as seed
+from cli.exits import run_and_leave
 from cli.operations import ops_app, temporal_app
 from cli.webhooks import webhook_app
 from models.settings import get_settings
@@ -189,3 +190,9 @@ def run() -> None:
     from cli.run import run_all
 
     raise typer.Exit(run_all(get_settings()))
+
+
+def main() -> None:
+    """The `lineup` console script: the application, then an exit that no Temporal runtime thread can abort
+    (cli.exits)."""
+    run_and_leave(app)

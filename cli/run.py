@@ -82,7 +82,19 @@ def api_command(settings: Settings) -> list[str]:
         # The h11 protocol with read timeouts. One argument with `=`: bench swaps the argument that looks
         # like `module:attribute` (the app) for its own.
         f"--http={API_PROTOCOL}",
+        *proxy_options(settings),
     ]
+
+
+def proxy_options(settings: Settings) -> list[str]:
+    """uvicorn's proxy headers: believed only from LINEUP_TRUSTED_PROXIES, and not at all when it is empty.
+    uvicorn's own default believes X-Forwarded-For from any loopback client, so anything on the host (or a proxy
+    that passes the header on unchecked) could give each request another client address, and the login rates
+    per address would never hold."""
+    trusted = settings.api.trusted_proxy_list
+    if not trusted:
+        return ["--no-proxy-headers"]
+    return ["--proxy-headers", f"--forwarded-allow-ips={','.join(trusted)}"]
 
 
 def worker_names(settings: Settings) -> list[str]:

@@ -4,6 +4,7 @@ models.settings reads the environment through."""
 
 from __future__ import annotations
 
+import ipaddress
 from functools import cached_property
 from typing import Literal
 
@@ -55,7 +56,10 @@ class ApiSettings(Group):
         "Largest body of `agent_change_password` (three images), read past MAX_BODY_BYTES only once its token passed",
     )
     max_json_members: int = setting(
-        1000, "MAX_JSON_MEMBERS", "Members one JSON object of a body may have (refused as the body is parsed)", ge=1
+        1000,
+        "MAX_JSON_MEMBERS",
+        "Members one JSON object of a body may have (refused as the body is scanned, before it is parsed)",
+        ge=1,
     )
     header_timeout_seconds: float = setting(
         10.0, "HEADER_TIMEOUT_SECONDS", "A request head unfinished by then: connection closed", gt=0
@@ -66,6 +70,33 @@ class ApiSettings(Group):
     keep_alive_seconds: float = setting(
         5.0, "KEEP_ALIVE_SECONDS", "An idle kept-alive connection is closed after this", gt=0
     )
+    public_docs: bool | None = setting(
+        None,
+        "PUBLIC_DOCS",
+        "`/docs`, `/redoc` and `/openapi.json` served to anyone; empty: on in dev, off in production",
+    )
+    trusted_proxies: str = setting(
+        "",
+        "TRUSTED_PROXIES",
+        "Reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto the API believes; "
+        "empty: no proxy headers",
+    )
+
+    @model_validator(mode="after")
+    def _proxies_parse(self) -> ApiSettings:
+        _ = self.trusted_proxy_list  # a mistyped address fails at start, not by trusting nobody (or everybody)
+        return self
+
+    @cached_property
+    def trusted_proxy_list(self) -> list[str]:
+        """Each trusted proxy as uvicorn's --forwarded-allow-ips takes it (checked as an address or a network)."""
+        found = [entry.strip() for entry in self.trusted_proxies.split(",") if entry.strip()]
+        for entry in found:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"LINEUP_TRUSTED_PROXIES: {entry!r} is not an address or a network") from None
+        return found
 
     @cached_property
     def extra_source_list(self) -> frozenset[str]:
@@ -142,6 +173,13 @@ class WorkerSettings(Group):
         "WORKER_CACHED_WORKFLOWS",
         "Workflows a worker keeps in memory between tasks (the sticky cache); an evicted one replays its history",
         ge=1,
+    )
+    history_events: int = setting(
+        4000,
+        "WORKFLOW_HISTORY_EVENTS",
+        "The webhook dispatcher and a tax calculation's workflow continue as new past this many history events "
+        "(or when Temporal suggests it)",
+        ge=50,
     )
 
 
@@ -282,6 +320,18 @@ class PortingSettings(Group):
         "PORT_PUSH_FALLBACK_SECONDS",
         "With pushes on (a push secret set): interval between polls of a pending port (first day), the fallback",
     )
+    push_tolerance_seconds: float = setting(
+        300.0,
+        "PORT_PUSH_TOLERANCE_SECONDS",
+        "A push whose signed timestamp is further than this from now (either way) is refused",
+        gt=0,
+    )
+    push_polls_per_hour: int = setting(
+        6,
+        "PORT_PUSH_POLLS_PER_HOUR",
+        "Polls one port's pushes may trigger in an hour; a push beyond is taken, and the next poll sees it",
+        ge=1,
+    )
 
     @property
     def effective_poll_seconds(self) -> float:
@@ -303,9 +353,13 @@ class SweepSettings(Group):
 
 class WebhookSettings(Group):
     allow_private: bool = setting(
-        False, "WEBHOOK_ALLOW_PRIVATE", "Production: let endpoints resolve to private, loopback or link-local addresses"
+        False,
+        "WEBHOOK_ALLOW_PRIVATE",
+        "Production: let endpoints resolve to addresses that are not public (private, loopback, link-local, shared…)",
     )
-    timeout_seconds: float = setting(10.0, "WEBHOOK_TIMEOUT_SECONDS", "How long a delivery waits for an answer", gt=0)
+    timeout_seconds: float = setting(
+        10.0, "WEBHOOK_TIMEOUT_SECONDS", "How long one delivery's POST may take, whole (connect, send, answer)", gt=0
+    )
     give_up_hours: float = setting(
         72.0,
         "WEBHOOK_GIVE_UP_HOURS",

@@ -99,6 +99,11 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def docs_public(self) -> bool:
+        """LINEUP_PUBLIC_DOCS, or by the profile: the API's description is for developers, not for the internet."""
+        return self.api.public_docs if self.api.public_docs is not None else self.profile != "production"
+
+    @property
     def db_url(self) -> str:
         return self.database.url or f"sqlite:///{self.data_dir / 'lineup.db'}"
 

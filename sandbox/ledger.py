@@ -7,6 +7,8 @@
 - `ports`: every port request (never the old account's details) and where it stands.
 - `charges`: one entry per idempotency key the gateway answered: status (approved, declined, voided),
   transaction id and amount. Never a card number, token or CVV.
+- `tax_registrations`: one entry per idempotency key the carrier registered a tax calculation under, with its
+  CALCID, amount and tax: a payment's calculation registered under two keys shows as two entries.
 Mail is listed by `GET /sandbox/mail`, webhook deliveries by `GET /sandbox/webhooks`."""
 
 from typing import Any
@@ -18,6 +20,7 @@ from sandbox.deps import StoreDep
 from sandbox.payments import CHARGES
 from sandbox.ports import SUBMISSIONS
 from sandbox.store import Row
+from sandbox.tax import REGISTRATIONS
 
 router = APIRouter(prefix="/sandbox")
 
@@ -53,13 +56,24 @@ def _charge(entry: Row) -> Row:
     }
 
 
+def _registration(entry: Row) -> Row:
+    answer = entry["answer"]
+    return {
+        "key": entry["key"],
+        "calc_id": answer.get("CALCID"),
+        "tax_cents": answer.get("TAX_AMOUNT_CENTS"),
+        "created_at": entry["created_at"],
+    }
+
+
 @router.get("/ledger")
 async def ledger(store: StoreDep) -> dict[str, Any]:
-    """Lines, activations, port submissions, ports and charges, oldest first."""
+    """Lines, activations, port submissions, ports, charges and tax registrations, oldest first."""
     return {
         "lines": store.all_lines(),
         "activations": [_activation(entry) for entry in store.answers_of(ACTIVATIONS)],
         "port_submissions": [_submission(entry) for entry in store.answers_of(SUBMISSIONS)],
         "ports": store.all_ports(),
         "charges": [_charge(entry) for entry in store.answers_of(CHARGES)],
+        "tax_registrations": [_registration(entry) for entry in store.answers_of(REGISTRATIONS)],
     }

@@ -1,16 +1,18 @@
 """The carrier's port-status push: when LINEUP_SANDBOX_PORT_PUSH_URL is set, every change of a port's status
 (RESOLUTION_REQUIRED at submission, CONFIRMED at half of port_complete_seconds, COMPLETED at all of it,
 CANCELLED) is POSTed there as `{"vendor_id", "port_id", "enrollment_id", "status"}`, signed with
-LINEUP_SANDBOX_PORT_PUSH_SECRET in `X-Carrier-Signature: sha256=<hex HMAC-SHA256 of the body>` (Lineup's
-`/carrier/port-status`). Pushes are timers in the sandbox's process: a restart loses the pending ones, as a real
-carrier's push can be lost, which is why Lineup keeps polling as a fallback. Failed deliveries are tried three
-times, a second apart."""
+LINEUP_SANDBOX_PORT_PUSH_SECRET in `X-Carrier-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "t.body">`
+(Lineup's `/carrier/port-status`, which refuses an old timestamp and takes a push once). Pushes are timers in
+the sandbox's process: a restart loses the pending ones, as a real carrier's push can be lost, which is why
+Lineup keeps polling as a fallback. Failed deliveries are tried three times, a second apart, under the same
+signature: a push Lineup took whose answer was lost is not taken twice."""
 
 import asyncio
 import hashlib
 import hmac
 import json
 import logging
+import time
 from collections.abc import Callable
 
 import httpx
@@ -45,14 +47,20 @@ def schedule(config: SandboxConfig, store: Store, port: Row, read: Reader, *, ca
         task.add_done_callback(_pending.discard)
 
 
+def signed(secret: str, body: bytes) -> str:
+    """The signature of `body` now: the timestamp signed with it, so a replay later is known for one."""
+    timestamp = int(time.time())
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
 async def _push_after(delay: float, config: SandboxConfig, store: Store, port_id: str, read: Reader) -> None:
     await asyncio.sleep(delay)
     document = read(config, store, port_id)
     if document is None:
         return
     body = json.dumps(document).encode()
-    digest = hmac.new(config.port_push_secret.encode(), body, hashlib.sha256).hexdigest()
-    headers = {"Content-Type": "application/json", "X-Carrier-Signature": f"sha256={digest}"}
+    headers = {"Content-Type": "application/json", "X-Carrier-Signature": signed(config.port_push_secret, body)}
     async with httpx.AsyncClient(timeout=5) as http:
         for attempt in range(1, ATTEMPTS + 1):
             try:

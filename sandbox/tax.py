@@ -34,6 +34,7 @@ STATE_RATE_BPS: dict[str, int] = {
 }
 # fmt: on
 NOT_FOUND = {"STATUSCODE": "404", "DESCRIPTION": "Calculation not found"}
+REGISTRATIONS = "carrier/tax/calculations"  # the idempotency records' endpoint: one answer per key
 
 
 class TaxCalculationRequest(BaseModel):
@@ -71,7 +72,7 @@ def breakup(tax: int) -> list[Row]:
 @router.post("/calculations")
 async def calculate(body: TaxCalculationRequest, key: IdempotencyKey, store: StoreDep) -> dict[str, Any]:
     """Register a calculation pending collection; the same key returns the same CALCID."""
-    return store.idempotent(endpoint="carrier/tax/calculations", key=key, compute=lambda: _calculate(store, body))
+    return store.idempotent(endpoint=REGISTRATIONS, key=key, compute=lambda: _calculate(store, body))
 
 
 @router.post("/quote")

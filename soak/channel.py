@@ -41,6 +41,9 @@ class Order:
     accepted: bool = False  # the create answered RESTAPI000 for every line
     line_messages: dict[str, str] = field(default_factory=dict)
     mail_accepted: bool = False
+    # Answers with an HTTP status of 500 or more ("<path> <status> <envelope>"): every expected failure (a process
+    # or the database restarting) must be an envelope saying so, or no answer at all, never a 500.
+    server_errors: list[str] = field(default_factory=list)
     stopped_at: str = ""  # the step it could not get past; empty when it went through
     last_answer: str = ""
     attempts: list[Attempt] = field(default_factory=list)
@@ -79,9 +82,12 @@ class Channel:
         self.number = number
         self.http = http
         self.token = ""
+        self.order: Order | None = None  # the order under way, whose server errors are noted
 
     async def _post(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         response = await self.http.post(path, json=body, headers=headers)
+        if response.status_code >= 500 and self.order is not None:
+            self.order.server_errors.append(f"{path} {response.status_code} {response.text[:200]}")
         answer: dict[str, Any] = response.json()
         return answer
 
@@ -125,6 +131,7 @@ class Channel:
 
     async def run(self, order: Order, port_number_of: list[str | None]) -> None:
         """The whole order; `port_number_of`: per line, the number it ports in (None: a new activation)."""
+        self.order = order
         try:
             await self._walk(order, port_number_of)
         except StepFailed as failed:

@@ -27,6 +27,7 @@ class Counts:
     duplicated: dict[str, dict[str, int]] = field(default_factory=dict)  # kind → id → times seen
     stuck: dict[str, list[str]] = field(default_factory=dict)  # ever, healed, not healed
     unanswered: dict[str, int] = field(default_factory=dict)  # lines of creates never accepted
+    server_errors: list[str] = field(default_factory=list)  # "order <n>: <path> <status> …": answers of HTTP 5xx
 
     @property
     def lost_total(self) -> int:
@@ -47,6 +48,7 @@ def count(run: Run, evidence: Evidence) -> Counts:
         duplicated=_duplicated(evidence),
         stuck=_stuck(run, rows),
         unanswered=_unanswered(run, rows),
+        server_errors=[f"order {order.number}: {said}" for order in run.orders for said in order.server_errors],
     )
 
 

@@ -59,7 +59,11 @@ async def wait_settled(stack: SoakStack, run: Run, seconds: float) -> float:
     started = time.monotonic()
     accepted = {eid for order in run.orders if order.accepted for eid in order.enrollment_ids}
     while time.monotonic() - started < seconds:
-        rows = {row["enrollment_id"]: row for row in await _fetch(stack.database_url, LINES)}
+        try:
+            rows = {row["enrollment_id"]: row for row in await _fetch(stack.database_url, LINES)}
+        except (OSError, asyncpg.PostgresError):  # the database still restarting after its kill
+            await asyncio.sleep(SETTLE_POLL_SECONDS)
+            continue
         waiting = [eid for eid in expected_lines(run) if eid in rows and not settled(rows[eid])]
         if not waiting and accepted <= rows.keys():
             break

@@ -9,7 +9,7 @@ from bench.stats import percentile
 from soak.channel import Attempt
 from soak.load import Event, Run
 
-KILL_KINDS = ("kill-worker", "kill-api", "kill-temporal")
+KILL_KINDS = ("kill-worker", "kill-api", "kill-temporal", "kill-postgres")
 OUTSIDE = "outside"
 GOAL_P99_SECONDS = 5.0
 

@@ -5,7 +5,6 @@ turning and the lines seen STUCK noted."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -29,7 +28,8 @@ OUTAGE_SCOPE = ["/carrier/activations", "/carrier/ports"]
 
 @dataclass(frozen=True)
 class Event:
-    """A fault the soak caused: `kind` is kill-worker, kill-api, kill-temporal, outage-start or outage-end."""
+    """A fault the soak caused: `kind` is kill-worker, kill-api, kill-temporal, kill-postgres, outage-start or
+    outage-end."""
 
     at: float  # epoch seconds
     kind: str
@@ -57,15 +57,22 @@ async def keep_running(stack: SoakStack) -> None:
 
 
 async def watch_stuck(stack: SoakStack, run: Run) -> None:
-    """Notes every line seen STUCK (a stuck line waits at least LINEUP_STUCK_RETRY_MINUTES: a poll sees it)."""
-    connection = await asyncpg.connect(stack.database_url)
+    """Notes every line seen STUCK (a stuck line waits at least LINEUP_STUCK_RETRY_MINUTES: a poll sees it); a
+    connection the database's restart cut is made again at the next poll."""
+    connection: asyncpg.Connection | None = None
     try:
         while True:
-            with contextlib.suppress(OSError, asyncpg.PostgresError):
+            try:
+                connection = connection or await asyncpg.connect(stack.database_url, timeout=5)
                 run.ever_stuck.update(row["enrollment_id"] for row in await connection.fetch(STUCK))
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                if connection is not None:
+                    connection.terminate()
+                connection = None
             await asyncio.sleep(STUCK_POLL_SECONDS)
     finally:
-        await connection.close()
+        if connection is not None:
+            connection.terminate()
 
 
 async def _set_carrier(stack: SoakStack, fault_rate: float) -> None:
@@ -87,7 +94,8 @@ async def faults(stack: SoakStack, options: Options, run: Run) -> None:
                 await _set_carrier(stack, 1.0 if kind == "outage-start" else 0.0)
                 run.events.append(Event(time.time(), kind, f"503 for every call to {', '.join(OUTAGE_SCOPE)}"))
                 continue
-            name = {"worker": WORKERS[workers % len(WORKERS)], "api": "api", "temporal": "temporal"}[kind]
+            names = {"worker": WORKERS[workers % len(WORKERS)], "api": "api", "temporal": "temporal"}
+            name = names.get(kind, kind)  # "postgres": the soak's own server (never one it was given)
             workers += kind == "worker"
             pid = stack.keeper.kill(name)
             run.events.append(Event(time.time(), f"kill-{kind}", f"SIGKILL {name} (pid {pid})"))

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
-KILL_ORDER = ("worker", "api", "temporal")
+# The soak's own PostgreSQL server (soak.postgres), which the rotation restarts; a URL uses that server instead and
+# leaves it alone (the shared one on 5432 is never restarted).
+DEFAULT_POSTGRES = ""
+KILL_ORDER = ("worker", "api", "temporal", "postgres")
 
 
 @dataclass(frozen=True)
@@ -16,13 +18,13 @@ class Options:
     minutes: float = 3.0
     channels: int = 8
     rate: float = 1.0  # orders started per second, over all channels
-    kill_every: float = 60.0  # seconds between SIGKILLs (worker, API master, Temporal server in turn); 0: none
+    kill_every: float = 45.0  # seconds between SIGKILLs (worker, API master, Temporal, PostgreSQL in turn); 0: none
     outage_seconds: float = 60.0  # carrier provisioning down this long, from a third of the run; 0: none
     port_complete_seconds: float = 20.0  # the sandbox's port-in completion time
     settle_minutes: float = 5.0  # how long to wait, after the load, for every accepted line to settle
     after_kill_seconds: float = 30.0  # create answers this close after a kill count as "after a kill"
     data_dir: Path = Path(".data/soak")
-    postgres: str = DEFAULT_POSTGRES  # an administrative URL of the server the soak's database is made on
+    postgres: str = DEFAULT_POSTGRES  # an administrative URL of a server to make the soak's database on; "": its own
     seed: int | None = None  # the load's random choices (lines per order, plan list or not)
 
     @property
@@ -33,12 +35,18 @@ class Options:
         """(seconds into the load, kind): the first half a period in, then one per period, kinds in turn."""
         if self.kill_every <= 0:
             return []
+        kinds = KILL_ORDER if self.own_postgres else tuple(kind for kind in KILL_ORDER if kind != "postgres")
         times: list[tuple[float, str]] = []
         at = self.kill_every / 2
         while at < self.seconds:
-            times.append((at, KILL_ORDER[len(times) % len(KILL_ORDER)]))
+            times.append((at, kinds[len(times) % len(kinds)]))
             at += self.kill_every
         return times
+
+    @property
+    def own_postgres(self) -> bool:
+        """The soak runs (and restarts) a PostgreSQL server of its own; a server it was given is never restarted."""
+        return not self.postgres
 
     def outage(self) -> tuple[float, float] | None:
         """(start, end) of the carrier outage in seconds into the load, or None."""
@@ -52,7 +60,7 @@ def parse(argv: list[str] | None = None) -> Options:
     parser = argparse.ArgumentParser(
         prog="python -m soak",
         description="Production's processes under restart loops, ~1 enrollment a second from 8 channels, a SIGKILL "
-        "every minute; then every accepted line must settle, exactly once.",
+        "every 45 s (a worker, the API, Temporal, PostgreSQL); then every accepted line must settle, exactly once.",
     )
     defaults = Options()
     parser.add_argument("--minutes", type=float, default=defaults.minutes, help="length of the load (default 3)")
@@ -63,7 +71,11 @@ def parse(argv: list[str] | None = None) -> Options:
     parser.add_argument("--port-complete-seconds", type=float, default=defaults.port_complete_seconds)
     parser.add_argument("--settle-minutes", type=float, default=defaults.settle_minutes)
     parser.add_argument("--data-dir", type=Path, default=None, help="default .data/soak-<UTC time>")
-    parser.add_argument("--postgres", default=defaults.postgres, help="administrative URL of the PostgreSQL server")
+    parser.add_argument(
+        "--postgres",
+        default=defaults.postgres,
+        help="administrative URL of a PostgreSQL server to use (never restarted); default: a server of the soak's own",
+    )
     parser.add_argument("--seed", type=int, default=None)
     found = parser.parse_args(argv)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")

@@ -13,7 +13,7 @@ from soak.counts import Counts
 from soak.figures import GOAL_P99_SECONDS, OUTSIDE, Latency
 from soak.keeper import Exit
 from soak.load import Run
-from soak.options import Options
+from soak.options import KILL_ORDER, Options
 
 
 def goals(counts: Counts, rows: list[Latency]) -> dict[str, bool]:
@@ -22,6 +22,7 @@ def goals(counts: Counts, rows: list[Latency]) -> dict[str, bool]:
         "0 lost": counts.lost_total == 0,
         "0 duplicated": counts.duplicated_total == 0,
         "every stuck line healed by itself": not counts.stuck["not_healed"],
+        "0 HTTP 500s": not counts.server_errors,
         f"p99 < {GOAL_P99_SECONDS:g} s outside the windows": outside.p99 is not None and outside.p99 < GOAL_P99_SECONDS,
     }
 
@@ -50,6 +51,8 @@ def table(
             *_header(options, run, load, phases),
             "",
             *_counted(counts, run, exits),
+            f"http 5xx    {len(counts.server_errors)} answers with HTTP 500 or more (soak.json lists them)",
+            *(f"            {said[:110]}" for said in counts.server_errors[:5]),
             f"errors      {sum(errors.values())} logged at ERROR by the API and the workers (soak.json lists them)",
             *(f"            {times} × {what}" for what, times in list(errors.items())[:5]),
             "",
@@ -64,7 +67,8 @@ def _header(options: Options, run: Run, load: Any, phases: dict[str, float]) -> 
     outage = options.outage()
     return [
         f"Lineup soak: {(run.ended - run.started) / 60:.1f} min of load, {options.channels} channels, "
-        f"{options.rate:g} order/s offered, a SIGKILL every {options.kill_every:g} s, "
+        f"{options.rate:g} order/s offered, a SIGKILL every {options.kill_every:g} s "
+        f"({', '.join(sorted({kind for _, kind in options.kill_times()}, key=KILL_ORDER.index)) or 'none'}), "
         f"a carrier provisioning outage of {outage[1] - outage[0] if outage else 0:.0f} s",
         f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) {load['start']} at the start, "
         f"{load['end']} at the end; seconds: " + ", ".join(f"{name} {value:.0f}" for name, value in phases.items()),

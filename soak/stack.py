@@ -1,11 +1,13 @@
-"""The processes as production runs them, on free ports: a fresh PostgreSQL database, the Temporal server with
-its history on disk, the sandbox, two workers and the API with two processes (the uvicorn command `lineup run`
-uses), each under a restart loop. `lineup db upgrade` and `lineup seed-demo` run first."""
+"""The processes as production runs them, on free ports: a PostgreSQL server of the soak's own (soak.postgres; or a
+fresh database on a server it is given), the Temporal server with its history on disk, the sandbox, two workers
+and the API with two processes (the uvicorn command `lineup run` uses), each under a restart loop. `lineup db
+upgrade` and `lineup seed-demo` run first."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -21,8 +23,10 @@ from bench.ports import free_ports, stack_on_free_ports
 from bench.stack import REPO, lineup_binary
 from cli.run import api_command, child_environments, temporal_command
 from models.settings import Settings
+from soak import postgres as own_postgres
 from soak.keeper import Keeper
 from soak.options import Options
+from soak.postgres import Cluster
 
 READY_SECONDS = 180.0
 WORKERS = ("worker-1", "worker-2")
@@ -36,6 +40,7 @@ class SoakStack:
     keeper: Keeper
     pg_admin_url: str
     pg_database: str
+    cluster: Cluster | None = None  # the soak's own PostgreSQL server, when it runs one
 
     @property
     def api_url(self) -> str:
@@ -113,12 +118,28 @@ def _start_services(stack: SoakStack, variables: dict[str, str]) -> None:
         time.sleep(0.3)
 
 
+async def _own_server(data_dir: Path, keeper: Keeper) -> Cluster:
+    """The soak's PostgreSQL under its restart loop (added first: stopped last), once it answers."""
+    cluster = await asyncio.to_thread(own_postgres.create, data_dir)
+    keeper.add("postgres", cluster.command(), dict(os.environ))
+    deadline = time.monotonic() + READY_SECONDS
+    while (problem := await postgres.reachable(cluster.admin_url)) is not None:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the soak's PostgreSQL did not answer: {problem}; logs in {keeper.logs}")
+        keeper.tick()
+        await asyncio.sleep(0.3)
+    return cluster
+
+
 async def start(options: Options) -> SoakStack:
     data_dir = options.data_dir.resolve()
     (data_dir / "logs").mkdir(parents=True, exist_ok=True)
-    database = await postgres.create_database(options.postgres)
-    variables = soak_settings(options, data_dir, postgres.app_url(options.postgres, database))
-    stack = SoakStack(data_dir, {**os.environ, **variables}, Keeper(data_dir / "logs"), options.postgres, database)
+    keeper = Keeper(data_dir / "logs")
+    cluster = await _own_server(data_dir, keeper) if options.own_postgres else None
+    admin_url = cluster.admin_url if cluster is not None else options.postgres
+    database = await postgres.create_database(admin_url)
+    variables = soak_settings(options, data_dir, postgres.app_url(admin_url, database))
+    stack = SoakStack(data_dir, {**os.environ, **variables}, keeper, admin_url, database, cluster)
     try:
         setup_log = data_dir / "logs" / "setup.log"
         await asyncio.to_thread(_lineup, stack.env, setup_log, "db", "upgrade")
@@ -131,6 +152,10 @@ async def start(options: Options) -> SoakStack:
 
 
 async def stop(stack: SoakStack) -> None:
-    """Every process stopped, then the database dropped; the data dir (logs, histories) stays."""
+    """Every process stopped, then the database dropped (the soak's own server's files removed); the data dir
+    (logs, histories) stays."""
     await asyncio.to_thread(stack.keeper.stop)
-    await postgres.drop_database(stack.pg_admin_url, stack.pg_database)
+    if stack.cluster is None:
+        await postgres.drop_database(stack.pg_admin_url, stack.pg_database)
+    else:
+        await asyncio.to_thread(shutil.rmtree, stack.cluster.directory, True)

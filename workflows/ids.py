@@ -35,6 +35,11 @@ def tax_quote_workflow_id(idempotency_key: str) -> str:
     return f"taxquote-{idempotency_key}"
 
 
+def tax_registration_workflow_id(calc_id: str) -> str:
+    """A calculation quoted from held rates, registered at the carrier once it is back: one per calc id."""
+    return f"taxreg-{calc_id}"
+
+
 def nlad_workflow_id(request_id: str) -> str:
     return f"nlad-{request_id}"
 

@@ -40,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from models.statuses import TaxStatus
     from workflows import policies
+    from workflows.history import history_full
 
 STATUSES = ("temporary", "final")
 
@@ -72,6 +73,10 @@ class TaxCollectionWorkflow:
                 await workflow.wait_condition(partial(self._moved, seen), timeout=timedelta(days=collect.idle_days))
             except TimeoutError:
                 break  # idle: a workflow per calculation must not wait forever
+            if not self._final() and history_full(collect.history_events):
+                # Every collection is in the database: the next run loads it, as a run started after idling does.
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                workflow.continue_as_new(collect)
         await workflow.wait_condition(workflow.all_handlers_finished)
         assert self._receipt is not None
         return self._receipt

@@ -118,6 +118,17 @@ SETTLE: workflow.ActivityConfig = {
     ),
 }  # fmt: skip
 
+# A tax calculation quoted from held rates while the carrier was down: registered until the carrier takes it,
+# however long the outage lasts (backoff from 1 s, doubling, at most every 5 minutes); its refusal is final.
+TAX_REGISTRATION: workflow.ActivityConfig = {
+    "start_to_close_timeout": timedelta(seconds=30),
+    "heartbeat_timeout": timedelta(seconds=5),
+    "retry_policy": RetryPolicy(
+        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=5),
+        maximum_attempts=0, non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
+    ),
+}  # fmt: skip
+
 # Giving a charge back: until the gateway takes it, however long that is.
 VOID: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
@@ -144,11 +155,11 @@ SWEEP: workflow.ActivityConfig = {
 }
 
 
-def webhook(give_up_hours: float, max_backoff_seconds: float) -> workflow.ActivityConfig:
+def webhook(give_up_hours: float, max_backoff_seconds: float, timeout_seconds: float = 10.0) -> workflow.ActivityConfig:
     """One webhook delivery: backoff from 2 s, doubling, to at most an hour, for up to 72 hours (issue 21); the
-    POST waits 10 s for an answer, so an attempt on a worker that died is retried after 15 s."""
+    whole POST ends within its timeout (10 s), so an attempt on a worker that died is retried 5 s after that."""
     return {
-        "start_to_close_timeout": timedelta(seconds=15),
+        "start_to_close_timeout": timedelta(seconds=timeout_seconds + 5),
         "schedule_to_close_timeout": timedelta(hours=give_up_hours),
         "retry_policy": RetryPolicy(
             initial_interval=timedelta(seconds=min(2.0, max_backoff_seconds)),

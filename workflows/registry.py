@@ -12,6 +12,7 @@ from workflows.mail import MailDeliveryWorkflow
 from workflows.payment import PaymentGuardWorkflow, TaxCollectionWorkflow, TaxEstimateWorkflow, TaxQuoteWorkflow
 from workflows.porting import PortInWorkflow, PortValidationWorkflow
 from workflows.support import SweepWorkflow
+from workflows.tax_registration import TaxRegistrationWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
 
 WORKFLOWS: list[type] = [
@@ -25,6 +26,7 @@ WORKFLOWS: list[type] = [
     TaxQuoteWorkflow,
     TaxEstimateWorkflow,
     TaxCollectionWorkflow,
+    TaxRegistrationWorkflow,
     PaymentGuardWorkflow,
     NladCheckWorkflow,
     DeviceCheckWorkflow,

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from models.messages.webhooks import DeliveryJob, Dispatch
     from models.settings import Settings
     from workflows import policies
+    from workflows.history import history_full
 
 
 def delivery_workflow_id(job: DeliveryJob) -> str:
@@ -35,7 +36,9 @@ class WebhookDeliveryWorkflow:
     async def run(self, job: DeliveryJob) -> str:
         try:
             return await workflow.execute_activity_method(
-                WebhookActivities.deliver, job, **policies.webhook(job.give_up_hours, job.max_backoff_seconds)
+                WebhookActivities.deliver,
+                job,
+                **policies.webhook(job.give_up_hours, job.max_backoff_seconds, job.timeout_seconds),
             )
         except ActivityError:
             await workflow.execute_local_activity_method(WebhookActivities.give_up, job, **policies.STORE)
@@ -61,6 +64,8 @@ class WebhookDispatchWorkflow:
                     )
             if jobs:
                 await workflow.execute_local_activity_method(WebhookActivities.mark_taken, jobs, **policies.STORE)
+            if history_full(dispatch.history_events):
+                break
         workflow.continue_as_new(dispatch)
 
 
@@ -68,7 +73,7 @@ async def ensure_dispatch(client: Client, settings: Settings) -> None:
     """Starts the dispatcher of this task queue unless it runs (every worker does this as it starts)."""
     await client.start_workflow(
         WebhookDispatchWorkflow.run,
-        Dispatch(),
+        Dispatch(history_events=settings.worker.history_events),
         id=dispatch_workflow_id(settings),
         task_queue=settings.temporal.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

@@ -26,6 +26,12 @@ def charge_key(idempotency_key: str, attempt: int) -> str:
 
 
 @dataclass(frozen=True)
+class TaxItem:
+    name: str
+    cents: int
+
+
+@dataclass(frozen=True)
 class TaxQuote(Budget):
     """Registers an order's tax calculation with the carrier (pending collection)."""
 
@@ -39,6 +45,15 @@ class TaxQuote(Budget):
 class TaxQuoted:
     calc_id: str
     tax_cents: int
+    items: list[TaxItem] = field(default_factory=list)  # the carrier's breakup, kept as the rates it gave
+
+
+@dataclass(frozen=True)
+class TaxRegistrationJob:
+    """Input of TaxRegistrationWorkflow: a calculation quoted from held rates, registered once the carrier is back
+    (the tax_registration row holds what is registered)."""
+
+    calc_id: str
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,7 @@ class CollectTax:
     calc_id: str
     vendor_code: str
     idle_days: float = 30.0  # no collection for this long: the workflow ends; the next update starts it again
+    history_events: int = 4000  # continues as new past this many (LINEUP_WORKFLOW_HISTORY_EVENTS)
 
 
 @dataclass(frozen=True)
@@ -71,12 +87,6 @@ class TaxCollect:
     iccid: str
     status: str
     key: str = ""  # the carrier's Idempotency-Key: a retried activity collects once
-
-
-@dataclass(frozen=True)
-class TaxItem:
-    name: str
-    cents: int
 
 
 @dataclass(frozen=True)

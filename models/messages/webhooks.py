@@ -11,6 +11,9 @@ class Dispatch:
 
     poll_seconds: float = 20.0
     rounds: int = 100  # looks per run before it continues as new (its history stays short)
+    # …or sooner, past this many history events (LINEUP_WORKFLOW_HISTORY_EVENTS) or when Temporal suggests it: a
+    # look may start a hundred deliveries, two events each.
+    history_events: int = 4000
 
 
 @dataclass(frozen=True)
@@ -24,3 +27,4 @@ class DeliveryJob:
     # `<endpoint id>-<event id>` (both random): the workflow id stays unique in a namespace that several
     # deployments (or a database started afresh) share, where delivery ids repeat.
     key: str = ""
+    timeout_seconds: float = 10.0  # LINEUP_WEBHOOK_TIMEOUT_SECONDS: the whole POST, so an attempt ends within it

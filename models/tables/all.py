@@ -17,8 +17,8 @@ from models.tables.enrollment import Enrollment, Line, Plan
 from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from models.tables.mail import MailOutbox
 from models.tables.notes import Note
-from models.tables.payment import Payment, SavedCard, TaxCalculation
-from models.tables.porting import PortIn
+from models.tables.payment import Payment, SavedCard, TaxCalculation, TaxRate, TaxRegistration
+from models.tables.porting import PortIn, PortPush
 from models.tables.support import ConsoleLogin, ConsoleSession
 from models.tables.workers import WorkerHeartbeat
 
@@ -42,11 +42,14 @@ __all__ = [
     "Payment",
     "Plan",
     "PortIn",
+    "PortPush",
     "ProofBlob",
     "ProofImage",
     "SavedCard",
     "Signature",
     "TaxCalculation",
+    "TaxRate",
+    "TaxRegistration",
     "Vendor",
     "WebhookDelivery",
     "WebhookEndpoint",

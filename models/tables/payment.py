@@ -1,5 +1,5 @@
-"""Payments, saved cards (gateway token, brand, last four — never a CVV or a full number) and tax
-calculations."""
+"""Payments, saved cards (gateway token, brand, last four — never a CVV or a full number), tax calculations,
+the carrier's tax rates last seen and the calculations waiting for the carrier."""
 
 from __future__ import annotations
 
@@ -81,3 +81,36 @@ class TaxCalculation(SQLModel, table=True):
     iccid: str | None = Field(default=None, max_length=22)
     reference_number: str | None = Field(default=None, max_length=32)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class TaxRate(SQLModel, table=True):
+    """The tax the carrier last gave for one month of a plan in a state, kept each time a quote succeeds, so that
+    a payment is quoted from it while the carrier's tax service is down (issue 27, finding 15)."""
+
+    __tablename__ = "tax_rate"
+
+    state: str = Field(primary_key=True, max_length=2)
+    plan_id: int = Field(primary_key=True)
+    amount_cents: int  # the plan's price the tax was given for (a new price is taxed in proportion)
+    tax_cents: int
+    items: str  # JSON [[tax name, cents], …]: the carrier's breakup of tax_cents
+    quoted_at: datetime = Field(default_factory=utcnow)
+
+
+class TaxRegistration(SQLModel, table=True):
+    """A tax calculation make_payment quoted from held rates while the carrier was down: Lineup's calc_id (the one
+    the channel holds), registered at the carrier once it is back under the payment's idempotency key (so once),
+    and the carrier's own id for it, which collecting it uses."""
+
+    __tablename__ = "tax_registration"
+
+    calc_id: str = Field(primary_key=True, max_length=32)
+    vendor_id: int = Field(foreign_key="vendor.id")
+    idempotency_key: str = Field(max_length=64)  # the carrier's Idempotency-Key: the payment's quote's
+    state: str = Field(max_length=2)
+    amount_cents: int
+    tax_cents: int  # charged, from the held rates
+    carrier_calc_id: str | None = Field(default=None, max_length=32)
+    carrier_tax_cents: int | None = None  # what the carrier computed once it registered it
+    created_at: datetime = Field(default_factory=utcnow)
+    registered_at: datetime | None = None

@@ -1,4 +1,5 @@
-"""Tables of the porting domain: a PORTIN line's port-in order, its old-account data encrypted (`secrets`)."""
+"""Tables of the porting domain: a PORTIN line's port-in order, its old-account data encrypted (`secrets`), and
+the carrier's port-status pushes taken."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
+from models.clock import utcnow
 from models.statuses import PortStatus
 
 # One port in progress per number (issue 27): the backstop behind intake's refusal of a second.
@@ -38,3 +40,17 @@ class PortIn(SQLModel, table=True):
     carrier_response: str | None = Field(default=None, max_length=200)
     requested_at: datetime | None = None
     responded_at: datetime | None = None
+
+
+class PortPush(SQLModel, table=True):
+    """A carrier's port-status push, taken once (issue 27, finding 9): the digest of its signed timestamp and body
+    is unique, so a replay is known; rows older than the signature's tolerance and the poll window are purged as
+    new pushes arrive. `signalled`: it made the port's workflow poll (at most LINEUP_PORT_PUSH_POLLS_PER_HOUR)."""
+
+    __tablename__ = "port_push"
+
+    id: int | None = Field(default=None, primary_key=True)
+    digest: str = Field(max_length=64, unique=True)  # sha256 of "t.body", as signed
+    enrollment_id: str = Field(max_length=24, index=True)
+    signalled: bool = False
+    received_at: datetime = Field(default_factory=utcnow, index=True)

@@ -28,6 +28,7 @@ from persistence.auth import tokens
 from persistence.auth.logins import close_login_entries
 from persistence.idempotency import row_for_key
 from persistence.transaction import DbSession
+from services.auth.guard import check_privileged_change
 from services.mail import Message, deliver, outbox_row
 
 CHANGED = "Password changed; the new password has been e-mailed to the agent"
@@ -44,6 +45,7 @@ async def agent_change_password(*, body: AgentChangePassword, ctx: Context) -> R
     assert agent is not None  # the action requires an agent
     if not agent.email:
         raise refuse(f"Agent {agent.username} has no e-mail address on file; ask an administrator to add one")
+    await check_privileged_change(ctx, agent, body.agent_password)
     key = ctx.caller.request_key(body.external_transaction_id)
     if key and (done := await _change_by_key(ctx, key)):
         if done.agent_id != agent.id:

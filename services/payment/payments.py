@@ -8,7 +8,6 @@ import secrets
 
 from dispatch.actions import action
 from dispatch.context import Context
-from dispatch.lookups import run_lookup
 from models.answers.payment import DETAILS, PAYMENT, Payment, PaymentDetailsData
 from models.envelope import MsgCode
 from models.errors import LineupError, refuse
@@ -24,9 +23,8 @@ from persistence.idempotency import row_for_key
 from persistence.payment import active_plans, reference_holder
 from services.enrollment.catalog import NOT_SERVED
 from services.payment.charges import IN_PROGRESS, REFERENCE_TAKEN, pay_by_card, record_elsewhere, reference_of
+from services.payment.held_rates import estimate, quote
 from services.payment.pricing import detailed_plans, money, plan_key, price_cents
-from workflows.ids import lookup_workflow_id, tax_quote_workflow_id
-from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
 
 SUCCESS = "SUCCESS"
 RECORDING_ROLE = "payments"  # money no gateway saw, recorded by the agents a vendor trusts with it (decisions.md)
@@ -59,12 +57,15 @@ async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
     if holder is not None and (done is None or holder.id != done.id):
         raise refuse(REFERENCE_TAKEN, rest_status=409)
     price = price_cents(body.plan_id, plans)
-    budget = ctx.settings.systems.lookup_budget_seconds
-    quote = TaxQuote(key, caller.vendor_code, slot.state, price, budget_seconds=budget)
-    # A repeated payment waits for the registration its first request started (the carrier's key makes a new
-    # run register the same calculation once the first one has ended).
-    taxed = await run_lookup(ctx, TaxQuoteWorkflow.run, quote, workflow_id=tax_quote_workflow_id(key), shared=True)
-    payment = done or _intent(body, ctx, key=key, price=price, taxed=taxed)
+    if done is None:
+        budget = ctx.settings.systems.lookup_budget_seconds
+        ask = TaxQuote(key, caller.vendor_code, slot.state, price, budget_seconds=budget)
+        # A repeated payment waits for the registration its first request started (the carrier's key makes a new
+        # run register the same calculation once the first one has ended); with the carrier down, it is quoted
+        # from the rates Lineup holds and registered when the carrier is back (held_rates).
+        payment = _intent(body, ctx, key=key, price=price, taxed=await quote(ctx, ask, body.plan_id, plans))
+    else:
+        payment = done  # a declined card tried again: its calculation is the first attempt's
     if body.by_card:
         await pay_by_card(ctx, body, payment, retry=done is not None)
     else:
@@ -111,14 +112,13 @@ async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetai
     query = TaxEstimateQuery(
         ctx.caller.vendor_code, state, price, budget_seconds=ctx.settings.systems.lookup_budget_seconds
     )
-    workflow_id = lookup_workflow_id("taxestimate", ctx.request_id)
-    estimate = await run_lookup(ctx, TaxEstimateWorkflow.run, query, workflow_id=workflow_id)
-    detailed = detailed_plans(body.plan_id, plans, estimate)
+    figures = await estimate(ctx, query, body.plan_id, plans)
+    detailed = detailed_plans(body.plan_id, plans, figures)
     return PaymentDetailsData(
         state=state,
         total_actual_amount=money(price),
-        total_tax=money(estimate.tax_cents),
-        total_amount=money(price + estimate.tax_cents),
+        total_tax=money(figures.tax_cents),
+        total_amount=money(price + figures.tax_cents),
         plan=detailed[0] if len(detailed) == 1 else None,
         plans=detailed if len(detailed) > 1 else None,
     )

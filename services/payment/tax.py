@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from temporalio.client import WithStartWorkflowOperation, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import ActivityError, ApplicationError
 
 from dispatch.actions import action
 from dispatch.context import Context
 from models.answers.payment import TAX_STATUS, TaxStatus
-from models.errors import refuse
+from models.errors import LineupError, refuse, upstream_down
+from models.failures import CARRIER_REJECTED
 from models.messages.payment import CollectTax, MarkCollected, TaxReceipt
 from models.requests.payment import UpdateTaxCalculationStatus
 from models.statuses import TaxStatus as CalcStatus
@@ -33,7 +35,10 @@ async def update_tax_calculation_status_plum(*, body: UpdateTaxCalculationStatus
         if problem := refusal(calc.calc_id, mark, receipt):
             raise refuse(problem, rest_status=409)
     else:
-        collect = CollectTax(calc.calc_id, ctx.caller.vendor_code, ctx.settings.payment.tax_idle_days)
+        settings = ctx.settings
+        collect = CollectTax(
+            calc.calc_id, ctx.caller.vendor_code, settings.payment.tax_idle_days, settings.worker.history_events
+        )
         receipt = await _collect(ctx, mark, collect)
     return TaxStatus(
         STATUSCODE="00",
@@ -60,6 +65,18 @@ async def _collect(ctx: Context, mark: MarkCollected, collect: CollectTax) -> Ta
                 TaxCollectionWorkflow.mark_collected, mark, start_workflow_operation=start
             )
     except WorkflowUpdateFailedError as failure:
-        raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+        raise _refusal(failure.cause) from None
     finally:
         await started_anyway(start)  # its outcome read: no error left unread
+
+
+def _refusal(cause: BaseException | None) -> LineupError:
+    """An update that failed: the carrier's outage is the outage answer (it said "Activity task failed"), its
+    refusal its words; the workflow's own refusal (a bad move) a conflict."""
+    if not isinstance(cause, ActivityError):
+        return refuse(str(getattr(cause, "message", cause)), rest_status=409)
+    while isinstance(cause, ActivityError):
+        cause = cause.cause
+    if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:
+        return refuse(cause.message)
+    return upstream_down("The carrier", timed_out=not isinstance(cause, ApplicationError))

@@ -85,3 +85,48 @@ async def test_in_development_the_url_is_used_as_given(monkeypatch):
     receiver = Receiver()
     assert await send(receiver, "http://localhost:9000/in", production=False) is None
     assert str(receiver.requests[0].url) == "http://localhost:9000/in" and asked == []
+
+
+# Issue 27, finding 3: cloud metadata (100.100.100.200), the shared CGNAT range, multicast, and IPv6 forms of an
+# inside IPv4 address (IPv4-compatible, mapped, 6to4, NAT64, Teredo) passed the production check.
+RESERVED = [
+    "100.100.100.200",  # a cloud's metadata service, in the shared range
+    "100.64.0.1",  # CGNAT
+    "224.0.0.1",  # multicast, which Python 3.11 calls global
+    "::a9fe:a9fe",  # IPv4-compatible 169.254.169.254
+    "::ffff:100.64.0.1",  # IPv4-mapped CGNAT
+    "2002:a9fe:a9fe::1",  # 6to4 of 169.254.169.254
+    "64:ff9b::a00:1",  # NAT64 of 10.0.0.1
+    "2001:0:4136:e378:8000:63bf:f5ff:fffe",  # Teredo whose client is 10.0.0.1
+    "ff0e::1",  # IPv6 multicast
+    "64:ff9b:1::1",  # a network's own NAT64
+]
+PUBLIC_FORMS = ["93.184.216.34", "::ffff:93.184.216.34", "2002:5db8:d822::1", "64:ff9b::5db8:d822", "2606:4700::1"]
+
+
+def bracketed(address: str) -> str:
+    return f"[{address}]" if ":" in address else address
+
+
+@pytest.mark.parametrize("address", RESERVED)
+async def test_reserved_and_embedded_addresses_are_refused_at_registration(monkeypatch, address):
+    url = f"https://{bracketed(address)}/in"
+    assert await resolved_problem(url, production=True, allow_private=False) == PRIVATE
+    resolving(monkeypatch, [PUBLIC, address])  # or behind a name
+    assert await resolved_problem("https://hooks.example.com/in", production=True, allow_private=False) == PRIVATE
+
+
+@pytest.mark.parametrize("address", RESERVED)
+async def test_reserved_and_embedded_addresses_are_refused_at_delivery(monkeypatch, address):
+    receiver = Receiver()
+    assert await send(receiver, f"https://{bracketed(address)}/in") == PRIVATE
+    resolving(monkeypatch, [address])  # a name that pointed outside when it was registered, inside now
+    assert await send(receiver, "https://hooks.example.com/in") == PRIVATE
+    assert receiver.requests == []
+
+
+@pytest.mark.parametrize("address", PUBLIC_FORMS)
+async def test_public_addresses_in_any_form_are_delivered_to(address):
+    receiver = Receiver()
+    assert await send(receiver, f"https://{bracketed(address)}/in") is None
+    assert len(receiver.requests) == 1

@@ -349,7 +349,9 @@ async def test_agent_change_password_ends_the_agents_console_sessions(auth_stack
         form = {"csrf": csrf[1], "username": username, "password": OLD_PASSWORD}
         assert (await browser.post("/console/login", data=form)).status_code == 303
         assert (await browser.get("/console")).status_code == 200
-        assert (await auth_stack.call("/auth", change(username)))["msg_code"] == "RESTAPI000"
+        assert (await auth_stack.call("/auth", change(username, agent_password=OLD_PASSWORD)))[
+            "msg_code"
+        ] == "RESTAPI000"
         ended = await browser.get("/console")
         assert (ended.status_code, ended.headers["location"]) == (303, "/console/login?ended=1")
 
@@ -373,3 +375,32 @@ async def test_agent_change_password_while_temporal_is_away_is_queued_and_mailed
     async with auth_stack.db.transaction() as session:
         agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
     assert verify_secret(agent.password_hash, password)
+
+
+async def test_agent_change_password_of_a_support_agent_needs_its_current_password(auth_stack):
+    """Issue 27, finding 14: any API user could change a support agent's password (and sign it out of the
+    console); a support or admin agent's change needs that agent's current password in agent_password."""
+    username = f"support.{secrets.token_hex(4)}"
+    spec = AgentSpec("DEMO", username, OLD_PASSWORD, roles=("agent", "support"), email=f"{username}@demo.example")
+    assert await create_agent(auth_stack.db, spec)
+    needs = (
+        "Changing the password of an agent with the support or admin role needs that agent's current password in "
+        "agent_password"
+    )
+    for refused in (
+        await auth_stack.call("/auth", change(username)),
+        await auth_stack.call("/auth", change(username, agent_password="wrong-pass-1")),
+    ):
+        assert (refused["msg_code"], refused["msg"], refused["errors"]) == (
+            "RESTAPI104",
+            "Invalid Agent ID or Password",
+            [needs],
+        )
+    async with auth_stack.db.transaction() as session:
+        agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
+        assert verify_secret(agent.password_hash, OLD_PASSWORD)  # unchanged
+        assert not (await session.exec(select(PasswordChange).where(PasswordChange.agent_id == agent.id))).all()
+    changed = await auth_stack.call("/auth", change(username, agent_password=OLD_PASSWORD))
+    assert (changed["msg_code"], changed["msg"]) == ("RESTAPI000", CHANGED)
+    ordinary = await new_agent(auth_stack)  # an agent without those roles: as before
+    assert (await auth_stack.call("/auth", change(ordinary)))["msg_code"] == "RESTAPI000"

@@ -3,11 +3,13 @@ one of them answers; under LINEUP_BASE_PATH all of it moves under the prefix."""
 
 from __future__ import annotations
 
+import base64
 import re
 
 import pytest
 
 ASSET = re.compile(r"""(?:src|href)\s*=\s*["']([^"']+)["']""")
+KEY = base64.urlsafe_b64encode(b"k" * 32).decode()
 SPEC = re.compile(r"""(?:url:\s*|spec-url=)["']([^"']+)["']""")
 
 
@@ -51,3 +53,21 @@ async def test_the_docs_move_under_the_base_path(api):
             assert (await api.http.get(asset)).status_code == 200, asset
     assert (await api.http.get("/docs")).json()["msg"] == "Invalid Access!!"  # nothing left at the root
     assert (await api.http.get("/docs-assets/swagger-ui.css")).json()["msg"] == "Invalid Access!!"
+
+
+@pytest.mark.parametrize(
+    ("settings_overrides", "served"),
+    [
+        ({"profile": "production", "encryption_key": KEY}, False),  # issue 27, finding 14: not public there
+        ({"profile": "production", "encryption_key": KEY, "public_docs": True}, True),
+        ({"public_docs": False}, False),
+        ({}, True),  # dev
+    ],
+)
+async def test_the_docs_are_public_by_the_setting_or_the_profile(api, served):
+    for page in ("/docs", "/redoc", "/openapi.json", "/docs-assets/swagger-ui.css"):
+        response = await api.http.get(page)
+        if served:
+            assert response.status_code == 200, page
+        else:
+            assert response.json()["msg"] == "Invalid Access!!", page  # as any path that is not there

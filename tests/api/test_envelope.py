@@ -9,6 +9,7 @@ import pytest
 from tests.support.builders import body
 
 JSON = {"content-type": "application/json"}
+BOM = "Request body starts with a byte order mark; send UTF-8 without one"
 
 
 def assert_refused(envelope: dict[str, Any], code: str, msg: str, errors: list[str] | None) -> None:
@@ -25,6 +26,23 @@ def assert_refused(envelope: dict[str, Any], code: str, msg: str, errors: list[s
         (b"[1, 2]", JSON, "Request body must be a JSON object"),
         (b'"text"', JSON, "Request body must be a JSON object"),
         (b"", JSON, "Request body is empty; send a JSON object"),
+        # Issue 27, finding 14: what Python's json reads but JSON is not
+        (b'\xef\xbb\xbf{"action": "update_location_coordinate"}', JSON, BOM),
+        (
+            b'{"action": "update_location_coordinate", "latitude": NaN}',
+            JSON,
+            "Request body holds NaN, which is not a JSON number",
+        ),
+        (b'{"latitude": Infinity}', JSON, "Request body holds Infinity, which is not a JSON number"),
+        (b'{"coordinate": {"latitude": -Infinity}}', JSON, "Request body holds -Infinity, which is not a JSON number"),
+        (
+            b'{"action": "x", "agent_id": "a", "agent_id": "b"}',
+            JSON,
+            "A JSON object of the body has a key twice ('agent_id')",
+        ),
+        (b'{"coordinate": {"a": 1, "a": 2}}', JSON, "A JSON object of the body has a key twice ('a')"),
+        (b'{"\\u00e9\\u0000": 1, "\\u00e9\\u0000": 2}', JSON, "A JSON object of the body has a key twice"),
+        (b'{"action": "\xff"}', JSON, "Request body is not UTF-8 text"),
         (
             b'{"action": "update_location_coordinate"}',
             {"content-type": "text/plain"},

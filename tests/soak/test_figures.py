@@ -47,7 +47,11 @@ def test_each_call_counts_in_the_windows_it_overlaps_and_the_rest_is_outside():
 def test_kills_come_in_turn_from_half_a_period_and_the_outage_from_a_third_of_the_run():
     options = Options(minutes=10, kill_every=60, outage_seconds=120)
     kills = options.kill_times()
-    assert len(kills) == 10 and kills[0] == (30.0, "worker") and kills[-1] == (570.0, "worker")
-    assert [kind for _, kind in kills[:4]] == ["worker", "api", "temporal", "worker"]
+    assert len(kills) == 10 and kills[0] == (30.0, "worker") and kills[-1] == (570.0, "api")
+    assert [kind for _, kind in kills[:5]] == ["worker", "api", "temporal", "postgres", "worker"]
     assert options.outage() == (200.0, 320.0)
+    # Issue 27: the soak's own PostgreSQL is restarted in turn, and a server it was given never is.
+    given = Options(minutes=10, kill_every=60, postgres="postgresql://postgres@127.0.0.1:5432/test")
+    assert [kind for _, kind in given.kill_times()[:4]] == ["worker", "api", "temporal", "worker"]
+    assert [kind for _, kind in Options().kill_times()] == ["worker", "api", "temporal", "postgres"]  # make soak
     assert Options(kill_every=0, outage_seconds=0).kill_times() == [] and Options(outage_seconds=0).outage() is None

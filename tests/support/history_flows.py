@@ -10,6 +10,7 @@ import base64
 import json
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 from unittest import mock
@@ -175,7 +176,8 @@ async def port_in_pushed(rec: Recorder) -> None:
         order = await session.get(PortIn, enrollment_id)
     assert order is not None and order.carrier_port_id
     push = json.dumps({"vendor_id": "DEMO", "port_id": order.carrier_port_id, "enrollment_id": enrollment_id}).encode()
-    headers = {"X-Carrier-Signature": signature(PUSH_SECRET, push), "Content-Type": "application/json"}
+    signed = signature(PUSH_SECRET, push, int(time.time()))
+    headers = {"X-Carrier-Signature": signed, "Content-Type": "application/json"}
     assert (await stack.http.post("/carrier/port-status", content=push, headers=headers)).status_code == 200
     await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
     await rec.keep("port_status_pushed", f"port-{enrollment_id}", closed=True)
@@ -268,6 +270,20 @@ async def tax_collection_idle(rec: Recorder) -> None:
     calc_id = await pay(rec.stack, await rec.stack.new_enrollment_id())
     assert (await rec.stack.call("/payment", tax(calc_id, "temporary")))["msg_code"] == "RESTAPI000"
     await rec.keep("tax_collection_idle_ended", f"tax-{calc_id}", closed=True)
+
+
+async def tax_registered_after_outage(rec: Recorder) -> None:
+    """A payment while the carrier is down, quoted from the rate the payment before it left (issue 27, finding 15):
+    its calculation registered at the carrier once it is back."""
+    stack = rec.stack
+    await pay(stack, await stack.new_enrollment_id())  # the carrier up: its rate for the plan is held
+    await stack.faults(fault_rate=1.0)
+    try:
+        calc_id = await pay(stack, await stack.new_enrollment_id())
+        await asyncio.sleep(2)  # the registration fails meanwhile, and is retried
+    finally:
+        await stack.faults(fault_rate=0)
+    await rec.keep("tax_registration", f"taxreg-{calc_id}", closed=True)
 
 
 async def nlad_check(rec: Recorder) -> None:
@@ -365,6 +381,7 @@ FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     "port_after_creation": (port_after_creation, FAST_POLLS),
     "tax_collection": (tax_collection, {}),
     "tax_collection_idle": (tax_collection_idle, {"tax_idle_days": 2 / 86400}),
+    "tax_registered_after_outage": (tax_registered_after_outage, {"lookup_budget_seconds": 1.5}),
     "nlad_check": (nlad_check, {}),
     "lookups": (lookups, {}),
     "mail_after_outage": (mail_after_outage, {"mail_wait_seconds": 0.5}),

@@ -92,3 +92,43 @@ async def test_the_workers_metrics_endpoint_counts_outages_by_task_queue(
 async def set_faults(sandbox_url: str, **values: float) -> None:
     async with httpx.AsyncClient() as http:
         (await http.post(f"{sandbox_url}/sandbox/faults", json=values)).raise_for_status()
+
+
+@pytest.mark.parametrize("settings_overrides", [{"webhook_max_backoff_seconds": 1.0}])
+async def test_a_carrier_refusal_and_failed_webhook_deliveries_log_one_line_each_no_traceback(stack, caplog):
+    """Issue 27, finding 12: expected outside failures are no defects. A line the carrier refuses (915, its SIM is
+    active elsewhere) and deliveries a receiver fails each log one WARNING line with the reason; the SDK's own
+    record of the failure is BENIGN (DEBUG), so no traceback anywhere."""
+    from sqlmodel import select
+
+    from models.tables.events import WebhookDelivery
+    from tests.support.builders import create, line, new_iccid
+    from tests.support.lines import wait_for
+    from tests.support.webhooks import receiver, register
+
+    caplog.set_level(logging.DEBUG)
+    await register(stack)
+    await receiver(stack, fail=True)
+    try:
+        sim = new_iccid()
+        first, second = await stack.new_enrollment_id(), await stack.new_enrollment_id()
+        assert (await stack.call("/customer", create(first, line(first, uiccid=sim))))["msg_code"] == "RESTAPI000"
+        await wait_for(stack, [first], {"ACTIVE"})
+        assert (await stack.call("/customer", create(second, line(second, uiccid=sim))))["msg_code"] == "RESTAPI000"
+        await wait_for(stack, [second], {"STUCK"})
+        for _ in range(100):  # deliveries fail, and are retried
+            async with stack.db.transaction() as session:
+                if (await session.exec(select(WebhookDelivery).where(WebhookDelivery.attempts > 1))).first():
+                    break
+            await asyncio.sleep(0.2)
+    finally:
+        await receiver(stack, fail=False)
+    refused = [record for record in caplog.records if record.getMessage() == "outside system refused"]
+    assert refused and all(record.levelname == "WARNING" for record in refused)
+    assert (refused[0].fields["code"], refused[0].fields["reason"]) == ("915", "SIM already in use")
+    assert second in refused[0].fields["workflow_id"]
+    failed = [record for record in caplog.records if record.getMessage() == "webhook delivery failed"]
+    assert len(failed) >= 2 and all(record.levelname == "WARNING" for record in failed)
+    assert failed[0].fields["reason"].startswith("HTTP 5")
+    traced = [record for record in caplog.records if record.exc_info and record.levelno >= logging.INFO]
+    assert traced == [], [(record.name, record.getMessage()) for record in traced]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import httpx
 import pytest
@@ -45,15 +46,20 @@ async def test_the_sandbox_pushes_each_status_change_signed(tmp_path):
         for status in ("CONFIRMED", "COMPLETED")
     ]
     for push in received:
-        assert push["headers"]["x-carrier-signature"] == signature(SECRET, push["body"].encode())
+        signed = push["headers"]["x-carrier-signature"]
+        timestamp = int(signed.split(",")[0].removeprefix("t="))
+        assert abs(time.time() - timestamp) < 60 and signed == signature(SECRET, push["body"].encode(), timestamp)
 
 
-def push_body(enrollment_id: str, port_id: str) -> bytes:
-    return json.dumps({"vendor_id": "DEMO", "port_id": port_id, "enrollment_id": enrollment_id, "status": "X"}).encode()
+def push_body(enrollment_id: str, port_id: str, vendor: str = "DEMO", status: str = "X") -> bytes:
+    return json.dumps(
+        {"vendor_id": vendor, "port_id": port_id, "enrollment_id": enrollment_id, "status": status}
+    ).encode()
 
 
-async def pushed(stack, body: bytes, secret: str = SECRET) -> httpx.Response:
-    headers = {"X-Carrier-Signature": signature(secret, body), "Content-Type": "application/json"}
+async def pushed(stack, body: bytes, secret: str = SECRET, at: int | None = None) -> httpx.Response:
+    timestamp = int(time.time()) if at is None else at
+    headers = {"X-Carrier-Signature": signature(secret, body, timestamp), "Content-Type": "application/json"}
     answer: httpx.Response = await stack.http.post("/carrier/port-status", content=body, headers=headers)
     return answer
 
@@ -99,3 +105,60 @@ async def test_a_push_is_refused_unsigned_or_for_another_port(stack):
 async def test_pushes_are_refused_when_no_secret_is_set(api):
     refused = await api.http.post("/carrier/port-status", content=push_body("E1", "P1"))
     assert (refused.status_code, refused.json()["msg"]) == (404, "Port status pushes are not enabled")
+
+
+async def carrier_pushed_signals(stack, enrollment_id: str) -> int:
+    from temporalio.api.enums.v1 import EventType
+
+    from workflows.ids import port_workflow_id
+    from workflows.porting import CARRIER_PUSHED
+
+    handle = stack.env.client.get_workflow_handle(port_workflow_id(enrollment_id))
+    return len(
+        [
+            event
+            async for event in handle.fetch_history_events()
+            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
+            and event.workflow_execution_signaled_event_attributes.signal_name == CARRIER_PUSHED
+        ]
+    )
+
+
+@pytest.mark.parametrize("settings_overrides", [{**PUSHES, "port_push_polls_per_hour": 2}])
+async def test_a_push_is_taken_once_fresh_from_its_vendor_and_polls_within_a_limit(stack):
+    """Issue 27, finding 9: one signed push replayed 3,000 times was taken 3,000 times (~370 extra carrier polls),
+    and its vendor_id was not checked."""
+    enrollment_id, _, _ = await ported_line(stack)
+    port_id = await carrier_port_id(stack, enrollment_id)
+    push, now = push_body(enrollment_id, port_id), int(time.time())
+    for _ in range(50):  # the port's workflow may not be following it yet
+        first = await pushed(stack, push, at=now)
+        if first.json()["msg"] != "Port is no longer followed":
+            break
+        await asyncio.sleep(0.2)
+    assert (first.status_code, first.json()["msg"]) == (200, "Port status push received")
+    replays = await asyncio.gather(*(pushed(stack, push, at=now) for _ in range(20)))
+    assert {(r.status_code, r.json()["msg"]) for r in replays} == {(200, "Port status push already received")}
+    stale = await pushed(stack, push, at=int(time.time()) - 301)
+    assert (stale.status_code, stale.json()["msg"]) == (401, "Signature timestamp outside the tolerance")
+    ahead = await pushed(stack, push, at=int(time.time()) + 302)
+    assert (ahead.status_code, ahead.json()["msg"]) == (401, "Signature timestamp outside the tolerance")
+    old_form = await stack.http.post(
+        "/carrier/port-status", content=push, headers={"X-Carrier-Signature": "sha256=" + "0" * 64}
+    )
+    assert (old_form.status_code, old_form.json()["msg"]) == (401, "Invalid signature")
+    other_vendor = await pushed(stack, push_body(enrollment_id, port_id, vendor="OTHER"))
+    assert (other_vendor.status_code, other_vendor.json()["msg"]) == (404, "Port not found")
+    second = await pushed(stack, push_body(enrollment_id, port_id, status="CONFIRMED"), at=now + 1)
+    assert second.json()["msg"] == "Port status push received"
+    third = await pushed(stack, push_body(enrollment_id, port_id, status="COMPLETED"), at=now + 2)
+    assert (third.status_code, third.json()["msg"]) == (
+        200,
+        "Port status push received; the port was asked recently, its next poll will see the change",
+    )
+    for _ in range(50):  # the two signals reach the history
+        if await carrier_pushed_signals(stack, enrollment_id) >= 2:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
+    assert await carrier_pushed_signals(stack, enrollment_id) == 2  # 25 pushes, 2 polls asked for

@@ -41,7 +41,9 @@ async def test_a_support_retry_is_at_most_8_statements(stack):
     await stack.sandbox_post("/sandbox/carrier/release-sim", {"iccid": sim})  # the retry goes through
     token = await stack.token()
     with counted() as seen:
-        answer = (await stack.post("/ops", body("retry_enrollment", enrollment_id=stuck, **SUPPORT), token=token)).json()
+        answer = (
+            await stack.post("/ops", body("retry_enrollment", enrollment_id=stuck, **SUPPORT), token=token)
+        ).json()
         assert answer["msg_code"] == "RESTAPI000", answer
         await wait_for(stack, [stuck], {"ACTIVE"})
     print(f"\nsupport retry: {len(seen.work())} statements in {seen.transactions} transactions: {seen.statements}")

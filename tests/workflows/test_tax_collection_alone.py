@@ -184,3 +184,26 @@ async def test_a_calculation_already_final_ends_at_once_with_its_stored_receipt(
         result = await (await begin()).result()
     assert result == TaxReceipt("TX1", TaxStatus.COLLECTED_FINAL, "REF-STORED")
     assert carrier.calls.names() == ["load_tax"]
+
+
+async def test_a_calculation_collected_again_and_again_continues_as_new_before_its_history_grows(time_skipping):
+    """Issue 27, finding 6: each `temporary` adds events; past the limit the workflow continues as new, its state
+    loaded again from the database, and still answers."""
+    carrier = Carrier(time_skipping)
+    queue = fresh_queue("tax")
+    running = worker(time_skipping, queue, workflows=[TaxCollectionWorkflow], activities=carrier.activities())
+    async with running:
+        handle = await time_skipping.client.start_workflow(
+            TaxCollectionWorkflow.run, CollectTax("TX1", "DEMO", history_events=50), id="tax-TX1", task_queue=queue
+        )
+        first_run = handle.first_execution_run_id or (await handle.describe()).run_id
+        receipts = [await mark(handle, "temporary") for _ in range(12)]
+        final = await mark(handle, "final")
+        result = await handle.result()
+        first = time_skipping.client.get_workflow_handle("tax-TX1", run_id=first_run)
+        events = [event async for event in first.fetch_history_events()]
+    assert [r.reference_number for r in receipts] == [f"REF-{n}" for n in range(1, 13)]
+    assert result == final and final.status == TaxStatus.COLLECTED_FINAL
+    assert (await first.describe()).status == WorkflowExecutionStatus.CONTINUED_AS_NEW
+    assert len(events) <= 50 + 15  # the limit, and the one update that crossed it
+    assert carrier.calls.names().count("load_tax") >= 2  # each run loads what the last recorded

@@ -101,3 +101,54 @@ async def test_the_dispatcher_starts_each_queued_delivery_once_and_marks_it_take
         await handle.terminate()
     assert sorted(job.delivery_id for (job,) in calls.of("deliver")) == [7, 8]  # JOB once, though found twice
     assert calls.of("mark_taken")[:2] == [([JOB, second],), ([JOB],)]
+
+
+async def test_the_dispatcher_continues_as_new_before_its_history_grows(time_skipping, data_dir, sqlite_url):
+    """Issue 27, finding 6: a look that finds many deliveries adds two events per delivery; the dispatcher
+    continues as new past LINEUP_WORKFLOW_HISTORY_EVENTS (or when Temporal suggests it), not after a fixed
+    number of looks, and keeps dispatching."""
+    from temporalio.client import WorkflowExecutionStatus
+
+    from tests.support.app import make_settings
+    from workflows.webhooks import ensure_dispatch
+
+    calls, queue = Calls(time_skipping), fresh_queue("dispatch")
+    settings = make_settings(data_dir, sqlite_url, temporal_task_queue=queue, workflow_history_events=100)
+    numbers = itertools.count(1)
+
+    async def queued(_: Dispatch) -> list[DeliveryJob]:
+        return [DeliveryJob(delivery_id=n, key=f"whe_1-evt_{n}") for n in itertools.islice(numbers, 10)]
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    async def delivered(_: DeliveryJob) -> str:
+        return "DELIVERED"
+
+    activities = [
+        stand_in("queued_deliveries", calls, queued, takes=[Dispatch], gives=list[DeliveryJob]),
+        stand_in("mark_taken", calls, nothing, takes=[list[DeliveryJob]], gives=None),
+        stand_in("deliver", calls, delivered, takes=[DeliveryJob], gives=str),
+    ]
+    workflows: list[type] = [WebhookDispatchWorkflow, WebhookDeliveryWorkflow]
+    async with worker(time_skipping, queue, workflows=workflows, activities=activities):
+        await ensure_dispatch(time_skipping.client, settings)
+        handle = time_skipping.client.get_workflow_handle(f"{queue}-webhooks")
+        first_run = (await handle.describe()).run_id
+        first = time_skipping.client.get_workflow_handle(f"{queue}-webhooks", run_id=first_run)
+        for _ in range(300):
+            if (await first.describe()).status == WorkflowExecutionStatus.CONTINUED_AS_NEW:
+                break
+            await asyncio.sleep(0.1)
+        events = [event async for event in first.fetch_history_events()]
+        looks = len(calls.of("queued_deliveries"))
+        for _ in range(100):  # the next run dispatches on
+            if len(calls.of("queued_deliveries")) > looks + 1:
+                break
+            await asyncio.sleep(0.1)
+        await handle.terminate()
+    assert (await first.describe()).status == WorkflowExecutionStatus.CONTINUED_AS_NEW
+    # The limit, and the one look that crossed it: its activity, 10 child starts of 2 events each, and the workflow
+    # tasks their started events wake (a run of 100 looks, as before, had over 4,000).
+    assert len(events) <= 100 + 70
+    assert len(calls.of("queued_deliveries")) > looks + 1
