@@ -14,6 +14,7 @@ from sqlalchemy import Engine, event
 @dataclass
 class Seen:
     statements: list[str] = field(default_factory=list)  # first words, BEGIN and COMMIT included, in order
+    texts: list[str] = field(default_factory=list)  # the statements themselves, for a failure's message
     connections: set[int] = field(default_factory=set)
 
     @property
@@ -31,6 +32,7 @@ def counted() -> Iterator[Seen]:
 
     def before(connection: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         seen.statements.append(statement.split()[0].upper())
+        seen.texts.append(" ".join(statement.split())[:160])
         seen.connections.add(id(connection.connection.dbapi_connection))
 
     def begun(connection: Any) -> None:
@@ -39,6 +41,7 @@ def counted() -> Iterator[Seen]:
 
     def committed(_connection: Any) -> None:
         seen.statements.append("COMMIT")
+        seen.texts.append("COMMIT")
 
     listeners = (("before_cursor_execute", before), ("begin", begun), ("commit", committed))
     for name, listener in listeners:

@@ -29,7 +29,7 @@ async def test_a_one_line_create_is_at_most_16_statements_in_4_transactions(stac
         answer = (await stack.post("/customer", request, token=token)).json()
         assert answer["msg_code"] == "RESTAPI000" and answer["data"][0]["data"]["mdn"], answer
         await workflow_ended(stack, f"line-{parent}")
-    print(f"\none-line create: {len(seen.work())} statements in {seen.transactions} transactions: {seen.statements}")
+    print(f"\none-line create: {len(seen.work())} statements in {seen.transactions} transactions:", *seen.texts, sep="\n")
     assert seen.transactions <= CREATE_TRANSACTIONS, seen.statements
     assert len(seen.work()) <= CREATE_STATEMENTS, seen.statements
 
