@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The Python client (clients/python) is a package of its own; the tests use it installed editable, as a channel would.
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml clients/python/pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install run test lint fmt clients bench capacity soak histories migrate seed api worker sandbox clean
+.PHONY: install run test lint fmt clients bench capacity profile soak histories migrate seed api worker sandbox clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,11 +63,21 @@ bench: install
 soak: install
 	$(BIN)/python -m soak $(SOAK)
 
-# docs/capacity.md from a bench JSON: the newest under .data/bench, or BENCH_JSON=path (`make bench
-# BENCH=--capacity` writes it at the end of the run instead). Written only if every figure it reads is there.
+# docs/capacity.md and docs/performance.md's block of the latest run from a bench JSON: the newest under
+# .data/bench, or BENCH_JSON=path (`make bench BENCH=--capacity` writes both at the end of the run instead).
+# Written only if every figure they read is there (the shared floor's among them).
 BENCH_JSON ?= $(shell ls -t .data/bench/bench-*.json 2>/dev/null | head -1)
 capacity: install
 	$(BIN)/python -m bench.capacity $(BENCH_JSON) > docs/capacity.md.new && mv docs/capacity.md.new docs/capacity.md || (rm -f docs/capacity.md.new; exit 1)
+	$(BIN)/python -m bench.goals $(BENCH_JSON)
+
+# Where one chained update_location_coordinate's time goes (~1 min each): the API in-process under pyinstrument,
+# on SQLite then on PostgreSQL (127.0.0.1:5432), each section written into docs/performance.md; e.g.
+# `make profile PROFILE="--calls 500"` to look without writing.
+PROFILE ?= --write
+profile: install
+	$(BIN)/python -m bench.profile_call --database sqlite $(PROFILE)
+	$(BIN)/python -m bench.profile_call --database postgresql $(PROFILE)
 
 # Records tests/workflows/histories (~1 min); `make histories FLOWS="tax_collection"` for some flows only.
 # Only for workflows that cannot still be running anywhere: docs/reliability.md, "Changing a workflow safely".

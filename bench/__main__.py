@@ -18,10 +18,12 @@ from typing import Any
 
 from sqlalchemy.pool import QueuePool
 
-from bench import capacity, postgres
+from bench import capacity, goals, postgres
 from bench.load import choose_tool
 from bench.options import Options, parse
+from bench.phases import replace_section
 from bench.processes import CHILDREN, exit_now
+from bench.reading import Drift
 from bench.report import table, write_json
 from bench.runner import run_plan
 from bench.stack import OPEN_DIRS, REPO
@@ -74,15 +76,18 @@ def model_facts() -> dict[str, Any]:
 
 
 def write_capacity(document_path: Path) -> None:
-    """docs/capacity.md from this run's JSON; a run without the figures it reads leaves it as it was."""
+    """docs/capacity.md and docs/performance.md's block of the latest run, from this run's JSON; a run without
+    the figures they read leaves both as they were."""
     document = json.loads(document_path.read_text())
     try:
         text = capacity.generate(document, document_path.name)
-    except capacity.Drift as drift:
-        print(f"bench: docs/capacity.md not written: {drift}", flush=True)
+        block = goals.run_block(document, document_path.name)
+    except Drift as drift:
+        print(f"bench: docs/capacity.md and docs/performance.md not written: {drift}", flush=True)
         return
     CAPACITY_DOC.write_text(text)
-    print(f"bench: {CAPACITY_DOC.relative_to(REPO)} written from {document_path.name}", flush=True)
+    replace_section(goals.PERFORMANCE_DOC, goals.MARKER, block)
+    print(f"bench: docs/capacity.md and docs/performance.md's latest run written from {document_path.name}", flush=True)
 
 
 def leave_nothing() -> None:

@@ -146,6 +146,13 @@ def polls(history: History) -> int:
     return found + sum(watches.values())
 
 
+def workflow_tasks(history: History) -> int:
+    """Workflow tasks a run had dispatched to a worker (WORKFLOW_TASK_STARTED): not billed as actions, but each
+    is a round trip through the server and a replay step in the worker, so they pace a line as much as its
+    actions do. A speculative task (an update's) shows only when the update was accepted."""
+    return sum(1 for event in history.get("events", []) if kind(event) == "WORKFLOW_TASK_STARTED")
+
+
 def workflow_type(history: History) -> str:
     events = history.get("events", [])
     first = attributes(events[0]) if events else {}

@@ -11,7 +11,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-SQLITE, PG, PORTS = "sqlite-1x1", "postgresql-1x1", "sqlite-1x1-ports"
+from bench import goals
+from bench.reading import PG, PORTS, SQLITE, Bench, Drift, number, source
+
 MONTH_S = 30 * 86_400
 GB = 1e9
 
@@ -39,44 +41,12 @@ CORE_BUDGET = 0.7  # a process is sized to use at most this share of its core in
 CALL_MIX = {"enrollment": 1, "device": 1, "nlad": 1, "update_location_coordinate": 1, "plan_list": 1}
 
 
+# T8's history figures, by the part each workflow plays (bench.temporal_actions.ROLES).
 HISTORIES = (
-    ("enrollmentworkflow", "EnrollmentWorkflow"), ("lineworkflownewactivation", "LineWorkflow (NEWACTIVATION)"),
-    ("lineworkflowportin", "LineWorkflow (PORTIN)"), ("portstatusworkflowtocompletion", "PortStatusWorkflow"),
-    ("lookupworkflowdevice", "LookupWorkflow (device)"), ("nladcheckworkflownlad", "NladCheckWorkflow"),
+    ("enrollment", "the order's EnrollmentWorkflow"), ("line_newactivation", "a NEWACTIVATION line's workflow"),
+    ("line_portin", "a PORTIN line's workflow, to completion"), ("device", "the device lookup's workflow"),
+    ("nlad", "the NLAD check's workflow"),
 )  # fmt: skip
-
-
-class Drift(Exception):
-    """The JSON lacks what the document reads: the bench and this generator no longer agree."""
-
-
-class Bench:
-    """One bench JSON, read by figure key (or "meta" for the run's own fields) and dotted path. Every read is
-    recorded in `reads`, so a test can hold each one against what the bench writes."""
-
-    def __init__(self, document: dict[str, Any]) -> None:
-        self.document = document
-        self.figures = {figure["key"]: figure for figure in document.get("figures", [])}
-        self.reads: set[tuple[str, str]] = set()
-
-    def __call__(self, key: str, path: str = "value") -> float:
-        self.reads.add((key, path))
-        found: Any = self.document if key == "meta" else self.figures.get(key)
-        for part in path.split("."):
-            found = found.get(part) if isinstance(found, dict) else None
-        if not isinstance(found, int | float) or isinstance(found, bool):
-            raise Drift(f"the bench JSON has no number at {key} {path}")
-        return float(found)
-
-
-def number(value: float) -> str:
-    if value >= 100 or value == int(value):
-        return f"{value:,.0f}"
-    return f"{value:,.2f}" if value >= 1 else f"{value:.3g}"
-
-
-def source(key: str, path: str = "value") -> str:
-    return f"`{key}` {path}" if path != "value" else f"`{key}`"
 
 
 @dataclass(frozen=True)
@@ -111,6 +81,9 @@ def unit_costs(b: Bench) -> dict[str, list[Row]]:
         "API CPU per call (ms)": [
             row("update_location_coordinate, PostgreSQL", f"{t1}.update_location_coordinate", api),
             row("update_location_coordinate, SQLite", f"T1.{SQLITE}.update_location_coordinate", api),
+            # The same work done plainly: how far Lineup's call is from the least it could cost.
+            row("the shared floor's call (../shared/bench), PostgreSQL", f"{t1}.shared_floor", api),
+            row("the shared floor's call (../shared/bench), SQLite", f"T1.{SQLITE}.shared_floor", api),
             row("plan_list, PostgreSQL", f"{t1}.plan_list", api),
             row("1-line enrollment (availability + create), PostgreSQL", f"{t7}.cpu_enrollment", f"{role}.api"),
             *(row(f"{kind} lookup, SQLite", f"{t4}.cpu_{kind}", f"{role}.api") for kind in lookups),
@@ -135,8 +108,10 @@ def unit_costs(b: Bench) -> dict[str, list[Row]]:
         "Temporal actions": [
             row("per NEWACTIVATION line (its enrollment's share included)", f"{t8}.newactivation_1", unit="actions"),
             row("per PORTIN line to completion (its port's polls included)", f"{t8}.portin", unit="actions"),
-            row("per port poll, the port's start spread over its polls", f"{t8}.poll", unit="actions"),
-            row("per port poll, without the start", f"{t8}.poll", "extra.marginal", "actions"),
+            # A PORTIN line's PortInWorkflow does the whole port: its submission and completion are spread over
+            # its polls too, so these bound a long-pending port's poll from above.
+            row("per port poll, the port's whole workflow spread over its polls", f"{t8}.poll", unit="actions"),
+            row("per port poll, without its start", f"{t8}.poll", "extra.marginal", "actions"),
             *(row(f"per {kind} lookup", f"{t8}.{kind}", unit="actions") for kind in ("device", "nlad", "inquiry")),
             *(
                 row(f"{label}, before issue 20 (an earlier run's count)", f"{t8}.{name}_before", unit="actions")
@@ -281,14 +256,13 @@ def deployment_rows(costs: PerEnrollment, deployment: Deployment) -> list[Row]:
             "Temporal history written per month",
             enrollments * c.history_bytes / GB,
             "GB",
-            "enrollments × (EnrollmentWorkflow + LineWorkflow + device and NLAD lookups) history bytes ÷ 10⁹",
+            "enrollments × (the order's + a NEWACTIVATION line's + device and NLAD lookups' workflows) history "
+            "bytes ÷ 10⁹",
         ),
     ]
 
 
-HISTORY_PER_ENROLLMENT = (
-    "enrollmentworkflow", "lineworkflownewactivation", "lookupworkflowdevice", "nladcheckworkflownlad",
-)  # fmt: skip
+HISTORY_PER_ENROLLMENT = ("enrollment", "line_newactivation", "device", "nlad")
 
 
 def table(rows: list[Row]) -> list[str]:
@@ -334,7 +308,7 @@ def inputs() -> list[str]:
 
 def generate(document: dict[str, Any], name: str) -> str:
     b = Bench(document)
-    lines = [*header(b, name), "", "## Measured unit costs", ""]
+    lines = [*header(b, name), "", *goals.section(b), "", "## Measured unit costs", ""]
     for section, rows in unit_costs(b).items():
         lines += [f"### {section}", "", *table(rows), ""]
     lines += [*inputs(), ""]

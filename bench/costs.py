@@ -98,6 +98,28 @@ def cpu_figure(ctx: Context, target: str, name: str, what: str, spent: dict[str,
     )
 
 
+ROLE_NAMES = {"api": "the API", "worker": "the worker", "temporal": "the Temporal server"}
+
+
+def role_figures(ctx: Context, target: str, total: Figure, what: str) -> list[Figure]:
+    """`total`'s CPU per unit for each of the API, the worker and Temporal, as rows of their own: where a unit's
+    CPU goes, beside the rate it limits (the sandbox, standing in for the carrier, is left in the total only)."""
+    by_role = total.extra.get("cpu_ms_by_role")
+    if not isinstance(by_role, dict):
+        return []
+    return [
+        Figure(
+            f"{total.key}_{role}",
+            target,
+            f"{ctx.db}: CPU per {what}, {name}",
+            "ms",
+            value=float(by_role.get(role, 0.0)),
+            count=total.count,
+        )
+        for role, name in ROLE_NAMES.items()
+    ]
+
+
 def footprint_figures(ctx: Context, target: str, what: str, added: Footprint, units: int) -> list[Figure]:
     """Rows and bytes the database gained per `what` (e.g. per line), with the tables that gained them."""
     found = per_unit(added, units)

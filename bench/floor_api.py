@@ -1,4 +1,8 @@
-"""The T1 floor: the least work the interface asks of a chained update_location_coordinate, done plainly.
+"""Lineup's own floor, information beside T1's baseline (bench.shared_floor: ../shared/bench's floor): the least
+work the interface asks of a chained update_location_coordinate, done plainly as that one is, but on Lineup's
+schema (its indexes and foreign keys), behind Lineup's uvicorn command (its h11 protocol with read timeouts) and
+with the caller and the subject both checked as active agents. The gap between the two floors is what those cost;
+the gap from this one to Lineup, what Lineup's code costs.
 
 One transaction per call: claim the single-use token (a conditional UPDATE on its sha256), read the calling
 agent of the token's vendor, record the location, issue the next token, write the audit row; the body validated

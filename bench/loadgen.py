@@ -44,7 +44,7 @@ async def read_answer(reader: asyncio.StreamReader) -> bytes:
 async def connection(args: argparse.Namespace, tally: Tally, body: bytes, auth: bytes, deadline: float) -> None:
     target = urlsplit(args.url)
     reader, writer = await asyncio.open_connection(target.hostname, target.port)
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not (args.requests and len(tally.latencies) >= args.requests):
         token = tally.pool.pop() if tally.pool else None
         tally.reauth += token is None
         message = request_bytes(target.netloc, args.path if token else "/authenticate", body if token else auth, token)
@@ -91,6 +91,7 @@ if __name__ == "__main__":
         parser.add_argument(name, required=True)
     parser.add_argument("--connections", type=int, required=True)
     parser.add_argument("--seconds", type=float, required=True)
+    parser.add_argument("--requests", type=int, default=0, help="stop after this many requests (0: run --seconds)")
     arguments = parser.parse_args()
     tokens = [line.encode() for line in Path(arguments.tokens).read_text().split()]
     asyncio.run(main(arguments, tokens, Path(arguments.body).read_bytes(), Path(arguments.auth_body).read_bytes()))

@@ -30,14 +30,15 @@ class LineCounts:
     active: int
 
 
-def _with_database(admin_url: str, name: str) -> str:
+def database_url(admin_url: str, name: str) -> str:
+    """Database `name` on the server of `admin_url`, as libpq and asyncpg take it."""
     parts = urlsplit(admin_url)
     return urlunsplit((parts.scheme, parts.netloc, f"/{name}", "", ""))
 
 
 def app_url(admin_url: str, name: str) -> str:
     """The `LINEUP_DATABASE_URL` of database `name` on the server of `admin_url`."""
-    return _with_database(admin_url, name).replace("postgresql://", "postgresql+asyncpg://", 1)
+    return database_url(admin_url, name).replace("postgresql://", "postgresql+asyncpg://", 1)
 
 
 async def reachable(admin_url: str) -> str | None:
@@ -79,7 +80,7 @@ async def drop_leftovers() -> None:
 
 async def line_counts(admin_url: str, name: str, enrollment_ids: list[str]) -> tuple[LineCounts, dict[str, Any]]:
     """Counts for the given lines, and for the whole table (every line any scenario created)."""
-    connection = await asyncpg.connect(_with_database(admin_url, name))
+    connection = await asyncpg.connect(database_url(admin_url, name))
     try:
         mine = await connection.fetchrow(LINE_COUNTS, enrollment_ids)
         table = await connection.fetchrow(TABLE_COUNTS)

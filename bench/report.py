@@ -27,6 +27,8 @@ def verdict(figure: Figure, by_key: dict[str, Figure]) -> str:
         return "NOT MEASURED" if figure.note.startswith("not measured") else "FAILED"
     if figure.goal is None:
         return ""
+    if figure.goal.on == "ratio" and ratio(figure, by_key) is None:
+        return "NO BASELINE"  # its baseline row says why (not measured, or failed)
     met = figure.goal.met(figure.value, ratio(figure, by_key))
     return "FAILED" if met is None else "MET" if met else "NOT MET"
 

@@ -20,17 +20,21 @@ LOOKUP_KINDS = ("device", "inquiry", "nlad")
 
 @dataclass(frozen=True)
 class EnrollmentRun:
-    """One create_customer_prepaid_multiline: its EnrollmentWorkflow, each line's LineWorkflow and, for a
-    PORTIN line, its PortStatusWorkflow."""
+    """One create_customer_prepaid_multiline: its EnrollmentWorkflow and each line's own workflow, which the
+    order starts after its first try — a LineWorkflow for a NEWACTIVATION line, the PortInWorkflow that does the
+    whole port (submission, polls, completion) for a PORTIN line."""
 
     activation_type: str  # NEWACTIVATION or PORTIN (every line of the enrollment)
     workflow_id: str
     line_ids: tuple[str, ...]
-    port_ids: tuple[str, ...] = ()
 
     @property
     def lines(self) -> int:
         return len(self.line_ids)
+
+    @property
+    def porting(self) -> bool:
+        return self.activation_type == "PORTIN"
 
 
 @dataclass
@@ -44,13 +48,12 @@ class Runs:
 
     def enrollment(self, enrollment_ids: list[str], activation_type: str = "NEWACTIVATION") -> None:
         """`enrollment_ids` as sent, the first one the parent."""
-        ports = tuple(port_workflow_id(e) for e in enrollment_ids) if activation_type == "PORTIN" else ()
+        line_id = port_workflow_id if activation_type == "PORTIN" else line_workflow_id
         self.enrollments.append(
             EnrollmentRun(
                 activation_type,
                 enrollment_workflow_id(enrollment_ids[0], enrollment_ids),
-                tuple(line_workflow_id(e) for e in enrollment_ids),
-                ports,
+                tuple(line_id(e) for e in enrollment_ids),
             )
         )
 

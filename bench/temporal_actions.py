@@ -2,8 +2,8 @@
 runs on the stack — the enrollments T2 and T3 made, T4's lookups, T5's polled ports — plus what T8 runs itself
 where no other scenario does: PORTIN lines followed to completion, line inquiries, and one of each other kind.
 Printed per NEWACTIVATION line (its LineWorkflow and its share of the EnrollmentWorkflow), per PORTIN line to
-completion (the same and its PortStatusWorkflow), per port poll, per lookup; and each workflow type's history
-size, for the capacity model."""
+completion (its PortInWorkflow and the same share), per port poll, per lookup — actions, and workflow tasks per
+line; and each workflow's history size, for the capacity model."""
 
 from __future__ import annotations
 
@@ -51,6 +51,14 @@ class Fetched:
     def polls(self) -> int:
         return sum(actions.polls(run) for run in self.runs)
 
+    @property
+    def workflow_tasks(self) -> int:
+        return sum(actions.workflow_tasks(run) for run in self.runs)
+
+    @property
+    def workflow_type(self) -> str:
+        return actions.workflow_type(self.runs[0]) if self.runs else "?"
+
 
 async def settle(client: Client, workflow_id: str) -> bool:
     """Waits for the workflow to close (its last run); False when it was still running after SETTLE_S."""
@@ -90,43 +98,57 @@ class Tally:
     units: int = 0
     missing: int = 0
     open: int = 0
+    tasks_per_unit: list[float] = field(default_factory=list)  # workflow tasks, as per_unit counts actions
 
     def add(self, parts: Iterable[Fetched], units: int) -> None:
+        parts = list(parts)
         total = sum((part.actions for part in parts), Actions())
         self.per_unit.append(total.total / units)
+        self.tasks_per_unit.append(sum(part.workflow_tasks for part in parts) / units)
         self.summed, self.units = self.summed + total, self.units + units
+
+
+# The workflows whose histories are measured, by the part each plays (the figure's key: stable when a workflow
+# type is renamed; its label names the type the histories show).
+ROLES = {
+    "enrollment": "the order", "line_newactivation": "a NEWACTIVATION line",
+    "line_portin": "a PORTIN line, to completion", "device": "lookup: device", "inquiry": "lookup: inquiry",
+    "nlad": "lookup: NLAD",
+}  # fmt: skip
 
 
 @dataclass
 class Sizes:
-    """History bytes and events per workflow type (LineWorkflow told apart by its kind of line)."""
+    """History bytes and events per role (bench.temporal_actions.ROLES), and the workflow types seen in it."""
 
     found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    types: dict[str, set[str]] = field(default_factory=dict)
 
-    def add(self, name: str, fetched: Fetched) -> None:
-        self.found.setdefault(name, []).append((fetched.bytes, fetched.events))
+    def add(self, role: str, fetched: Fetched) -> None:
+        self.found.setdefault(role, []).append((fetched.bytes, fetched.events))
+        self.types.setdefault(role, set()).add(fetched.workflow_type)
 
 
 async def enrollment_tally(client: Client, runs: list[EnrollmentRun], sizes: Sizes, ports: Tally) -> Tally:
-    """Per line: the enrollment's workflow, its lines' and their ports', divided by its lines."""
+    """Per line: the enrollment's workflow and its lines' own, divided by its lines. A PORTIN line's workflow is
+    its port's too: its polls are counted in `ports`."""
     tally = Tally()
     for run in runs[:SAMPLE]:
         tally.open += not await settle(client, run.workflow_id)
+        for line_id in run.line_ids:  # a line's workflow closes after its order's
+            tally.open += not await settle(client, line_id)
         enrollment = await fetch(client, run.workflow_id)
         lines = [await fetch(client, wid) for wid in run.line_ids]
-        watched = [await fetch(client, wid) for wid in run.port_ids]
-        parts = [enrollment, *lines, *watched]
-        if any(part is None for part in parts):
+        if enrollment is None or any(line is None for line in lines):
             tally.missing += 1
             continue
-        found = [part for part in parts if part is not None]
-        tally.add(found, run.lines)
-        sizes.add("EnrollmentWorkflow", found[0])
-        for line in found[1 : 1 + run.lines]:
-            sizes.add(f"LineWorkflow ({run.activation_type})", line)
-        for port in found[1 + run.lines :]:
-            sizes.add("PortStatusWorkflow (to completion)", port)
-            ports.add([port], max(1, port.polls))
+        found = [line for line in lines if line is not None]
+        tally.add([enrollment, *found], run.lines)
+        sizes.add("enrollment", enrollment)
+        for line in found:
+            sizes.add(f"line_{run.activation_type.lower()}", line)
+            if run.porting:
+                ports.add([line], max(1, line.polls))
     return tally
 
 
@@ -200,6 +222,24 @@ def tally_figure(ctx: Context, name: str, what: str, tally: Tally, note: str = "
     )
 
 
+def tasks_figure(ctx: Context, name: str, what: str, tally: Tally) -> Figure:
+    """Workflow tasks per unit, from the same histories as the unit's actions."""
+    found = tally.tasks_per_unit
+    return Figure(
+        ctx.key("T8", f"tasks_{name}"),
+        "T8",
+        f"{ctx.db}: workflow tasks per {what}",
+        "count",
+        value=statistics.median(found) if found else None,
+        count=len(found),
+        note=f"{len(found)} counted (min {min(found):g}, max {max(found):g}); WORKFLOW_TASK_STARTED in every run's "
+        "history of the unit's workflows"
+        if found
+        else "",
+        extra={"mean": round(statistics.fmean(found), 3) if found else None},
+    )
+
+
 def poll_figure(ctx: Context, name: str, what: str, tally: Tally) -> Figure:
     """All of the port workflows' actions over all their polls; `marginal` leaves each one's first start out."""
     figure = tally_figure(ctx, name, what, tally)
@@ -213,19 +253,19 @@ def poll_figure(ctx: Context, name: str, what: str, tally: Tally) -> Figure:
 
 def size_figures(ctx: Context, sizes: Sizes) -> list[Figure]:
     figures = []
-    for name, found in sorted(sizes.found.items()):
+    for role, found in sorted(sizes.found.items()):
         size, events = statistics.median(b for b, _ in found), statistics.median(e for _, e in found)
-        key = "history_" + "".join(ch for ch in name.lower() if ch.isalnum())
+        types = ", ".join(sorted(sizes.types.get(role, set())))
         figures.append(
             Figure(
-                ctx.key("T8", key),
+                ctx.key("T8", f"history_{role}"),
                 "T8",
-                f"{ctx.db}: history bytes, {name} (median)",
+                f"{ctx.db}: history bytes, {ROLES.get(role, role)}: {types} (median)",
                 "count",
                 value=size,
                 count=len(found),
                 note=f"{events:g} events (median)",
-                extra={"events": events, "bytes_max": max(b for b, _ in found), "workflow_type": name},
+                extra={"events": events, "bytes_max": max(b for b, _ in found), "workflow_type": types},
             )
         )
     return figures
@@ -271,14 +311,16 @@ async def t8_actions(ctx: Context, *, own: bool) -> list[Figure]:
         if chosen:
             tally = await enrollment_tally(client, chosen, sizes, ports)
             figures.append(tally_figure(ctx, name, f"{what} (enrollment share included)", tally))
+            figures.append(tasks_figure(ctx, name, f"{what} (enrollment share included)", tally))
     if ports.units:
-        figures.append(poll_figure(ctx, "poll", "port poll, PORTIN ports to completion", ports))
+        what = "port poll, PORTIN lines to completion (their PortInWorkflow's actions over its polls)"
+        figures.append(poll_figure(ctx, "poll", what, ports))
     if runs.ports:
         round_ = await polled_tally(client, runs.ports, runs.pending_attempts)
         figures.append(poll_figure(ctx, "poll_round", "port poll, T5's round (ended after it)", round_))
-    for kind, workflow in (("device", "LookupWorkflow"), ("inquiry", "LookupWorkflow"), ("nlad", "NladCheckWorkflow")):
+    for kind in ("device", "inquiry", "nlad"):
         if runs.lookups[kind]:
-            tally = await plain_tally(client, runs.lookups[kind], sizes, f"{workflow} ({kind})")
+            tally = await plain_tally(client, runs.lookups[kind], sizes, kind)
             figures.append(tally_figure(ctx, kind, f"lookup: {kind}", tally))
     return with_before(ctx, figures) + size_figures(ctx, sizes)
 

@@ -1,12 +1,14 @@
-"""T1: authenticated throughput with chained tokens at 32 connections, beside two apps served by the same uvicorn
-command line (same flags, same process count) on the same machine state: a constant answer (what FastAPI and
-uvicorn cost at all) and the floor (bench.floor_api: the least work update_location_coordinate asks, in one
-plain transaction on the stack's own database). Lineup is judged against the floor."""
+"""T1: authenticated throughput with chained tokens at 32 connections, beside three apps on the same machine state,
+each under the same load: the shared floor (bench.shared_floor: ../shared/bench's floor_app.py served as its README
+says), which Lineup is judged against; and, for information, two served by Lineup's own uvicorn command line (same
+flags, same process count): a constant answer (what FastAPI and uvicorn cost at all) and Lineup's own floor
+(bench.floor_api: the floor's work on Lineup's schema, in the stack's own database). Lineup's own floor tells the
+cost of Lineup's schema and server command from the cost of its code."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -19,13 +21,15 @@ from bench.context import Context
 from bench.load import Load, LoadResult, run_load
 from bench.options import CONNECTIONS
 from bench.processes import CHILDREN, descendants, terminate
+from bench.shared_floor import TOKENS, floor_dir, missing, shared_floor
 from bench.stack import APP_SPEC, REPO
 from bench.stack_processes import ProcessTable, cpu_seconds
 from bench.stats import Figure, Goal
 
 BARE_APP = "bench.bare_api:create_app"
-FLOOR_APP = "bench.floor_api:create_app"
-T1_GOAL = Goal("ratio", ">=", 0.5)  # issue 17: Lineup at least half the floor's throughput
+OWN_FLOOR_APP = "bench.floor_api:create_app"
+# Issue 28: Lineup ÷ the shared floor, on one API process as the floor runs.
+GOALS = {"sqlite": Goal("ratio", ">=", 0.5), "postgresql": Goal("ratio", ">=", 0.8)}
 
 
 def served_command(api_command: list[str], app: str, port: int) -> list[str]:
@@ -90,15 +94,27 @@ async def fresh_tokens(http: httpx.AsyncClient, count: int) -> list[str]:
     return await asyncio.gather(*(one() for _ in range(count)))
 
 
+Chains = Callable[[int], Awaitable[list[str]]]  # run 0 (the warm-up), run 1 (measured) → one token a connection
+
+
+def lineup_tokens(ctx: Context) -> Chains:
+    """Fresh tokens from Lineup's /authenticate for each run (also what Lineup's own floor claims)."""
+    return lambda _run: fresh_tokens(ctx.http, CONNECTIONS)
+
+
+async def no_tokens(_run: int) -> list[str]:
+    return ["x"] * CONNECTIONS  # the constant answer checks none
+
+
 async def measure(
-    ctx: Context, base_url: str, path: str, body: dict[str, Any], *, tokens: bool, cpu: Callable[[], float]
+    ctx: Context, base_url: str, path: str, body: dict[str, Any], *, chains: Chains, cpu: Callable[[], float]
 ) -> tuple[LoadResult, float]:
-    """A warm-up run, then the measured run, each with fresh tokens (Lineup's, from its /authenticate, also for
-    the floor); returns the measured run and the CPU seconds `cpu()` grew by during it."""
+    """A warm-up run, then the measured run, each with its own chain of tokens; returns the measured run and
+    the CPU seconds `cpu()` grew by during it."""
     result: LoadResult | None = None
     spent = 0.0
-    for seconds in (ctx.budget.load_warmup_s, ctx.budget.load_s):
-        chain = await fresh_tokens(ctx.http, CONNECTIONS) if tokens else ["x"] * CONNECTIONS
+    for run, seconds in enumerate((ctx.budget.load_warmup_s, ctx.budget.load_s)):
+        chain = await chains(run)
         load = Load(base_url, path, body, bodies.AUTHENTICATE, chain, seconds, Path(ctx.stack.data_dir) / "load")
         before = cpu()
         result = await run_load(load, ctx.tool)
@@ -135,41 +151,92 @@ def load_figure(key: str, label: str, result: LoadResult, cpu_s: float) -> Figur
     )
 
 
-async def side_app(ctx: Context, app: str, name: str, tokens: bool) -> tuple[LoadResult, float]:
+async def side_app(ctx: Context, app: str, name: str, chains: Chains) -> tuple[LoadResult, float]:
     async with side_server(ctx, app, name) as served:
-        return await measure(ctx, served.url, "/agent", bodies.UPDATE_LOCATION, tokens=tokens, cpu=served.cpu_seconds)
+        return await measure(ctx, served.url, "/agent", bodies.UPDATE_LOCATION, chains=chains, cpu=served.cpu_seconds)
+
+
+async def shared_floor_figure(ctx: Context) -> Figure:
+    """The baseline: ../shared/bench's floor under the same load, or a row saying why it was not measured."""
+    key, directory = ctx.key("T1", "shared_floor"), floor_dir()
+    label = f"{ctx.db}: the floor of ../shared/bench (floor_app.py as its README serves it, 1 process) (baseline)"
+    if why := missing(directory):
+        return Figure(key, "T1", label, "/s", "req", note=why)
+    async with shared_floor(ctx.stack, directory, ctx.stack.spare_port) as floor:
+        served = Served(floor.url, floor.pid)
+
+        async def chains(run: int) -> list[str]:
+            return floor.chains[run]
+
+        result, cpu_s = await measure(
+            ctx, floor.url, "/agent", bodies.UPDATE_LOCATION, chains=chains, cpu=served.cpu_seconds
+        )
+    figure = load_figure(key, label, result, cpu_s)
+    figure.note = f"{directory}, FLOOR_DB on {floor.database}, {TOKENS} tokens written on start (warm-up's, run's)"
+    figure.extra["floor_dir"] = str(directory)
+    return figure
+
+
+def judged(ctx: Context, figure: Figure, baseline: str) -> None:
+    """Lineup's update_location_coordinate against the shared floor, with issue 28's goal for its database:
+    on one API process, as the floor runs (2 processes against its 1 is information)."""
+    figure.against = baseline
+    if ctx.stack.spec.api_processes == 1:
+        figure.goal = GOALS[ctx.stack.spec.database]
+    else:
+        figure.label += f" (information: {ctx.stack.spec.api_processes} API processes against the floor's 1)"
+
+
+def ratios_note(figure: Figure, others: dict[str, tuple[str, Figure]]) -> None:
+    """The figure ÷ each information row (`ratio_to_<name>` in its extra), said in its note."""
+    said = []
+    for name, (label, other) in others.items():
+        if other.value and figure.value is not None:
+            figure.extra[f"ratio_to_{name}"] = round(figure.value / other.value, 3)
+            said.append(f"÷ {label}: {figure.value / other.value:.3f}")
+    figure.note = "; ".join(said) + (" (information)" if said else "")
 
 
 async def t1_throughput(ctx: Context) -> list[Figure]:
-    """Constant answer, floor, then Lineup's update_location_coordinate and plan_list, each at 32 connections."""
+    """The constant answer, Lineup's own floor, the shared floor, then Lineup's update_location_coordinate and
+    plan_list, each at 32 chaining connections; the shared floor right before Lineup, so the two see the same
+    machine."""
     processes = f"{ctx.stack.spec.api_processes} process(es)"
-    constant_key, floor_key = ctx.key("T1", "bare"), ctx.key("T1", "floor")
     constant = load_figure(
-        constant_key,
+        ctx.key("T1", "bare"),
         f"{ctx.db}: constant answer, bare FastAPI, {processes} (information)",
-        *await side_app(ctx, BARE_APP, "bare-api", tokens=False),
+        *await side_app(ctx, BARE_APP, "bare-api", no_tokens),
     )
-    floor = load_figure(
-        floor_key,
-        f"{ctx.db}: floor, update_location_coordinate in 1 plain transaction (baseline)",
-        *await side_app(ctx, FLOOR_APP, "floor-api", tokens=True),
+    own = load_figure(
+        ctx.key("T1", "own_floor"),
+        f"{ctx.db}: Lineup's own floor (bench/floor_api.py: that work on Lineup's schema and uvicorn command), "
+        f"{processes} (information)",
+        *await side_app(ctx, OWN_FLOOR_APP, "own-floor-api", lineup_tokens(ctx)),
     )
-    floor.against = constant_key
-    figures = [constant, floor]
+    shared = await shared_floor_figure(ctx)
+    own.against = shared.key
+    figures = [constant, own, shared]
     table = ProcessTable.of(ctx.stack)
     for name, path, body in (
         ("update_location_coordinate", "/agent", bodies.UPDATE_LOCATION),
         ("plan_list", "/plan", bodies.PLAN_LIST),
     ):
         result, cpu_s = await measure(
-            ctx, ctx.stack.api_url, path, body, tokens=True, cpu=lambda: table.cpu_seconds().get("api", 0.0)
+            ctx,
+            ctx.stack.api_url,
+            path,
+            body,
+            chains=lineup_tokens(ctx),
+            cpu=lambda: table.cpu_seconds().get("api", 0.0),
         )
-        same_work = name == "update_location_coordinate"  # the floor's work; plan_list's is other (information)
-        label = f"{ctx.db}: {name}, {CONNECTIONS} conns chaining tokens" + ("" if same_work else " (information)")
+        label = f"{ctx.db}: {name}, {CONNECTIONS} conns chaining tokens"
         figure = load_figure(ctx.key("T1", name), label, result, cpu_s)
-        figure.against, figure.goal = floor_key, T1_GOAL if same_work else None
-        if constant.value and figure.value is not None:
-            figure.extra["ratio_to_constant"] = round(figure.value / constant.value, 3)
-            figure.note = f"÷ constant answer: {figure.value / constant.value:.3f} (information)"
+        if name == "update_location_coordinate":
+            judged(ctx, figure, shared.key)
+            ratios_note(figure, {"constant": ("constant answer", constant), "own_floor": ("Lineup's own floor", own)})
+        else:  # other work than the floor's: beside it for scale only
+            figure.label += " (information)"
+            figure.against = shared.key
+            ratios_note(figure, {"constant": ("constant answer", constant)})
         figures.append(figure)
     return figures

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bench.actions import Actions, count, count_all, polls, workflow_type
+from bench.actions import Actions, count, count_all, polls, workflow_tasks, workflow_type
 
 HISTORIES = Path(__file__).resolve().parents[1] / "workflows" / "histories"
 
@@ -109,13 +109,20 @@ def test_a_pushed_port() -> None:
 @pytest.mark.parametrize(
     ("name", "total"),
     [
-        ("lookup_device", 2),  # started [1] + device_compatibility [5]
-        ("lookup_line_inquiry", 2),  # started [1] + line_inquiry [5]
+        ("device_check", 2),  # started [1] + device_compatibility [5]
+        ("line_inquiry", 2),  # started [1] + line_inquiry [5]
         ("nlad_check", 2),  # started [1] + check_and_record [5] (no patch marker since issue 20)
     ],
 )
 def test_lookups(name: str, total: int) -> None:
     assert count(recorded(name)).total == total
+
+
+def test_workflow_tasks_are_the_tasks_a_worker_was_handed() -> None:
+    # The line: WORKFLOW_TASK_STARTED [3] (its start) and [9] (its activity's result) = 2. Its enrollment: [3]
+    # (start and update), [13] (the child started), [17] (the child's result) = 3: 5 for a 1-line enrollment.
+    assert workflow_tasks(recorded("line_new_activation")) == 2
+    assert workflow_tasks(recorded("enrollment_one_line")) == 3
 
 
 def event(event_id: int, kind: str, **attributes: Any) -> dict[str, Any]:

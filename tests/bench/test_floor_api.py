@@ -1,5 +1,6 @@
-"""The T1 floor does the work it claims, on the migrated, seeded database of both engines: each call claims its
-token once, records the location and the audit row, and answers the next token in Lineup's envelope."""
+"""Lineup's own floor (information beside T1's shared floor) does the work it claims, on the migrated, seeded
+database of both engines: each call claims its token once, records the location and the audit row, and answers the
+next token in Lineup's envelope."""
 
 from __future__ import annotations
 

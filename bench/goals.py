@@ -1,0 +1,160 @@
+"""Issue 28's figures, each beside its baseline from the same run, read from one bench JSON: the section
+docs/capacity.md opens with, and the block of docs/performance.md that shows the latest run (the same table, what
+a line costs, and the bench's printed table). `python -m bench.goals BENCH_JSON` writes that block; `make capacity`
+and `make bench BENCH=--capacity` run it after docs/capacity.md. Every figure is read through bench.capacity's
+Bench, so a figure the run lacks (the shared floor not found, say) is a Drift and nothing is written."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.phases import replace_section
+from bench.reading import PG, SQLITE, Bench, Drift, number
+
+PERFORMANCE_DOC = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
+MARKER = "bench-run"
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One row of the issue's table: Lineup's figure and the baseline it is judged against."""
+
+    what: str
+    key: str
+    baseline: str
+    baseline_label: str
+
+
+ROWS = (
+    Compared("1-line create, synchronous answer", f"T2.{SQLITE}.create_1", f"T2.{SQLITE}.update_with_start",
+             "no-op update-with-start"),
+    Compared("10-line create vs 1 line", f"T2.{SQLITE}.create_10", f"T2.{SQLITE}.create_1", "1-line create"),
+    Compared("lines activated per second, 16 channels (T3)", f"T3.{SQLITE}.lines_rate",
+             f"T3.{SQLITE}.one_activity_rate", "bare one-activity workflows"),
+    Compared("authenticated call, SQLite", f"T1.{SQLITE}.update_location_coordinate", f"T1.{SQLITE}.shared_floor",
+             "the floor of ../shared/bench"),
+    Compared("authenticated call, PostgreSQL", f"T1.{PG}.update_location_coordinate", f"T1.{PG}.shared_floor",
+             "the same floor"),
+)  # fmt: skip
+
+
+def text(b: Bench, key: str, name: str) -> str:
+    """A figure's own string field (its goal, its verdict), read as Bench reads numbers."""
+    b.reads.add((key, name))
+    found: Any = b.figures.get(key, {}).get(name)
+    if not isinstance(found, str) or not found:
+        raise Drift(f"the bench JSON has no {name} at {key}")
+    return found
+
+
+def shown(b: Bench, key: str) -> str:
+    """A figure's value with its unit, as the bench prints it."""
+    value, figure = b(key), b.figures[key]
+    if figure.get("unit") == "ms":
+        return f"{value:,.1f} ms"
+    if figure.get("unit") == "/s":
+        return f"{value:,.1f} {figure.get('per', '')}/s"
+    return number(value)
+
+
+def other_work(b: Bench, key: str) -> str:
+    """The cores other work took while the figure was taken: a ratio is only read beside it."""
+    cores = b.figures[key].get("other_cores")
+    return f"{cores:.2f}" if isinstance(cores, int | float) else "—"
+
+
+def goals_table(b: Bench) -> list[str]:
+    rows = []
+    for row in ROWS:
+        ratio = b(row.key) / b(row.baseline)
+        rows.append(
+            f"| {row.what} | {row.baseline_label}: {shown(b, row.baseline)} | {shown(b, row.key)} | {ratio:.2f} | "
+            f"{text(b, row.key, 'goal')} | {text(b, row.key, 'verdict')} | {other_work(b, row.key)} |"
+        )
+    return [
+        "| figure | baseline (same run) | Lineup | ratio | goal | verdict | other work (cores) |",
+        "|---|---|---|---:|---|---|---:|",
+        *rows,
+    ]
+
+
+def line_costs(b: Bench) -> list[str]:
+    """Where a NEWACTIVATION line's CPU goes (T3) and what it asks of Temporal (T8), beside T3's rate."""
+    t3, t8, role = f"T3.{SQLITE}.cpu_line", f"T8.{SQLITE}", "extra.cpu_ms_by_role"
+    rows = [
+        ("CPU, all of the stack's processes", f"{number(b(t3))} ms", f"`{t3}`"),
+        *(
+            (f"CPU, {label}", f"{number(b(t3, f'{role}.{name}'))} ms", f"`{t3}` {role}.{name}")
+            for name, label in (("api", "the API"), ("worker", "the worker"), ("temporal", "the Temporal server"))
+        ),
+        ("Temporal actions (its enrollment's share)", number(b(f"{t8}.newactivation_1")), f"`{t8}.newactivation_1`"),
+        (
+            "workflow tasks (its enrollment's share)",
+            number(b(f"{t8}.tasks_newactivation_1")),
+            f"`{t8}.tasks_newactivation_1`",
+        ),
+    ]
+    return [
+        "| per NEWACTIVATION line (1-line enrollments) | value | from |",
+        "|---|---:|---|",
+        *(f"| {what} | {value} | {where} |" for what, value, where in rows),
+    ]
+
+
+def section(b: Bench) -> list[str]:
+    """docs/capacity.md's first section."""
+    return [
+        "## Issue 28's figures, each against its baseline (this run)",
+        "",
+        *goals_table(b),
+        "",
+        *line_costs(b),
+    ]
+
+
+def run_block(document: dict[str, Any], name: str) -> str:
+    """docs/performance.md's block of the latest run."""
+    b = Bench(document)
+    doc = b.document
+    return "\n".join(
+        [
+            "## The latest run",
+            "",
+            f"Generated by `python -m bench.goals {name}` (`make capacity`) from `make bench` of "
+            f"{doc['started_utc'][:16].replace('T', ' ')} UTC ({'quick' if doc['quick'] else 'full'}, "
+            f"{doc['seconds']:.0f} s, git {doc['git']}, load average {doc['load_average_before']:.2f} before); "
+            "do not edit by hand.",
+            "",
+            *goals_table(b),
+            "",
+            *line_costs(b),
+            "",
+            "As `make bench` printed it:",
+            "",
+            "```",
+            str(doc.get("table", "")).rstrip(),
+            "```",
+        ]
+    )
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m bench.goals BENCH_JSON (docs/performance.md's block of that run)", file=sys.stderr)
+        return 2
+    path = Path(argv[0])
+    try:
+        block = run_block(json.loads(path.read_text()), path.name)
+    except Drift as drift:
+        print(f"bench.goals: docs/performance.md not written: {drift}", file=sys.stderr)
+        return 1
+    replace_section(PERFORMANCE_DOC, MARKER, block)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
