@@ -9,7 +9,7 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities.enrollment import mark_activating, move_line
 from activities.errors import database_outage, outside_call
-from activities.events import refusal_recorded
+from activities.events import outcome_recorded
 from adapters.carrier import CarrierClient, PortOrder
 from adapters.http import Rejected, Unavailable
 from models.clock import utcnow
@@ -76,7 +76,7 @@ class PortingActivities:
                     old_account=self._cipher.open(port.secrets, Fields),
                     holder_consent=held,
                 )
-                async with refusal_recorded(self._db, eid), outside_call():
+                async with outcome_recorded(self._db, eid), outside_call():
                     submitted = await self._carrier.submit_port(order, key=call.idempotency_key)
                 port = await self._record_submitted(eid, submitted.port_id, submitted.status)
             if not active:

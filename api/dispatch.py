@@ -137,7 +137,8 @@ class Dispatch:
             else validated(action.request, payload)
         )
         owner = presented.owner
-        caller = Caller(owner.vendor_id, presented.vendor_code, owner.api_user_id, owner.login_log_id, agent, name)
+        who = (owner.vendor_id, presented.vendor_code, owner.api_user_id, owner.login_log_id)
+        caller = Caller(*who, agent, name, presented.require_payment)
         ctx = Context(caller, self.facts.uow, self.resources, self.facts.request_id, chain)
         return success(action, await action.handler(body, ctx))
 

@@ -32,6 +32,7 @@ class Caller:
     login_log_id: int | None
     agent: AgentRef | None
     action: str
+    require_payment: bool = False  # the vendor's: a line activates only once a settled payment covers its plan
 
     @property
     def agent_username(self) -> str | None:

@@ -121,8 +121,8 @@ async def orders_of(
 
 def _order(rows: list[tuple[Line, str]], pacing: Pacing) -> EnrollmentOrder:
     first, vendor_code = rows[0]
-    ids = [line.enrollment_id for line, _ in rows]
-    return EnrollmentOrder(first.order_id, first.parent_enrollment_id, ids, vendor_code, first.agent_username, pacing)
+    plans = [plan_of(line) for line, _ in rows]
+    return EnrollmentOrder(first.order_id, first.parent_enrollment_id, plans, vendor_code, first.agent_username, pacing)
 
 
 def plan_of(line: Line) -> LinePlan:
@@ -141,6 +141,7 @@ def plan_of(line: Line) -> LinePlan:
         mdn=line.mdn,
         msid=line.msid,
         msl=line.msl,
+        esim=line.is_esim,
     )
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
+from sqlalchemy import insert
 from sqlmodel import col, select
 
 from models.clock import utcnow
@@ -19,7 +19,7 @@ from models.tables.enrollment import Line
 from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from models.tables.payment import Payment, TaxCalculation
 from models.tables.porting import PortIn
-from persistence.transaction import DbSession
+from persistence.transaction import DbSession, before_commit, kept
 
 Fact = str | int | bool | None
 # A stuck line, or one support's retry has claimed (RETRYING) until its workflow takes the retry.
@@ -33,17 +33,22 @@ async def record(
     *,
     actor: str = LINEUP,
     vendor_id: int | None = None,
+    line: Line | None = None,
+    parent: str | None = None,
     **facts: Fact,
-) -> LineEvent | None:
-    """The event, in the session's transaction, and its deliveries. A line's identifiers come from its row;
-    an enrollment without a line yet (a payment first) needs `vendor_id`. None when neither says the vendor."""
-    line = await session.get(Line, enrollment_id)
+) -> None:
+    """The event, written with the transaction's others when it commits (one multi-row INSERT), with its
+    deliveries. A line's identifiers come from its row (the session's own when it holds it), or from the caller
+    (`vendor_id` and `parent`); an enrollment without a line yet (a payment first) needs `vendor_id`; an event
+    neither says the vendor of is not kept."""
+    if line is None and not (vendor_id and parent):  # a caller that knows the line's ids needs no read
+        line = await session.get(Line, enrollment_id)
     vendor = line.vendor_id if line is not None else vendor_id
     if vendor is None:
-        return None
+        return
     data: dict[str, Fact] = {
         "enrollment_id": enrollment_id,
-        "parent_enrollment_id": line.parent_enrollment_id if line else None,
+        "parent_enrollment_id": line.parent_enrollment_id if line else parent,
         "mdn": line.mdn if line else None,
         **facts,
     }
@@ -56,36 +61,37 @@ async def record(
         data=json.dumps(data, separators=(",", ":")),
         created=utcnow(),
     )
-    session.add(event)
-    await session.flush()
-    assert event.id is not None
-    for endpoint_id, types in await _endpoints(session, vendor):
-        if kind.value in types:
-            session.add(WebhookDelivery(endpoint_id=endpoint_id, event_id=event.id))
-    return event
+    kept(session, EventsDue).append(event)
+    before_commit(session, _write_pending)
 
 
-@dataclass
-class EndpointCache:
-    transaction: object
-    by_vendor: dict[int, list[tuple[int, frozenset[str]]]] = field(default_factory=dict)
+class EventsDue(list[LineEvent]):
+    """The transaction's events, written when it commits."""
 
 
-async def _endpoints(session: DbSession, vendor_id: int) -> list[tuple[int, frozenset[str]]]:
-    """The vendor's active endpoints and the types each takes, read once per transaction (intake writes a few
-    events a line)."""
-    transaction = session.sync_session.get_transaction()
-    kept = session.info.get("lineup_endpoints")
-    if not isinstance(kept, EndpointCache) or kept.transaction is not transaction:
-        kept = session.info["lineup_endpoints"] = EndpointCache(transaction)  # a new transaction reads anew
-    cache = kept.by_vendor
-    if vendor_id not in cache:
-        query = select(WebhookEndpoint.id, WebhookEndpoint.event_types).where(
-            WebhookEndpoint.vendor_id == vendor_id, col(WebhookEndpoint.active)
-        )
-        rows = (await session.exec(query)).all()
-        cache[vendor_id] = [(row_id, frozenset(types.split(","))) for row_id, types in rows if row_id is not None]
-    return cache[vendor_id]
+async def _write_pending(session: DbSession) -> None:
+    """The transaction's events in one INSERT, then one read of their vendors' endpoints and one INSERT of the
+    deliveries those want (an outbox: the delivery workflow finds them)."""
+    events = list(kept(session, EventsDue))
+    kept(session, EventsDue).clear()
+    if not events:
+        return
+    rows = [event.model_dump(exclude={"id"}) for event in events]
+    written = await session.execute(
+        insert(LineEvent).values(rows).returning(col(LineEvent.id), col(LineEvent.public_id))
+    )
+    ids = {public_id: event_id for event_id, public_id in written.all()}
+    for event in events:
+        event.id = ids[event.public_id]
+    query = select(WebhookEndpoint.id, WebhookEndpoint.vendor_id, WebhookEndpoint.event_types).where(
+        col(WebhookEndpoint.vendor_id).in_({event.vendor_id for event in events}), col(WebhookEndpoint.active)
+    )
+    endpoints = [(row_id, vendor, frozenset(types.split(","))) for row_id, vendor, types in await session.exec(query)]
+    for event in events:
+        assert event.id is not None
+        for endpoint_id, vendor, types in endpoints:
+            if vendor == event.vendor_id and event.type in types and endpoint_id is not None:
+                session.add(WebhookDelivery(endpoint_id=endpoint_id, event_id=event.id))
 
 
 def body_of(event: LineEvent) -> bytes:
@@ -177,14 +183,14 @@ async def tax_collected(session: DbSession, calc: TaxCalculation, status: str) -
         )
 
 
-async def received(session: DbSession, enrollment_ids: Iterable[str], *, actor: str) -> None:
-    """Intake stored these lines (in this transaction): each is received, with its SIM when it came with one."""
-    await session.flush()  # the lines just added, so record() finds them
-    for enrollment_id in enrollment_ids:
-        line = await session.get(Line, enrollment_id)
-        await record(session, enrollment_id, EventType.RECEIVED, actor=actor)
-        if line is not None and (line.iccid or line.esn):
-            await record(session, enrollment_id, EventType.SIM_ATTACHED, actor=actor)
+async def received(session: DbSession, lines: Iterable[Line], *, actor: str) -> None:
+    """Intake stored these lines (in this transaction), each with its customer record and its SIM when it came
+    with one."""
+    for line in lines:
+        await record(session, line.enrollment_id, EventType.RECEIVED, actor=actor, line=line)
+        if line.iccid or line.esn:
+            await record(session, line.enrollment_id, EventType.SIM_ATTACHED, actor=actor, line=line)
+        await record(session, line.enrollment_id, EventType.CUSTOMER_CREATED, line=line)
 
 
 async def corrected(session: DbSession, enrollment_id: str, fields: Iterable[str], *, actor: str) -> None:

@@ -10,7 +10,7 @@ PostgreSQL runs on the asyncio engine (asyncpg), its session SQLModel's own. Cal
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar, TypeVarTuple, overload
 
@@ -78,7 +78,7 @@ class InlineSession:
         return self.sync_session.in_transaction()
 
     @property
-    def info(self) -> dict[str, object]:
+    def info(self) -> dict[object, object]:
         return self.sync_session.info
 
     def get_bind(self) -> Connection:
@@ -94,6 +94,34 @@ class InlineSession:
 
 # What repositories and operations take: a session in a transaction (SQLite's inline one, or asyncio's).
 DbSession = AsyncSession | InlineSession
+BeforeCommit = Callable[[DbSession], Awaitable[None]]
+K = TypeVar("K")
+
+
+def kept(session: DbSession, kind: type[K]) -> K:
+    """The transaction's own `kind` of thing, kept with its session (made on first ask, gone with it)."""
+    found = session.info.get(kind)
+    if not isinstance(found, kind):
+        found = session.info[kind] = kind()
+    return found
+
+
+class Due(list[BeforeCommit]):
+    """What must run last thing before the session's transaction commits."""
+
+
+def before_commit(session: DbSession, hook: BeforeCommit) -> None:
+    """`hook` runs once, last thing before the session's transaction commits (the event log writes the
+    transaction's events there, all in one statement)."""
+    due = kept(session, Due)
+    if hook not in due:
+        due.append(hook)
+
+
+async def _run_before_commit(session: DbSession) -> None:
+    due = kept(session, Due)
+    while due:
+        await due.pop(0)(session)
 
 
 class Transaction:
@@ -148,11 +176,13 @@ class InlineTransaction(Transaction):
 
     async def commit(self) -> None:
         if self._session is not None:
+            await _run_before_commit(self._session)
             await self._session.commit()  # flushes its part; the connection commits below
         self.connection.commit()
 
     async def rollback(self) -> None:
         if self._session is not None:
+            self._session.info.clear()  # what was due before a commit goes with the writes
             await self._session.rollback()
         self.connection.rollback()
 
@@ -195,11 +225,13 @@ class AsyncTransaction(Transaction):
 
     async def commit(self) -> None:
         if self._session is not None:
+            await _run_before_commit(self._session)
             await self._session.commit()
         await self.connection.commit()
 
     async def rollback(self) -> None:
         if self._session is not None:
+            self._session.info.clear()
             await self._session.rollback()
         await self.connection.rollback()
 

@@ -142,8 +142,11 @@ class CarrierStep:
             with contextlib.suppress(TimeoutError):
                 interval = timedelta(minutes=self.pacing.stuck_retry_minutes)
                 await workflow.wait_condition(lambda: self.retry_requested, timeout=min(interval, remaining))
-        self.retry_requested = False
-        await self.line.move(LineStatus.ACTIVATING)
+        by_support, self.retry_requested = self.retry_requested, False
+        if by_support:  # support moved it to RETRYING (and logged its retry); the step's activity moves it on
+            self.line.progress = replace(self.line.progress, status=LineStatus.RETRYING)
+        else:  # the line's own retry: ACTIVATING, logged as Lineup's
+            await self.line.move(LineStatus.ACTIVATING)
 
     async def _continue_if_long(self, stuck: StuckState) -> None:
         """A line stuck for long (many retries) starts a new run of itself, still stuck, before its history grows

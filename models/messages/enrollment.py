@@ -36,18 +36,6 @@ class Pacing:
 
 
 @dataclass(frozen=True)
-class EnrollmentOrder:
-    """Input of EnrollmentWorkflow: the lines of one create_customer_prepaid_multiline request."""
-
-    order_id: str
-    parent_enrollment_id: str
-    enrollment_ids: list[str]
-    vendor_code: str
-    agent_id: str | None = None
-    pacing: Pacing = field(default_factory=Pacing)
-
-
-@dataclass(frozen=True)
 class LinePlan:
     """What the orchestration needs to know of a line once its customer record exists."""
 
@@ -63,6 +51,24 @@ class LinePlan:
     mdn: str | None = None
     msid: str | None = None
     msl: str | None = None
+    esim: bool = False  # its answer carries the eSIM profile the activation gives it
+
+
+@dataclass(frozen=True)
+class EnrollmentOrder:
+    """Input of EnrollmentWorkflow: the lines of one create_customer_prepaid_multiline request, each with the
+    customer record intake gave it."""
+
+    order_id: str
+    parent_enrollment_id: str
+    lines: list[LinePlan]
+    vendor_code: str
+    agent_id: str | None = None
+    pacing: Pacing = field(default_factory=Pacing)
+
+    @property
+    def enrollment_ids(self) -> list[str]:
+        return [line.enrollment_id for line in self.lines]
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ class Presented:
     owner: TokenOwner
     vendor_code: str
     agent: AgentRef | None
+    require_payment: bool = False  # the vendor's, read with the token: creates and activations check it
 
 
 class _PresentedRow(NamedTuple):
@@ -51,6 +52,7 @@ class _PresentedRow(NamedTuple):
     token_used_at: datetime | None
     token_expires_at: datetime
     vendor_code: str
+    vendor_require_payment: bool
     id: int | None
     username: str | None
     vendor_id: int | None
@@ -82,6 +84,7 @@ _PRESENT = (
         _TOKENS.c.used_at.label("token_used_at"),
         _TOKENS.c.expires_at.label("token_expires_at"),
         _VENDORS.c.code.label("vendor_code"),
+        _VENDORS.c.require_payment.label("vendor_require_payment"),
         *AGENT_COLUMNS,
     )
     .select_from(_TOKENS)
@@ -150,7 +153,7 @@ async def present(transaction: Transaction, token: str | None, *, username: str 
     if row.token_expires_at <= utcnow():
         raise TokenRefused("expired", "Token expire")
     owner = TokenOwner(row.token_vendor_id, row.token_api_user_id, row.token_login_log_id)
-    return Presented(hashed, owner, row.vendor_code, row.agent())
+    return Presented(hashed, owner, row.vendor_code, row.agent(), row.vendor_require_payment)
 
 
 async def claim(transaction: Transaction, hashed: str) -> None:

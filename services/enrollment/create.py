@@ -35,13 +35,13 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
         raise refuse(f"Lines must hold at most {settings.enrollment.max_lines} lines")
     ids = [line.enrollment_id for line in body.lines]
     order_id = enrollment_workflow_id(body.parent_enrollment_id, ids)
-    if await accept(ctx, body, order_id=order_id):
+    accepted = await accept(ctx, body, order_id=order_id)
+    if accepted.stored:
         enrollment_started()
-    order = EnrollmentOrder(
-        order_id, body.parent_enrollment_id, ids, ctx.caller.vendor_code, ctx.caller.agent_username, Pacing.of(settings)
-    )
+    vendor, agent = ctx.caller.vendor_code, ctx.caller.agent_username
+    order = EnrollmentOrder(order_id, body.parent_enrollment_id, accepted.plans, vendor, agent, Pacing.of(settings))
     result = await _run(ctx, order)
-    return await line_entries(ctx, result.lines, invoice_number=body.invoice_number)
+    return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
 
 
 async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:

@@ -5,7 +5,7 @@ would keep them in the clear); neither is ever logged."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from dispatch.context import Context
@@ -47,9 +47,15 @@ async def line_extras(ctx: Context, enrollment_ids: Collection[str]) -> dict[str
     return found
 
 
-async def line_entries(ctx: Context, plans: list[LinePlan], *, invoice_number: str | None) -> list[LineEntry]:
-    """The entries of customer creation's answer (activate_line's too), one per line, in the plans' order."""
-    extras = await line_extras(ctx, [plan.enrollment_id for plan in plans])
+async def line_entries(
+    ctx: Context, plans: list[LinePlan], *, invoice_number: str | None, pins: Mapping[str, str] | None = None
+) -> list[LineEntry]:
+    """The entries of customer creation's answer (activate_line's too), one per line, in the plans' order.
+    `pins`: those intake just gave (no read for them unless the line is an eSIM's, whose profile is needed)."""
+    pins = pins or {}
+    known = {plan.enrollment_id: Extras(pins[plan.enrollment_id], None) for plan in plans if plan.enrollment_id in pins}
+    wanted = [plan.enrollment_id for plan in plans if plan.enrollment_id not in known or plan.esim]
+    extras = {**known, **(await line_extras(ctx, wanted) if wanted else {})}
     return [
         LineEntry.of(plan, invoice_number, pin=extras[plan.enrollment_id].pin, esim=extras[plan.enrollment_id].esim)
         for plan in plans

@@ -30,7 +30,9 @@ def unpaid(plan_id: int) -> str:
     return f"No settled payment covers plan {plan_id} of this line; make_payment first"
 
 
-async def payment_problems(session: DbSession, body: CreateMultiline, *, vendor_id: int) -> list[str]:
+async def payment_problems(
+    session: DbSession, body: CreateMultiline, *, vendor_id: int, require_payment: bool
+) -> list[str]:
     """The request's invoice, and, when the vendor requires it, payment for every line activated now."""
     ids = [line.enrollment_id for line in body.lines]
     found: list[str] = []
@@ -38,8 +40,7 @@ async def payment_problems(session: DbSession, body: CreateMultiline, *, vendor_
         family = {body.parent_enrollment_id, *ids}
         if not await settled_invoice(session, vendor_id, body.invoice_number, family):
             found.append(INVALID_INVOICE)
-    vendor = await session.get(Vendor, vendor_id)
-    if vendor is not None and vendor.require_payment:
+    if require_payment:
         activating = {line.enrollment_id: int(line.plan_id) for line in body.lines if not line.later}
         uncovered = await _uncovered(session, vendor_id, body.parent_enrollment_id, activating)
         found += [

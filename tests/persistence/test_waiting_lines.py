@@ -10,7 +10,7 @@ from datetime import timedelta
 from sqlmodel import col, select
 
 from models.clock import utcnow
-from models.messages.enrollment import EnrollmentOrder, Pacing
+from models.messages.enrollment import Pacing
 from models.tables.auth import Vendor
 from models.tables.enrollment import Enrollment, Line
 from persistence.enrollment import orders_of
@@ -53,6 +53,8 @@ def a_line(
             enrollment_type="SHIPMENT",
             email_hash="0" * 64,
             pii="sealed",
+            customer_id=enrollment_id[-9:],
+            cust_id=enrollment_id[-9:],
             status=status,
             last_error=error,
             status_since=NOW - ago,
@@ -97,4 +99,7 @@ async def test_waiting_lines_by_error_and_age_and_the_orders_of_those_never_star
             session, select(Line.order_id).where(col(Line.enrollment_id) == second), pacing=Pacing()
         )
     assert shown_error(received) == NEVER_STARTED
-    assert by_ids == by_query == [EnrollmentOrder(order, first, [first, second], code, "demo.agent", Pacing())]
+    assert by_ids == by_query
+    [found] = by_ids
+    assert (found.order_id, found.parent_enrollment_id, found.enrollment_ids) == (order, first, [first, second])
+    assert (found.vendor_code, found.agent_id, found.pacing) == (code, "demo.agent", Pacing())

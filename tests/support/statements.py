@@ -15,6 +15,7 @@ from sqlalchemy import Engine, event
 class Seen:
     statements: list[str] = field(default_factory=list)  # first words, BEGIN and COMMIT included, in order
     texts: list[str] = field(default_factory=list)  # the statements themselves, for a failure's message
+    engines: list[int] = field(default_factory=list)  # which engine ran each (the API's, the worker's)
     connections: set[int] = field(default_factory=set)
 
     @property
@@ -25,6 +26,16 @@ class Seen:
         """The statements without the transactions' BEGIN and COMMIT."""
         return [word for word in self.statements if word not in ("BEGIN", "COMMIT")]
 
+    def of(self, engine: object, *, others: bool = False) -> Seen:
+        """What one engine ran (an Engine, or an asyncio engine's sync_engine), or with `others` the rest."""
+        mine = [index for index, seen_by in enumerate(self.engines) if (seen_by == id(engine)) != others]
+        return Seen([self.statements[i] for i in mine], [self.texts[i] for i in mine], [self.engines[i] for i in mine])
+
+    def without(self, words: str) -> Seen:
+        """Without the statements that contain `words` (a background poll that is not the call's work)."""
+        kept = [index for index, text in enumerate(self.texts) if words not in text]
+        return Seen([self.statements[i] for i in kept], [self.texts[i] for i in kept], [self.engines[i] for i in kept])
+
 
 @contextmanager
 def counted() -> Iterator[Seen]:
@@ -33,15 +44,19 @@ def counted() -> Iterator[Seen]:
     def before(connection: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         seen.statements.append(statement.split()[0].upper())
         seen.texts.append(" ".join(statement.split())[:160])
+        seen.engines.append(id(connection.engine))
         seen.connections.add(id(connection.connection.dbapi_connection))
 
     def begun(connection: Any) -> None:
         if connection.dialect.name != "sqlite":  # SQLite's BEGIN IMMEDIATE is a statement of its own
             seen.statements.append("BEGIN")
+            seen.texts.append("BEGIN")
+            seen.engines.append(id(connection.engine))
 
-    def committed(_connection: Any) -> None:
+    def committed(connection: Any) -> None:
         seen.statements.append("COMMIT")
         seen.texts.append("COMMIT")
+        seen.engines.append(id(connection.engine))
 
     listeners = (("before_cursor_execute", before), ("begin", begun), ("commit", committed))
     for name, listener in listeners:

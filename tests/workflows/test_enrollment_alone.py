@@ -1,7 +1,7 @@
 """EnrollmentWorkflow alone on the dev server (its local activities' deadlines are wall-clock time, which the
-time-skipping server's clock is not): `create_customers`, `activate_and_record` and
-`submit_and_record` stand-in activities, and each line's workflow a stand-in, all under the real names. Its
-contract: every line's customer record first; each line's carrier step tried at once, in local activities, all
+time-skipping server's clock is not), with `activate_and_record`, `submit_and_record`, `set_line_status` and
+`finish_port` stand-in activities and each line's workflow a stand-in, all under the real names. Its contract
+(intake gave every line its customer record): each line's carrier step tried at once, in local activities, all
 lines together, with the key its own workflow would use; the `customers` update answered in that same workflow
 task, with the MDNs the carrier gave and none for a line the carrier did not answer in time; then one workflow
 per line (`line-<id>`, or `port-<id>` for a PORTIN line) with the line as the order left it, outliving the
@@ -37,18 +37,20 @@ from workflows.enrollment.order import EnrollmentWorkflow
 PACING = Pacing(carrier_max_attempts=3, port_poll_seconds=60.0, stuck_retry_minutes=5.0, sync_wait_seconds=5.0)
 
 
-def plans(order: EnrollmentOrder) -> list[LinePlan]:
+def plans(line_ids: tuple[str, ...]) -> list[LinePlan]:
+    """The lines as intake stored them, each with its customer record."""
+
     def kind(line_id: str) -> str:
         return "PORTIN" if "PORT" in line_id else "NEWACTIVATION"
 
     return [
         LinePlan(line_id, f"C{index}", "C0", "HANDOVER", kind(line_id), "LATER" in line_id, carrier="ATT")
-        for index, line_id in enumerate(order.enrollment_ids)
+        for index, line_id in enumerate(line_ids)
     ]
 
 
 def order_of(*line_ids: str) -> EnrollmentOrder:
-    return EnrollmentOrder(f"enrollment-{line_ids[0]}-r1", line_ids[0], list(line_ids), "DEMO", "demo.agent", PACING)
+    return EnrollmentOrder(f"enrollment-{line_ids[0]}-r1", line_ids[0], plans(line_ids), "DEMO", "demo.agent", PACING)
 
 
 class Carrier:
@@ -85,9 +87,6 @@ def enroll(env, order: EnrollmentOrder) -> tuple[Carrier, Worker, str]:
     carrier, queue = Carrier(env), fresh_queue("enrollment")
     calls = carrier.calls
 
-    async def created(order: EnrollmentOrder) -> list[LinePlan]:
-        return plans(order)
-
     async def recorded(*_: object) -> None:
         return None
 
@@ -95,7 +94,6 @@ def enroll(env, order: EnrollmentOrder) -> tuple[Carrier, Worker, str]:
         return PortOutcome("PORT_REJECTED")
 
     activities = [
-        stand_in("create_customers", calls, created, takes=[EnrollmentOrder], gives=list[LinePlan]),
         stand_in("set_line_status", calls, recorded, takes=[LineState], gives=None),
         stand_in("finish_port", calls, finished, takes=[PortFinish], gives=PortOutcome),
         stand_in("activate_and_record", calls, carrier.activate, takes=[CarrierCall], gives=LineActivated),
@@ -144,7 +142,6 @@ async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_o
         given = {
             line_id: await started_with(temporal_env, f"line-{line_id}", LineStart) for line_id in order.enrollment_ids
         }
-    assert carrier.calls.of("create_customers") == [(order,)]  # once, for the whole order
     assert by_line(answer) == {line_id: (LineStatus.ACTIVE, mdn_of(line_id)) for line_id in order.enrollment_ids}
     assert result == answer
     assert carrier.most_at_once == 3  # the lines' activations run together

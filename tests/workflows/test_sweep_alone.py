@@ -15,7 +15,7 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from models.failures import UNAVAILABLE
-from models.messages.enrollment import EnrollmentOrder, Pacing
+from models.messages.enrollment import EnrollmentOrder, LinePlan, Pacing
 from models.messages.mail import MailDelivery, MailSent
 from models.messages.support import LeftBehind, Sweep, SweepReport
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
@@ -27,7 +27,11 @@ SWEEP = Sweep(grace_seconds=90, token_retention_hours=12, pacing=Pacing(carrier_
 
 
 def order(parent: str) -> EnrollmentOrder:
-    return EnrollmentOrder(f"enrollment-{parent}-r1", parent, [parent, f"{parent}-2"], "DEMO", "demo.agent", Pacing())
+    lines = [
+        LinePlan(line_id, "100000001", "100000001", "SHIPMENT", "NEWACTIVATION", False)
+        for line_id in (parent, f"{parent}-2")
+    ]
+    return EnrollmentOrder(f"enrollment-{parent}-r1", parent, lines, "DEMO", "demo.agent", Pacing())
 
 
 def sweeper(env, left: LeftBehind, *, down: bool = False) -> tuple[Calls, Any, str]:

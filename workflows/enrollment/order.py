@@ -131,10 +131,8 @@ class EnrollmentWorkflow:
 
     @workflow.run
     async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
-        plans = await workflow.execute_local_activity_method(
-            EnrollmentActivities.create_customers, order, **policies.STORE
-        )
-        self._lines = list(await asyncio.gather(*(_first_try(order, plan) for plan in plans)))
+        # Intake gave every line its customer record; the order tries each line's carrier step at once.
+        self._lines = list(await asyncio.gather(*(_first_try(order, plan) for plan in order.lines)))
         self._ready = True  # the update answers in this workflow task, with the lines' workflows' starts
         await asyncio.gather(*(self._start_line(order, line) for line in self._lines))
         await workflow.wait_condition(workflow.all_handlers_finished)
