@@ -3,17 +3,37 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 # The Python client (clients/python) is a package of its own; the tests use it installed editable, as a channel would.
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml clients/python/pyproject.toml | cksum | cut -d' ' -f1)
+PROJECTS := pyproject.toml clients/python/pyproject.toml
+# Every dependency of both, the test extra's included, at one version with its hashes: what `make install` installs.
+LOCK := requirements.lock
+STAMP := $(VENV)/.installed-$(shell cat $(PROJECTS) $(LOCK) | cksum | cut -d' ' -f1)
+# The lock's one command (uv, pinned in the test extra). --no-config: no uv.toml of a machine or a user changes the
+# index; Python 3.11 whatever runs it; the pins already in the output file are kept (preferences), so the same
+# pyproject.toml gives the same lock until `make lock LOCK_ARGS=--upgrade` (or `-P <name>`) asks for newer releases.
+LOCK_COMPILE = $(BIN)/uv pip compile --quiet --no-config --python-version 3.11 --generate-hashes --extra test \
+	--custom-compile-command 'make lock' $(LOCK_ARGS) $(PROJECTS)
 
-.PHONY: install run test lint fmt clients bench capacity profile soak histories migrate seed api worker sandbox clean
+.PHONY: install lock lock-check run test lint fmt clients bench capacity profile soak histories migrate seed api worker sandbox clean
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml
+# The lock first, every file checked against its hashes (pip's own resolver never runs); then the two projects
+# themselves, editable and without dependencies. A package the lock drops stays until `make clean`.
+$(STAMP): $(PROJECTS) $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]' -e ./clients/python
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e . -e ./clients/python
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
+
+# After a dependency is added, removed or given other bounds in a pyproject.toml: rewrites requirements.lock.
+lock: install
+	$(LOCK_COMPILE) -o $(LOCK)
+
+# Fails while requirements.lock is not what `make lock` writes from the pyproject.toml files (make lint runs it).
+lock-check: install
+	@fresh=$$(mktemp -d) && cp $(LOCK) $$fresh/ && $(LOCK_COMPILE) -o $$fresh/$(LOCK) \
+		&& diff -u $(LOCK) $$fresh/$(LOCK) && rm -r $$fresh \
+		|| { echo "requirements.lock is stale: run make lock"; rm -rf $$fresh; exit 1; }
 
 # The demo deployment maps two vendor carrier codes channels of the original service send (decisions.md).
 run: install
@@ -34,8 +54,8 @@ test: install
 	bash scripts/apt-install.sh prometheus /usr/bin/promtool
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(if $(CI),--cov-fail-under=$(COVERAGE_FLOOR))
 
-# ruff (rules and why, in pyproject.toml), mypy strict, and the import contracts.
-lint: install
+# ruff (rules and why, in pyproject.toml), mypy strict, the import contracts, and the lock.
+lint: lock-check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
