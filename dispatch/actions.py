@@ -55,6 +55,9 @@ class Action:
     source_required: bool = True
     agent_required: bool = True
     role: str | None = None
+    # One of the interface's 13 operations (interface.md, section 4); every other action is an extension that
+    # decisions.md adds (docs/channels.md marks them *ext*).
+    interface: bool = False
     # May carry a body up to LINEUP_MAX_AUTH_BODY_BYTES (images), read past the general limit only once the
     # token was accepted; every other action's body stays within LINEUP_MAX_BODY_BYTES.
     large_body: bool = False
@@ -88,6 +91,7 @@ def action(
     source_required: bool = True,
     agent_required: bool = True,
     role: str | None = None,
+    interface: bool = False,
     large_body: bool = False,
     msg: str = "Success",
     example: object = None,
@@ -109,6 +113,7 @@ def action(
             source_required=source_required,
             agent_required=agent_required,
             role=role,
+            interface=interface,
             large_body=large_body,
             msg=msg,
             example=example,

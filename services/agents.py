@@ -34,7 +34,7 @@ _PLACE_LOGIN = (
 )
 
 
-@action("agent")
+@action("agent", interface=True)
 async def update_location_coordinate(*, body: UpdateLocationCoordinate, ctx: Context) -> None:
     """Records where an agent is, against the session's login-log entry when its OTP is given."""
     caller = ctx.caller
@@ -95,7 +95,7 @@ async def save_signature(*, body: SaveSignature, ctx: Context) -> SignatureSaved
     return SignatureSaved(signature_id=str(await insert_once(ctx.uow, Signature, key, build)))
 
 
-@action("agent")
+@action("agent", interface=True)
 async def check_signature(*, body: CheckSignature, ctx: Context) -> Reply[None]:
     """Confirms a signature is on file under one of the vendor's open login-log entries: the named one (for
     enroll_id, when given), or without signature_id the acting agent's."""

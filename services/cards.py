@@ -25,7 +25,7 @@ from services.enrollment.passwords import verify_line_password
 INVALID_PAIR = "Invalid username or password"
 
 
-@action("cards", agent_required=False, example=[SAVED_CARD])
+@action("cards", interface=True, agent_required=False, example=[SAVED_CARD])
 async def saved_card_list(*, body: SavedCardList, ctx: Context) -> list[SavedCard]:
     """A customer's saved cards (make_payment saved them), masked, oldest (the primary) first; card_id
     restricts the list to that card. The customer logs in with the line's e-mail and password."""

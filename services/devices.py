@@ -15,7 +15,7 @@ from workflows.devices import DeviceCheckWorkflow
 from workflows.ids import device_workflow_id
 
 
-@action("inventory", aliases=("get_query_device",), example=DEVICE)
+@action("inventory", interface=True, aliases=("get_query_device",), example=DEVICE)
 async def check_device_compatibility(*, body: CheckDeviceCompatibility, ctx: Context) -> Device:
     """The carrier's verdict on a device (by IMEI) in section 2.7's shape plus its native device block; a device
     the carrier refuses (blacklisted) is RESTAPI110 with its description, and with the device's data."""

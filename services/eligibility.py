@@ -20,7 +20,7 @@ TPIV_PREFIX = "TPIV_"
 TPIV_LISTING_LIMIT = 100
 
 
-@action("nlad", example="SUBSCRIBER_NOT_FOUND")
+@action("nlad", interface=True, example="SUBSCRIBER_NOT_FOUND")
 async def nlad_etc_check(*, body: NladEtcCheck, ctx: Context) -> str:
     """NLAD's answer about the subscriber, as it gave it; the check is recorded for tpiv_listing (never the
     SSN), and the subject travels sealed, so no workflow history holds it."""
@@ -49,7 +49,7 @@ async def nlad_etc_check(*, body: NladEtcCheck, ctx: Context) -> str:
     return answer.result
 
 
-@action("nlad", sources=ALL_SOURCES, source_required=False, example=TPIV_LISTING)
+@action("nlad", interface=True, sources=ALL_SOURCES, source_required=False, example=TPIV_LISTING)
 async def tpiv_listing(*, body: TpivListing, ctx: Context) -> TpivListingData:
     """The caller's recorded identity-verification (TPIV) failures for a ZIP (5 to 8 digits), newest first.
     Checks are recorded with 5-digit ZIPs, so a longer ZIP is matched on its first five."""

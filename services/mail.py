@@ -53,7 +53,7 @@ class Message:
     recipients: list[tuple[str, str]]  # (name, address)
 
 
-@action("mail", msg=SENT_MSG)
+@action("mail", interface=True, msg=SENT_MSG)
 async def send(*, body: Send, ctx: Context) -> Reply[None]:
     """Sends an HTML e-mail to 1 to 50 recipients, once per idempotency key, waiting up to
     LINEUP_MAIL_WAIT_SECONDS for the relay: a repeated request finds the same outbox row and workflow, so it never

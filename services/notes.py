@@ -15,7 +15,7 @@ from persistence.transaction import DbSession
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
 
 
-@action("notes", agent_required=False, example=NOTE_ADDED)
+@action("notes", interface=True, agent_required=False, example=NOTE_ADDED)
 async def add_notes(*, body: AddNotes, ctx: Context) -> NoteAdded:
     """Adds a note to the customer that customer_id and enrollment_id both name; the author is the agent when
     one was named, else the token's API user. A repeated request answers the first note's id."""

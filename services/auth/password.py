@@ -36,7 +36,7 @@ CHANGED = "Password changed; the new password has been e-mailed to the agent"
 QUEUED = "Password changed; the e-mail with the new password is queued for delivery to the agent"
 
 
-@action("auth", sources=VOICE_SOURCES, large_body=True, msg=CHANGED)
+@action("auth", interface=True, sources=VOICE_SOURCES, large_body=True, msg=CHANGED)
 async def agent_change_password(*, body: AgentChangePassword, ctx: Context) -> Reply[None]:
     """Stores the three proof images and where the agent is, sets a generated password on the agent (and on its
     API user of the same name), ends that user's other tokens and e-mails the password through the outbox. A

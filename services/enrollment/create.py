@@ -26,7 +26,7 @@ from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_att
 from workflows.ids import enrollment_workflow_id
 
 
-@action("customer", aliases=ALIASES, sources=WEB_SOURCES, example=CREATED)
+@action("customer", interface=True, aliases=ALIASES, sources=WEB_SOURCES, example=CREATED)
 async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Context) -> list[LineEntry]:
     """Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines): accepted
     all or nothing, then the enrollment's workflow is started (or found, for a repeated request) and waited for."""

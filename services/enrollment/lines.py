@@ -147,7 +147,7 @@ async def _matching(session: DbSession, body: CustomerInfo, *, vendor_id: int, c
     return [] if line is None else [line]
 
 
-@action("customer", sources=WEB_SOURCES, example=INQUIRY)
+@action("customer", interface=True, sources=WEB_SOURCES, example=INQUIRY)
 async def line_inquiry(*, body: LineInquiry, ctx: Context) -> LineInquiryData:
     """Asks the carrier about a line, as the flags select (none set: everything); a number the carrier does
     not hold for the vendor (909) passes through as the carrier said it."""

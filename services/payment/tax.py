@@ -21,7 +21,7 @@ from workflows.ids import tax_workflow_id
 from workflows.payment import TaxCollectionWorkflow, refusal
 
 
-@action("payment", example=TAX_STATUS)
+@action("payment", interface=True, example=TAX_STATUS)
 async def update_tax_calculation_status_plum(*, body: UpdateTaxCalculationStatus, ctx: Context) -> TaxStatus:
     """Marks a tax calculation collected: `temporary` (provisional) or `final` (closes it), through its
     workflow's update, whose validator refuses a bad move; a final calculation is answered from the database."""

@@ -38,7 +38,7 @@ log = logging.getLogger("lineup.port")
 NO_ORDER = "No port-in order matches this enrollment id, ESN and MDN"
 
 
-@action("port", agent_required=False, msg="Port-in status: CONFIRMED", example=PORT_QUERY)
+@action("port", interface=True, agent_required=False, msg="Port-in status: CONFIRMED", example=PORT_QUERY)
 async def query_portin(*, body: QueryPortin, ctx: Context) -> Reply[PortQuery]:
     """The status of a pending port-in order, named by its enrollment id, ESN or SIM and number together: from
     the port's workflow (no carrier call), or from the database once it is gone."""

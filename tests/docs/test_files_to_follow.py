@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.files_to_follow import DOC, counts, current, measure, section
+from tests.support.files_to_follow import SECTION, counts, measure, table
 
 
 async def test_the_architecture_page_lists_the_files_each_call_runs(
@@ -15,4 +15,4 @@ async def test_the_architecture_page_lists_the_files_each_call_runs(
     assert {"workflows/enrollment/order.py", "activities/enrollment.py", "adapters/carrier.py"} <= set(create.worker)
     assert {"workflows/enrollment/line.py", "activities/enrollment.py", "adapters/carrier.py"} <= set(retry.worker)
     assert location.worker == [] and location.api[0] == "api/edge.py"
-    assert current(DOC.read_text()) == section(measured), "run `python -m tests.support.files_to_follow --write`"
+    assert SECTION.current() == SECTION.around(table(measured)), "run `python -m tests.support.files_to_follow --write`"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from models.setting_groups import FLAT, GROUPS, PREFIX
 from models.settings import Settings
-from models.settings_table import DOC, TOP_LEVEL, current, section
+from models.settings_table import SECTION, TOP_LEVEL, table
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_operations_page_holds_the_table_the_declarations_generate() -> None:
-    assert current(DOC.read_text()) == section(), "run `python -m models.settings_table --write`"
+    assert SECTION.current() == SECTION.around(table()), "run `python -m models.settings_table --write`"
 
 
 def test_every_setting_outside_a_group_has_its_row() -> None:
