@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import httpx
 from sqlmodel import col, select
 
 from models.tables.enrollment import Line
 from models.tables.events import LineEvent
 from tests.support.builders import create, line
+from tests.support.received import carrier_lines
 
 SUPPORT = {"agent_id": "demo.support"}
 
@@ -34,10 +34,7 @@ async def wait_for(stack: Any, ids: list[str], wanted: set[str], within: float =
 
 
 async def sandbox_lines(stack: Any, enrollment_id: str) -> list[dict[str, Any]]:
-    async with httpx.AsyncClient() as http:
-        answer = await http.get(f"{stack.sandbox}/sandbox/carrier/lines", params={"enrollment_id": enrollment_id})
-        lines: list[dict[str, Any]] = answer.json()["lines"]
-        return lines
+    return await carrier_lines(stack.sandbox, enrollment_id)
 
 
 async def waiting_line(stack: Any, **overrides: Any) -> str:
