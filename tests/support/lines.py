@@ -67,3 +67,9 @@ async def event_types(stack: Any, enrollment_id: str) -> list[str]:
     async with stack.db.transaction() as session:
         query = select(LineEvent.type).where(LineEvent.enrollment_id == enrollment_id).order_by(col(LineEvent.id))
         return list((await session.exec(query)).all())
+
+
+async def activations_sent(stack: Any, ids: list[str]) -> bool:
+    """Whether every line's activation went to the carrier: its attempt is recorded right before the call."""
+    logged = [await event_types(stack, enrollment_id) for enrollment_id in ids]
+    return all("line.activation_attempted" in events for events in logged)

@@ -9,7 +9,8 @@ from sqlmodel import col, select
 
 from models.tables.enrollment import Line
 from tests.support.builders import body, create, line, new_iccid
-from tests.support.lines import SUPPORT, lines_by_status, sandbox_lines, wait_for
+from tests.support.lines import SUPPORT, activations_sent, lines_by_status, sandbox_lines, wait_for
+from tests.support.waiting import eventually
 from tests.support.worker_process import kill, own_queue, worker_process
 from workflows.enrollment.line import LineWorkflow
 
@@ -78,9 +79,8 @@ async def test_worker_killed_mid_activation_every_line_active_once(stack):
     with worker_process(stack) as first:
         ids = [await stack.new_enrollment_id() for _ in range(4)]
         call = asyncio.create_task(stack.call("/customer", create(ids[0], *(line(i) for i in ids))))
-        await wait_for(stack, ids, {"ACTIVATING"}, within=30)
-        await asyncio.sleep(0.5)  # activation calls are in flight at the carrier
-        kill(first)
+        await eventually(lambda: activations_sent(stack, ids), what="the activations at the carrier")
+        kill(first)  # while the carrier (1.5 s slow) holds them
         with worker_process(stack):
             assert (await call)["msg_code"] == "RESTAPI000"
             await stack.faults(latency_ms=0)

@@ -9,14 +9,16 @@ from typing import Any
 
 import pytest
 from sqlmodel import select
-from temporalio.client import WorkflowFailureError
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 
 from models.tables.mail import MailOutbox
 from tests.support.builders import body
 from tests.support.mail_relay import REFUSING_PORT
+from tests.support.waiting import eventually
 from workflows.mail import MailDeliveryWorkflow
 
 SENT, QUEUED = "Mail sent successfully", "Mail queued for delivery"
+OUTAGE = "The mail relay is unavailable: 421 Service not available"
 
 
 def mail(to: str, **overrides):
@@ -26,6 +28,13 @@ def mail(to: str, **overrides):
 async def outbox(stack) -> list[MailOutbox]:
     async with stack.db.transaction() as session:
         return list((await session.exec(select(MailOutbox))).all())
+
+
+async def delivered_by(handle: WorkflowHandle[Any, Any]) -> str:
+    """The run of the message's delivery workflow, which has ended: a second run would be a second delivery."""
+    described = await handle.describe()
+    assert described.status != WorkflowExecutionStatus.RUNNING, described.status
+    return described.run_id
 
 
 async def arrived(stack, to: str, *, within: float = 20.0) -> list[dict[str, Any]]:
@@ -50,7 +59,10 @@ async def test_smtp_down_queues_the_mail_and_it_arrives_exactly_once_when_back(s
         assert (retried["msg_code"], retried["msg"]) == ("RESTAPI000", QUEUED)
         [queued] = await outbox(stack)
         assert queued.status == "QUEUED" and queued.sent_at is None
-        await asyncio.sleep(1.5)  # the activity keeps failing meanwhile: nothing may arrive
+        [failed] = await eventually(  # an attempt met the relay down: it says why, and nothing arrived
+            lambda: outbox(stack), lambda rows: rows[0].last_error is not None, what="an attempt failed"
+        )
+        assert failed.status == "QUEUED" and failed.last_error == OUTAGE
         assert await stack.mail_to(to) == []
     finally:
         await stack.sandbox_post("/sandbox/smtp", {"available": True})
@@ -62,9 +74,10 @@ async def test_smtp_down_queues_the_mail_and_it_arrives_exactly_once_when_back(s
     [sent] = await outbox(stack)
     assert sent.status == "SENT" and sent.sent_at is not None
 
+    sent_by = (await handle.describe()).run_id
     again = await stack.call("/mail", request)
     assert again["msg"] == SENT
-    await asyncio.sleep(1.0)
+    assert await delivered_by(handle) == sent_by  # answered from the outbox: no delivery started again
     assert len(await stack.mail_to(to)) == 1
 
 
@@ -113,11 +126,11 @@ async def test_mail_past_its_age_limit_is_rejected_for_good_and_listed_for_suppo
         row.message_id,
         "demo.agent",
     )
-    outage = "The mail relay is unavailable: 421 Service not available"
-    assert rejected["last_error"] == f"undelivered after 0.000555556 h: {outage}"
+    assert rejected["last_error"] == f"undelivered after 0.000555556 h: {OUTAGE}"
+    given_up_by = (await handle.describe()).run_id
     again = await stack.call("/mail", mail(to))  # the same request again: answered from the outbox
     assert again["errors"] == [f"The mail relay refused the message: {rejected['last_error']}"]
-    await asyncio.sleep(1.0)
+    assert await delivered_by(handle) == given_up_by
     assert await stack.mail_to(to) == []
 
 

@@ -8,12 +8,16 @@ import logging
 from typing import Any
 
 import pytest
+from temporalio.client import WorkflowExecutionDescription
+from temporalio.common import TypedSearchAttributes
 
 from models.messages.payment import TaxReceipt
 from tests.support.builders import body, new_iccid
 from tests.support.ports import FAST_POLLS, port_number, ported_line, query, wait_for_port
 from tests.support.taxes import paid_calculation, tax
+from tests.support.waiting import eventually
 from tests.support.worker_process import kill, own_queue, worker_process
+from workflows.search_attributes import LINE_STATUS, MDN
 
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
@@ -32,14 +36,18 @@ async def test_query_portin_follows_the_port_to_completed_and_the_line_takes_the
         "response_datetime",
     }
     assert record["request_datetime"] and record["response_datetime"]
-    await asyncio.sleep(1.0)  # the line workflow records the activation after the port workflow ends
+
+    async def shown() -> TypedSearchAttributes:  # the port's workflow holds a PORTIN line to its end
+        described: WorkflowExecutionDescription = await stack.env.client.get_workflow_handle(
+            f"port-{enrollment_id}"
+        ).describe()
+        return described.typed_search_attributes
+
+    # The line takes the number in the port's last activity; the workflow then shows it in the Temporal UI.
+    attributes = await eventually(shown, lambda found: found.get(LINE_STATUS) == "ACTIVE", what="the line ACTIVE")
+    assert attributes.get(MDN) == number
     inquiry = await stack.call("/customer", body("line_inquiry", enrollment_id=enrollment_id))
     assert inquiry["data"]["MDN"] == number and inquiry["data"]["LINE_INQ"]["STATUSCODE"] == "00"
-    described = await stack.env.client.get_workflow_handle(f"line-{enrollment_id}").describe()
-    from workflows.search_attributes import LINE_STATUS, MDN
-
-    assert described.typed_search_attributes.get(LINE_STATUS) == "ACTIVE"
-    assert described.typed_search_attributes.get(MDN) == number
 
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
@@ -100,14 +108,17 @@ async def test_update_portin_needs_a_correction_and_a_known_order(stack):
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
 async def test_a_poll_the_carrier_does_not_answer_is_logged_and_polling_goes_on(stack, caplog):
     enrollment_id, sim, number = await ported_line(stack)
+
+    async def failed_polls() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if "status poll failed" in r.getMessage()]
+
     await stack.faults(fault_rate=1.0)
     try:
         with caplog.at_level(logging.WARNING, logger="temporalio.activity"):
-            await asyncio.sleep(2)  # four polls
+            failed = await eventually(failed_polls, lambda found: len(found) >= 2, what="two failed polls")
     finally:
         await stack.faults(fault_rate=0)
-    failed = [r for r in caplog.records if "status poll failed" in r.getMessage()]
-    assert failed and all(f"port {enrollment_id} status poll failed" in r.getMessage() for r in failed)
+    assert all(f"port {enrollment_id} status poll failed" in r.getMessage() for r in failed)
     assert not any(r.exc_info for r in caplog.records)  # one compact line per failed poll, no traceback
     await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
 
@@ -200,8 +211,7 @@ async def test_worker_restart_in_the_middle_of_a_port_and_a_tax_collection(stack
         calc_id = await paid_calculation(stack)
         assert (await stack.call("/payment", tax(calc_id, "temporary")))["msg_code"] == "RESTAPI000"
         enrollment_id, sim, number = await ported_line(stack)
-        kill(first)
-        await asyncio.sleep(1)
+        kill(first)  # returns once the process is gone: the next one starts as a restart would
         with worker_process(stack):
             await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED", within=60)
             final = await stack.call("/payment", tax(calc_id, "final"))

@@ -7,13 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import httpx
 import pytest
 
+from adapters.carrier import CarrierClient
 from services.porting.push import signature
 from tests.support.ports import ported_line, query, wait_for_port
 from tests.support.temporal import sandbox_server
+from tests.support.waiting import eventually
 
 SECRET = "push-secret-1"
 PUSHES = {"port_push_secret": SECRET, "port_push_fallback_seconds": 3600.0}
@@ -39,8 +42,12 @@ async def test_the_sandbox_pushes_each_status_change_signed(tmp_path):
             }
             submitted = await http.post(f"{carrier}/carrier/ports", json=order, headers={"Idempotency-Key": "k1"})
             port_id = submitted.json()["PORT_ID"]
-            await asyncio.sleep(1.5)
-            received = (await http.get(f"{receiver}/sandbox/webhooks")).json()
+
+            async def pushes() -> list[dict[str, Any]]:
+                found: list[dict[str, Any]] = (await http.get(f"{receiver}/sandbox/webhooks")).json()
+                return found
+
+            received = await eventually(pushes, lambda found: len(found) >= 2, what="two pushes")
     assert [json.loads(push["body"]) for push in received] == [
         {"vendor_id": "DEMO", "port_id": port_id, "enrollment_id": "E1", "status": status}
         for status in ("CONFIRMED", "COMPLETED")
@@ -77,11 +84,21 @@ async def carrier_port_id(stack, enrollment_id: str) -> str:
     raise AssertionError("the port was not submitted")
 
 
+async def at_the_carrier(stack, port_id: str) -> str:
+    """The port's status as the carrier sandbox has it."""
+    carrier = CarrierClient(f"{stack.sandbox}/carrier")
+    try:
+        return (await carrier.port_status("DEMO", port_id)).status
+    finally:
+        await carrier.close()
+
+
 @pytest.mark.parametrize("settings_overrides", [PUSHES])
 async def test_a_push_makes_the_port_complete_without_waiting_for_the_fallback_poll(stack):
     enrollment_id, sim, number = await ported_line(stack)
     port_id = await carrier_port_id(stack, enrollment_id)
-    await asyncio.sleep(4.5)  # the sandbox completes it after 4 s; the next poll is an hour away
+    await eventually(lambda: at_the_carrier(stack, port_id), lambda status: status == "COMPLETED", what="the port done")
+    # Done at the carrier, and Lineup does not know: the next poll is an hour away.
     assert (await stack.call("/port", query(enrollment_id, sim, number)))["data"]["records"][0][
         "portin_status"
     ] != "COMPLETED"

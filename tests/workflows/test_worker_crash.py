@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 
 from tests.support.builders import create, line
+from tests.support.lines import activations_sent
+from tests.support.waiting import eventually
 from tests.support.worker_process import kill, own_queue, worker_process
 from worker import running_worker
 
 
-async def create_one(stack: Any) -> tuple[float, dict[str, Any]]:
-    enrollment_id = await stack.new_enrollment_id()
+async def create_one(stack: Any, enrollment_id: str | None = None) -> tuple[float, dict[str, Any]]:
+    enrollment_id = enrollment_id or await stack.new_enrollment_id()
     started = time.monotonic()
     answer: dict[str, Any] = await stack.call("/customer", create(enrollment_id, line(enrollment_id)))
     return time.monotonic() - started, answer
@@ -29,9 +31,10 @@ async def test_enrollments_in_flight_and_new_ones_recover_quickly_after_a_worker
     with worker_process(stack) as first:
         await create_one(stack)  # the worker holds a workflow in its sticky cache
         await stack.faults(latency_ms=2000)
-        in_flight = [asyncio.create_task(create_one(stack)) for _ in range(3)]
-        await asyncio.sleep(1.5)  # their activations are at the carrier
-        kill(first)
+        ids = [await stack.new_enrollment_id() for _ in range(3)]
+        in_flight = [asyncio.create_task(create_one(stack, enrollment_id)) for enrollment_id in ids]
+        await eventually(lambda: activations_sent(stack, ids), what="three activations at the carrier")
+        kill(first)  # while the carrier (2 s slow) holds the three activations
         killed = time.monotonic()
         with worker_process(stack):
             await stack.faults(latency_ms=0)
