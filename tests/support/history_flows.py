@@ -5,7 +5,6 @@ The customer data they send is PERSON's: test_replay checks that none of it reac
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import re
@@ -15,15 +14,18 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 from unittest import mock
 
+from sqlmodel import select
+
 from models.rules import luhn_ok
-from models.tables.porting import PortIn
+from models.tables.mail import MailOutbox
 from services.payment import charges
 from services.porting.push import signature
 from tests.support.builders import body, create, imei, line, new_iccid
 from tests.support.left_behind import created_while_temporal_was_away, sweep_now, while_temporal_is_away
-from tests.support.lines import SUPPORT, wait_for, waiting_line
-from tests.support.ports import FAST_POLLS, port_number, ported_line, query, wait_for_port
+from tests.support.lines import SUPPORT, event_types, wait_for, waiting_line
+from tests.support.ports import FAST_POLLS, done_at_the_carrier, polled, port_number, ported_line, query, wait_for_port
 from tests.support.taxes import tax
+from tests.support.waiting import attempted, eventually
 from tests.support.webhooks import receiver, register
 
 # Marked values, so that a leak is found by value as well as by field name (test_replay).
@@ -145,7 +147,9 @@ async def stuck_line_retried_by_itself(rec: Recorder) -> None:
         enrollment_id = await stack.new_enrollment_id()
         await stack.call("/customer", create(enrollment_id, line(enrollment_id, **PERSON)))
         await wait_for(stack, [enrollment_id], {"STUCK"})
-        await asyncio.sleep(3)  # a few of the line's own retries fail too
+        await eventually(  # a few of the line's own retries (one attempt each) fail too
+            lambda: event_types(stack, enrollment_id), lambda kinds: kinds.count("line.activation_attempted") >= 3
+        )
     finally:
         await stack.faults(fault_rate=0)
     await rec.keep("line_stuck_retried_by_timer", f"line-{enrollment_id}", closed=True)
@@ -165,11 +169,8 @@ async def port_in_pushed(rec: Recorder) -> None:
     """The carrier's push (signed) makes the port's workflow cancel its waiting poll and ask at once."""
     stack = rec.stack
     enrollment_id, sim, number = await ported_line(stack, **PERSON, **PORT_OWNER)
-    await asyncio.sleep(4.5)  # the sandbox completes it after 4 s; the fallback poll is an hour away
-    async with stack.db.transaction() as session:
-        order = await session.get(PortIn, enrollment_id)
-    assert order is not None and order.carrier_port_id
-    push = json.dumps({"vendor_id": "DEMO", "port_id": order.carrier_port_id, "enrollment_id": enrollment_id}).encode()
+    port_id = await done_at_the_carrier(stack, enrollment_id)  # the fallback poll is an hour away
+    push = json.dumps({"vendor_id": "DEMO", "port_id": port_id, "enrollment_id": enrollment_id}).encode()
     signed = signature(PUSH_SECRET, push, int(time.time()))
     headers = {"X-Carrier-Signature": signed, "Content-Type": "application/json"}
     assert (await stack.http.post("/carrier/port-status", content=push, headers=headers)).status_code == 200
@@ -193,7 +194,7 @@ async def port_in_pending_and_rejected(rec: Recorder) -> None:
     """A port whose old carrier never answers (still polling) and one the carrier refuses at submission."""
     stack = rec.stack
     pending, sim, number = await ported_line(stack, **PERSON, **{**PORT_OWNER, "port_number": port_number("96")})
-    await asyncio.sleep(2)  # a few polls
+    await polled(stack, pending)
     await rec.keep("port_in_polling", f"port-{pending}", closed=False)
     rejected, sim, number = await ported_line(stack, **PERSON, **{**PORT_OWNER, "port_number": port_number("98")})
     await wait_for_port(stack, query(rejected, sim, number), "REJECTED")
@@ -243,7 +244,7 @@ async def port_after_creation(rec: Recorder) -> None:
             await wait_for(stack, [enrollment_id], {"ACTIVE"})
             await rec.keep("line_handed_over_to_its_port", f"line-{enrollment_id}", closed=True)
         else:
-            await asyncio.sleep(2)  # a few polls
+            await polled(stack, enrollment_id)
         await rec.keep(name, f"port-{enrollment_id}", closed=closed)
     active = await waiting_line(stack, uiccid=new_iccid(), phone_type="4G", **PERSON)
     assert (await stack.call("/customer", body("activate_line", enrollment_id=active)))["msg_code"] == "RESTAPI000"
@@ -281,7 +282,7 @@ async def tax_registered_after_outage(rec: Recorder) -> None:
     await stack.faults(fault_rate=1.0)
     try:
         calc_id = await pay(stack, await stack.new_enrollment_id())
-        await asyncio.sleep(2)  # the registration fails meanwhile, and is retried
+        await attempted(stack.env.client, f"taxreg-{calc_id}", times=2)  # the registration fails, and is retried
     finally:
         await stack.faults(fault_rate=0)
     await rec.keep("tax_registration", f"taxreg-{calc_id}", closed=True)
@@ -310,6 +311,12 @@ async def lookups(rec: Recorder) -> None:
     await rec.keep("tax_estimate", await rec.find("TaxEstimateWorkflow", "taxestimate-"), closed=True)
 
 
+async def outbox_errors(stack: Any) -> list[str]:
+    """Why the outbox's messages wait: an attempt met the relay down."""
+    async with stack.db.transaction() as session:
+        return [error for error in (await session.exec(select(MailOutbox.last_error))).all() if error]
+
+
 async def mail_after_outage(rec: Recorder) -> None:
     """The relay is down when the mail is sent: queued, then delivered once it is back."""
     stack, to = rec.stack, f"zebulon.{secrets.token_hex(4)}@example.com"
@@ -317,7 +324,7 @@ async def mail_after_outage(rec: Recorder) -> None:
     try:
         sent = await stack.call("/mail", body("send", receiver_name=["Zebulon Quixotez"], receiver_email=[to]))
         assert sent["msg"] == "Mail queued for delivery", sent
-        await asyncio.sleep(1.5)
+        await eventually(lambda: outbox_errors(stack), what="an attempt that met the relay down")
     finally:
         await stack.sandbox_post("/sandbox/smtp", {"available": True})
     await rec.keep("mail_delivery_after_outage", await rec.find("MailDeliveryWorkflow"), closed=True)

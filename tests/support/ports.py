@@ -8,7 +8,10 @@ import asyncio
 import secrets
 from typing import Any
 
+from adapters.carrier import CarrierClient
+from models.tables.porting import PortIn
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
+from tests.support.waiting import attempted, eventually
 
 FAST_POLLS = {"port_poll_seconds": 0.5}
 
@@ -42,3 +45,37 @@ async def wait_for_port(stack: Any, request: dict[str, Any], wanted: str, within
             return answer
         assert asyncio.get_running_loop().time() < deadline, answer
         await asyncio.sleep(0.3)
+
+
+async def carrier_port_id(stack: Any, enrollment_id: str) -> str:
+    """The carrier's id of the line's port, once it was submitted."""
+
+    async def stored() -> str | None:
+        async with stack.db.transaction() as session:
+            order = await session.get(PortIn, enrollment_id)
+        return order.carrier_port_id if order is not None else None
+
+    port_id: str | None = await eventually(stored, what="the port submitted")
+    assert port_id is not None
+    return port_id
+
+
+async def carrier_status(stack: Any, port_id: str) -> str:
+    """The port's status as the carrier sandbox has it (Lineup may not know it yet)."""
+    carrier = CarrierClient(f"{stack.sandbox}/carrier")
+    try:
+        return (await carrier.port_status("DEMO", port_id)).status
+    finally:
+        await carrier.close()
+
+
+async def done_at_the_carrier(stack: Any, enrollment_id: str) -> str:
+    """The carrier's id of the line's port, once the carrier has completed it (4 s after its submission)."""
+    port_id = await carrier_port_id(stack, enrollment_id)
+    await eventually(lambda: carrier_status(stack, port_id), lambda status: status == "COMPLETED", what="the port done")
+    return port_id
+
+
+async def polled(stack: Any, enrollment_id: str, times: int = 3) -> None:
+    """Once the port's workflow has asked the carrier `times` times (watch_port: one poll an attempt)."""
+    await attempted(stack.env.client, f"port-{enrollment_id}", times)

@@ -7,6 +7,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from temporalio.client import Client
+
 T = TypeVar("T")
 
 
@@ -25,3 +27,14 @@ async def eventually(
         assert asyncio.get_running_loop().time() < deadline, f"{what} did not hold within {within} s: {found!r}"
         await asyncio.sleep(every)
     return found
+
+
+async def attempted(client: Client, workflow_id: str, times: int = 3) -> None:
+    """Once the workflow's pending activity has been tried `times` times: a failing call retried, or a poll
+    repeated by its retries."""
+
+    async def attempts() -> int:
+        described = await client.get_workflow_handle(workflow_id).describe()
+        return max((pending.attempt for pending in described.raw_description.pending_activities), default=0)
+
+    await eventually(attempts, lambda attempt: attempt >= times, what=f"{times} attempts of {workflow_id}'s activity")

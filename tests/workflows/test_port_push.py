@@ -4,7 +4,6 @@ carrier at once: with pushes on, a port completes without waiting for its (hour-
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
@@ -12,9 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.carrier import CarrierClient
 from services.porting.push import signature
-from tests.support.ports import ported_line, query, wait_for_port
+from tests.support.ports import carrier_port_id, done_at_the_carrier, ported_line, query, wait_for_port
 from tests.support.temporal import sandbox_server
 from tests.support.waiting import eventually
 
@@ -71,34 +69,10 @@ async def pushed(stack, body: bytes, secret: str = SECRET, at: int | None = None
     return answer
 
 
-async def carrier_port_id(stack, enrollment_id: str) -> str:
-    from models.tables.porting import PortIn
-
-    for _ in range(100):
-        async with stack.db.transaction() as session:
-            order = await session.get(PortIn, enrollment_id)
-        if order is not None and order.carrier_port_id:
-            port_id: str = order.carrier_port_id
-            return port_id
-        await asyncio.sleep(0.1)
-    raise AssertionError("the port was not submitted")
-
-
-async def at_the_carrier(stack, port_id: str) -> str:
-    """The port's status as the carrier sandbox has it."""
-    carrier = CarrierClient(f"{stack.sandbox}/carrier")
-    try:
-        return (await carrier.port_status("DEMO", port_id)).status
-    finally:
-        await carrier.close()
-
-
 @pytest.mark.parametrize("settings_overrides", [PUSHES])
 async def test_a_push_makes_the_port_complete_without_waiting_for_the_fallback_poll(stack):
     enrollment_id, sim, number = await ported_line(stack)
-    port_id = await carrier_port_id(stack, enrollment_id)
-    await eventually(lambda: at_the_carrier(stack, port_id), lambda status: status == "COMPLETED", what="the port done")
-    # Done at the carrier, and Lineup does not know: the next poll is an hour away.
+    port_id = await done_at_the_carrier(stack, enrollment_id)  # and Lineup does not know: its next poll is an hour away
     assert (await stack.call("/port", query(enrollment_id, sim, number)))["data"]["records"][0][
         "portin_status"
     ] != "COMPLETED"
