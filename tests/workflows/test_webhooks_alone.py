@@ -14,6 +14,7 @@ from temporalio.exceptions import ApplicationError
 from models.failures import UNAVAILABLE
 from models.messages.webhooks import DeliveryJob, Dispatch
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
+from tests.support.waiting import eventually
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow, delivery_workflow_id
 
 JOB = DeliveryJob(delivery_id=7, key="whe_1-evt_1")
@@ -97,7 +98,12 @@ async def test_the_dispatcher_starts_each_queued_delivery_once_and_marks_it_take
             WebhookDispatchWorkflow.run, Dispatch(poll_seconds=1, rounds=3), id=f"{queue}-webhooks", task_queue=queue
         )
         await asyncio.wait_for(both_seen.wait(), timeout=30)
-        await asyncio.sleep(0.5)  # a third delivery would have started by now
+
+        async def looks_made() -> int:
+            return len(calls.of("queued_deliveries"))
+
+        # Two looks past the one that found JOB again: a second start of it would have been made (and refused).
+        await eventually(looks_made, lambda looks: looks >= 4, what="two more looks")
         await handle.terminate()
     assert sorted(job.delivery_id for (job,) in calls.of("deliver")) == [7, 8]  # JOB once, though found twice
     assert calls.of("mark_taken")[:2] == [([JOB, second],), ([JOB],)]
