@@ -14,7 +14,7 @@ import pytest
 from tests.support.databases import postgres_database, sqlite_template
 
 # Fixtures shared across directories live in tests/support and are registered here.
-pytest_plugins = ["tests.support.exit_guard", "tests.support.mail_relay"]
+pytest_plugins = ["tests.support.exit_guard", "tests.support.mail_relay", "tests.support.workflow_runs"]
 
 
 def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
@@ -144,10 +144,12 @@ async def time_skipping() -> AsyncIterator[Any]:
 
     from bench.ports import free_port
     from tests.support.temporal import STARTUP, venv_binary
+    from tests.support.workflow_runs import RunRecorder
     from workflows.search_attributes import register
 
     env = await WorkflowEnvironment.start_time_skipping(
         port=free_port(),  # not the SDK's pick from the ephemeral range, which another process may take first
+        interceptors=[RunRecorder()],  # the every-workflow guard: which workflows the tests run alone
         test_server_existing_path=venv_binary("temporal-test-server"),
         test_server_startup_timeout=STARTUP,
     )
