@@ -7,6 +7,7 @@ writes what it saw to a folder the controller names, and the controller reads th
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -64,13 +65,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if workerinput is not None:  # an xdist process: hand what it ran to the controller
         Path(workerinput[FOLDER], f"{os.getpid()}.txt").write_text("\n".join(sorted(RAN)))
         return
-    if not _whole_suite(session.config):
-        return
     ran = set(RAN)
     folder = getattr(session.config, "_lineup_runs", None)
     if folder is not None:
-        for part in Path(folder).glob("*.txt"):
-            ran |= set(part.read_text().split())
+        ran |= {name for part in Path(folder).glob("*.txt") for name in part.read_text().split()}
+        shutil.rmtree(folder, ignore_errors=True)
+    if not _whole_suite(session.config):
+        return
     if absent := missing(ran):
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         message = f"every-workflow guard: no test runs {', '.join(absent)} alone on the time-skipping server"
