@@ -20,9 +20,8 @@ from api.console.routes import (
     audit,
     context_of,
     first_problem,
-    forbidden,
-    forged,
     listing,
+    posting_agent,
     refusal,
     text_fields,
     to_sign_in,
@@ -77,21 +76,20 @@ async def _enrollment(
 
 async def _line_post(request: Request, signed: SignedIn, enrollment_id: str, action: str, work: Work) -> Response:
     """A form of a line on the enrollment page: checks, runs, audits, and shows the page again."""
-    if signed.who is None or signed.token is None:
-        return to_sign_in(request, signed)
-    if await forged(request, signed.token):
-        return forbidden(request)
-    ctx = context_of(request, signed.who, action)
+    who = await posting_agent(request, signed)
+    if isinstance(who, Response):
+        return who
+    ctx = context_of(request, who, action)
     try:
         done = await work(ctx)
     except ValidationError as invalid:
-        audit(request, signed.who, action, MsgCode.ERROR)
+        audit(request, who, action, MsgCode.ERROR)
         return await _enrollment(request, signed, enrollment_id, status=400, error=first_problem(invalid))
     except LineupError as refused:
-        audit(request, signed.who, action, refused.code)
+        audit(request, who, action, refused.code)
         status = refused.rest_status or 400
         return await _enrollment(request, signed, enrollment_id, status=status, error=refusal(refused))
-    audit(request, signed.who, action, MsgCode.SUCCESS)
+    audit(request, who, action, MsgCode.SUCCESS)
     return redirect(request, f"/enrollments/{enrollment_id}", done=done)
 
 
@@ -124,11 +122,10 @@ async def retry(request: Request, signed: CurrentAgent, enrollment_id: str) -> R
 @router.post("/retry-many")
 async def retry_many(request: Request, signed: CurrentAgent) -> Response:
     """The stuck page's bulk retry: every matching stuck line of the vendor, as `retry_enrollment` all_stuck Y."""
-    if signed.who is None or signed.token is None:
-        return to_sign_in(request, signed)
-    if await forged(request, signed.token):
-        return forbidden(request)
-    ctx = context_of(request, signed.who, "retry_enrollment")
+    who = await posting_agent(request, signed)
+    if isinstance(who, Response):
+        return who
+    ctx = context_of(request, who, "retry_enrollment")
     try:
         form = RetryMany.model_validate(await text_fields(request))
         body = RetryEnrollment.model_validate(
@@ -140,10 +137,10 @@ async def retry_many(request: Request, signed: CurrentAgent) -> Response:
             request, signed, "stuck", await console.stuck_lines(ctx=ctx), status=400, error=first_problem(invalid)
         )
     except LineupError as refused:
-        audit(request, signed.who, "retry_enrollment", refused.code)
+        audit(request, who, "retry_enrollment", refused.code)
         rows = await console.stuck_lines(ctx=ctx)
         return listing(request, signed, "stuck", rows, status=refused.rest_status or 400, error=refusal(refused))
-    audit(request, signed.who, "retry_enrollment", MsgCode.SUCCESS)
+    audit(request, who, "retry_enrollment", MsgCode.SUCCESS)
     notice = f"Retry sent to {len(getattr(answer, 'retried', []))} lines."
     return listing(request, signed, "stuck", await console.stuck_lines(ctx=ctx), notice=notice)
 
@@ -173,31 +170,29 @@ async def _webhooks(request: Request, signed: SignedIn, *, status: int = 200, **
 
 
 async def _webhook_post(request: Request, signed: SignedIn, action: str, work: Work) -> Response:
-    if signed.who is None or signed.token is None:
-        return to_sign_in(request, signed)
-    if await forged(request, signed.token):
-        return forbidden(request)
-    ctx = context_of(request, signed.who, action)
+    who = await posting_agent(request, signed)
+    if isinstance(who, Response):
+        return who
+    ctx = context_of(request, who, action)
     try:
         done = await work(ctx)
     except ValidationError as invalid:
         return await _webhooks(request, signed, status=400, error=first_problem(invalid))
     except (LineupError, RecordNotFound) as refused:
         words = refusal(refused) if isinstance(refused, LineupError) else "No such endpoint"
-        audit(request, signed.who, action, refused.code if isinstance(refused, LineupError) else MsgCode.ERROR)
+        audit(request, who, action, refused.code if isinstance(refused, LineupError) else MsgCode.ERROR)
         return await _webhooks(request, signed, status=400, error=words)
-    audit(request, signed.who, action, MsgCode.SUCCESS)
+    audit(request, who, action, MsgCode.SUCCESS)
     return redirect(request, "/webhooks", done=done)
 
 
 @router.post("/webhooks")
 async def add_webhook(request: Request, signed: CurrentAgent) -> Response:
     """A new endpoint: the page itself shows the secret (once), no redirect that would lose it."""
-    if signed.who is None or signed.token is None:
-        return to_sign_in(request, signed)
-    if await forged(request, signed.token):
-        return forbidden(request)
-    ctx = context_of(request, signed.who, "console_webhook_add")
+    who = await posting_agent(request, signed)
+    if isinstance(who, Response):
+        return who
+    ctx = context_of(request, who, "console_webhook_add")
     try:
         form = WebhookForm.model_validate(await text_fields(request))
         async with ctx.uow.transaction() as session:
@@ -212,9 +207,9 @@ async def add_webhook(request: Request, signed: CurrentAgent) -> Response:
     except ValidationError as invalid:
         return await _webhooks(request, signed, status=400, error=first_problem(invalid))
     except LineupError as refused:
-        audit(request, signed.who, "console_webhook_add", refused.code)
+        audit(request, who, "console_webhook_add", refused.code)
         return await _webhooks(request, signed, status=400, error=refusal(refused))
-    audit(request, signed.who, "console_webhook_add", MsgCode.SUCCESS)
+    audit(request, who, "console_webhook_add", MsgCode.SUCCESS)
     return await _webhooks(request, signed, registered=registered)
 
 

@@ -107,6 +107,16 @@ def forbidden(request: Request) -> Response:
     return problem(request, 403, "Forbidden", FORGED)
 
 
+async def posting_agent(request: Request, signed: SignedIn) -> ConsoleAgent | Response:
+    """Who a console POST acts as, or what it answers instead: the sign-in page without a session, 403 without
+    the session's CSRF token in the form."""
+    if signed.who is None or signed.token is None:
+        return to_sign_in(request, signed)
+    if await forged(request, signed.token):
+        return forbidden(request)
+    return signed.who
+
+
 def first_problem(error: ValidationError) -> str:
     first = error.errors()[0]
     field = ".".join(str(part) for part in first["loc"])
@@ -181,10 +191,9 @@ async def login(request: Request) -> Response:
 
 @router.post("/logout")
 async def logout(request: Request, signed: CurrentAgent) -> Response:
-    if signed.who is None or signed.token is None:
-        return to_sign_in(request, signed)
-    if await forged(request, signed.token):
-        return forbidden(request)
+    if isinstance(refused := await posting_agent(request, signed), Response):
+        return refused
+    assert signed.token is not None  # a session is signed in
     await sign_out(token=signed.token, uow=facts_of(request).uow)
     response = redirect(request, "/login")
     cookies.drop_cookie(request, response, cookies.SESSION_COOKIE)
@@ -240,19 +249,18 @@ async def activate(request: Request, signed: CurrentAgent, enrollment_id: str) -
 async def act(request: Request, signed: SignedIn, enrollment_id: str, action: str, run: RowAction) -> Response:
     """A row's button: checks the session and its CSRF token, runs the action, and shows the line (its new
     state) in the search, or the page again with what went wrong. Audited as `/ops` calls are."""
-    if signed.who is None or signed.token is None:
-        return to_sign_in(request, signed)
-    if await forged(request, signed.token):
-        return forbidden(request)
+    who = await posting_agent(request, signed)
+    if isinstance(who, Response):
+        return who
     try:
         line = LineAction.model_validate({"enrollment_id": enrollment_id})
     except ValidationError:
         return problem(request, 404, "Not found", "No line has that enrollment id.")
-    ctx = context_of(request, signed.who, action)
+    ctx = context_of(request, who, action)
     try:
         done = await run(enrollment_id=line.enrollment_id, ctx=ctx)
     except LineupError as refused:
-        audit(request, signed.who, action, refused.code)
+        audit(request, who, action, refused.code)
         rows = await console.search(wanted=line.enrollment_id, ctx=ctx)
         return listing(
             request,
@@ -264,7 +272,7 @@ async def act(request: Request, signed: SignedIn, enrollment_id: str, action: st
             error=refusal(refused),
             status=refused.rest_status or 400,
         )
-    audit(request, signed.who, action, MsgCode.SUCCESS)
+    audit(request, who, action, MsgCode.SUCCESS)
     return redirect(request, "/search", q=line.enrollment_id, done=done)
 
 
