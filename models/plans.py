@@ -60,14 +60,6 @@ def plan_units(value: object) -> tuple[PlanUnit, ...]:
     return (_unit(value),)
 
 
-def total_months(units: Iterable[PlanUnit]) -> dict[int, int]:
-    """Months paid per plan id (a plan listed twice counts twice)."""
-    months: dict[int, int] = {}
-    for unit in units:
-        months[unit.plan_id] = months.get(unit.plan_id, 0) + unit.months
-    return months
-
-
 def as_text(units: Iterable[PlanUnit]) -> str:
     """The plans as stored with a payment: `101:3,102:1`."""
     return ",".join(f"{unit.plan_id}:{unit.months}" for unit in units)

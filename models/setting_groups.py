@@ -130,9 +130,6 @@ class TemporalSettings(Group):
         "A workflow task a dead worker held goes elsewhere after this",
         gt=0,
     )
-    sticky_queue_timeout_seconds: float = setting(
-        1.0, "TEMPORAL_STICKY_QUEUE_TIMEOUT_SECONDS", "How long a task waits for its worker's cache first", gt=0
-    )
     codec_token: SecretStr = setting(
         SecretStr(""),
         "CODEC_TOKEN",

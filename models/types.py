@@ -52,7 +52,6 @@ def _state(value: str) -> str:
 
 
 # Text bounded by the column it is stored in (or a sane bound); the `Num` forms take a JSON number as its text.
-Text = Annotated[str, text(255)]
 Text32 = Annotated[str, text(32)]
 Text64 = Annotated[str, text(64)]
 Text100 = Annotated[str, text(100)]

@@ -60,12 +60,6 @@ class TemporalLink:
                 await self._task
 
 
-# Deadlines of the API's calls to Temporal (decisions.md's budgets): a channel hears "unavailable" in time
-# even when no worker polls, instead of waiting without end.
-RPC_SECONDS = 5.0  # a start, signal or query: milliseconds when the server is up
-LOOKUP_SECONDS = 15.0  # a lookup's own budget (about 10 s, workflows.policies.LOOKUP) and its scheduling
-
-
 @asynccontextmanager
 async def outside_system(system: str, *, within: float) -> AsyncIterator[None]:
     """A call through a workflow, answered within `within` seconds: its system's refusal or outage, or

@@ -48,9 +48,6 @@ class PortAges:
 
     by_carrier: dict[str, list[int]]
 
-    def band_totals(self) -> list[int]:
-        return [sum(counts[i] for counts in self.by_carrier.values()) for i in range(len(BANDS))]
-
 
 @dataclass
 class Overview:
