@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from typing import Literal, TypedDict
 
 from fastapi import Request
 from fastapi.responses import Response
@@ -27,25 +28,25 @@ def console_path(request: Request) -> str:
     return f"{settings_of(request).api.base_path}/console"
 
 
+class CookieOptions(TypedDict):
+    path: str
+    httponly: bool
+    samesite: Literal["strict"]
+    secure: bool
+
+
+def _options(request: Request) -> CookieOptions:
+    """The same for setting a cookie and for deleting it: a browser deletes only the cookie they name."""
+    secure = settings_of(request).profile == "production"
+    return CookieOptions(path=console_path(request), httponly=True, samesite="strict", secure=secure)
+
+
 def keep_cookie(request: Request, response: Response, name: str, value: str) -> None:
-    response.set_cookie(
-        name,
-        value,
-        path=console_path(request),
-        httponly=True,
-        samesite="strict",
-        secure=settings_of(request).profile == "production",
-    )
+    response.set_cookie(name, value, **_options(request))
 
 
 def drop_cookie(request: Request, response: Response, name: str) -> None:
-    response.delete_cookie(
-        name,
-        path=console_path(request),
-        httponly=True,
-        samesite="strict",
-        secure=settings_of(request).profile == "production",
-    )
+    response.delete_cookie(name, **_options(request))
 
 
 def session_csrf(session_token: str) -> str:

@@ -33,7 +33,7 @@ from orchestration.link import started_anyway
 from persistence.enrollment import accounts_lines, customer_line, email_lines, plan_of, vendor_line
 from persistence.transaction import DbSession
 from services.enrollment.entries import line_entries, line_extras
-from services.enrollment.paid import activation_problem
+from services.enrollment.paid import activation_refusal
 from workflows.enrollment.line import LineWorkflow
 from workflows.enrollment.lookups import LineInquiryWorkflow
 from workflows.ids import inquiry_workflow_id
@@ -99,15 +99,9 @@ async def activate(
 async def _paid_for(ctx: Context, line: Line) -> None:
     """A vendor that requires payment activates a line only once a settled payment covers its plan."""
     async with ctx.uow.transaction() as session:
-        problem = await activation_problem(
-            session,
-            vendor_id=line.vendor_id,
-            parent=line.parent_enrollment_id,
-            enrollment_id=line.enrollment_id,
-            plan_id=line.plan_id,
-        )
-    if problem:
-        raise refuse(problem, rest_status=402)
+        refused = await activation_refusal(session, line)
+    if refused is not None:
+        raise refused
 
 
 @action("customer", sources=WEB_SOURCES, example=CUSTOMER_INFO)

@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from models.errors import LineupError, refuse
 from models.requests.enrollment import CreateMultiline
 from models.statuses import LineStatus
 from models.tables.auth import Vendor
+from models.tables.enrollment import Line
 from persistence.payment import account_plans, paid_plans, settled_invoice
 from persistence.transaction import DbSession
 
@@ -51,15 +53,14 @@ async def payment_problems(
     return found
 
 
-async def activation_problem(
-    session: DbSession, *, vendor_id: int, parent: str, enrollment_id: str, plan_id: int
-) -> str | None:
-    """Why a line waiting for activation may not activate yet (its vendor requires payment), or None."""
-    vendor = await session.get(Vendor, vendor_id)
+async def activation_refusal(session: DbSession, line: Line) -> LineupError | None:
+    """The refusal (402) of a line waiting for activation that may not activate yet: its vendor requires payment
+    and the account's settled payments do not cover its plan. None: it may."""
+    vendor = await session.get(Vendor, line.vendor_id)
     if vendor is None or not vendor.require_payment:
         return None
-    uncovered = await _uncovered(session, vendor_id, parent, {enrollment_id: plan_id})
-    return unpaid(plan_id) if plan_id in uncovered else None
+    uncovered = await _uncovered(session, line.vendor_id, line.parent_enrollment_id, {line.enrollment_id: line.plan_id})
+    return refuse(unpaid(line.plan_id), rest_status=402) if line.plan_id in uncovered else None
 
 
 async def _uncovered(session: DbSession, vendor_id: int, parent: str, activating: dict[str, int]) -> set[int]:

@@ -40,7 +40,7 @@ from persistence.porting import ports_in_progress, ports_of, second_port
 from persistence.transaction import DbSession
 from services.enrollment.intake import PORT_SECRETS
 from services.enrollment.lines import NO_CUSTOMER
-from services.enrollment.paid import activation_problem
+from services.enrollment.paid import activation_refusal
 from services.porting.status import correct_port, validate_portin
 from workflows.ids import port_workflow_id
 from workflows.porting import PortInWorkflow
@@ -141,15 +141,8 @@ async def _portable_line(session: DbSession, body: CreatePortin, *, vendor_id: i
     if line.status == LineStatus.ACTIVE:
         return line
     # The port activates the line: a vendor that requires payment has it paid first, as for activate_line.
-    problem = await activation_problem(
-        session,
-        vendor_id=vendor_id,
-        parent=line.parent_enrollment_id,
-        enrollment_id=line.enrollment_id,
-        plan_id=line.plan_id,
-    )
-    if problem:
-        raise refuse(problem, rest_status=402)
+    if (refused := await activation_refusal(session, line)) is not None:
+        raise refused
     return line
 
 
