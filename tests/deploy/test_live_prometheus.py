@@ -179,7 +179,13 @@ async def test_a_carrier_outage_raises_the_alert_pending_then_firing_and_the_slo
         assert not [a for a in (await api_v1(http, base, "alerts"))["alerts"] if a["labels"]["alertname"] == ALERT]
         healthy = await enroll_three_lines(api)  # the create's series exist before they move again
         assert healthy["msg_code"] == "RESTAPI000", healthy
-        await asyncio.sleep(2)  # scraped once as they are
+        answered = time.time()
+
+        async def scraped_since() -> bool:  # both targets scraped once as they are now
+            result = (await api_v1(http, base, "query", query="min(timestamp(up))"))["result"]
+            return bool(result) and float(result[0]["value"][1]) > answered
+
+        await until(scraped_since, "a scrape of both targets after the healthy creates")
 
         await faults(sandbox, 1.0)
         try:
