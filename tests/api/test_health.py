@@ -74,7 +74,9 @@ async def test_readyz_turns_unready_while_the_only_worker_is_frozen(stack):
         os.kill(process.pid, signal.SIGSTOP)
         try:  # its heartbeat, 1.5 s old at most when it froze, goes stale
             frozen = await eventually(
-                lambda: stack.http.get("/readyz"), lambda found: found.status_code == 503, what="/readyz unready"
+                lambda: stack.http.get("/readyz"),
+                lambda found: found.status_code == 503 and "answered in the last" in found.text,
+                what="/readyz unready for the frozen worker",
             )
         finally:
             os.kill(process.pid, signal.SIGCONT)

@@ -4,6 +4,7 @@ carrier at once: with pushes on, a port completes without waiting for its (hour-
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
