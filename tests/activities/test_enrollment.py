@@ -1,6 +1,6 @@
-"""EnrollmentActivities with ActivityEnvironment against the sandbox's carrier: customer records and an
-activation that a retry repeats without a second row, event or carrier line; a refusal recorded and final, an
-outage retried; the line's status, its SIM, the line inquiry and the carrier list."""
+"""EnrollmentActivities with ActivityEnvironment against the sandbox's carrier: an activation that a retry
+repeats without a second row, event or carrier line; a refusal recorded and final, an outage retried; the line's
+status, its SIM, the line inquiry and the carrier list."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from models.messages.enrollment import CarrierCall, InquiryRequest, LineState, S
 from models.statuses import LineStatus
 from tests.support.builders import new_iccid
 from tests.support.lines import event_types, stored_line
-from tests.support.received import carrier_down, carrier_lines, order_of, received, retried
+from tests.support.received import carrier_down, carrier_lines, received, retried
 
 
 @pytest.fixture
@@ -21,26 +21,14 @@ def activities(carrier, db, cipher) -> EnrollmentActivities:
     return EnrollmentActivities(carrier, db, cipher)
 
 
-async def with_customer(api, activities, **overrides) -> str:
-    """A received line given its customer record, as the order's first step leaves it."""
+async def with_customer(api, **overrides) -> str:
+    """A line as intake stores it: RECEIVED with its customer record."""
     [enrollment_id] = await received(api, overrides)
-    await ActivityEnvironment().run(activities.create_customers, await order_of(api.db, enrollment_id))
     return enrollment_id
 
 
-async def test_create_customers_repeated_keeps_the_first_records(api, activities):
-    holder, second = await received(api, {}, {})
-    order = await order_of(api.db, holder)
-    first = await ActivityEnvironment().run(activities.create_customers, order)
-    again = await ActivityEnvironment().run(activities.create_customers, order)
-    assert again == first and [plan.enrollment_id for plan in first] == [holder, second]
-    assert {plan.cust_id for plan in first} == {first[0].customer_id}  # the account holder's id on every line
-    assert {plan.status for plan in first} == {LineStatus.CUSTOMER_CREATED}
-    assert (await event_types(api, second)).count("line.customer_created") == 1
-
-
 async def test_activate_and_record_retried_gives_one_line_one_number(api, activities, sandbox_url):
-    enrollment_id = await with_customer(api, activities)
+    enrollment_id = await with_customer(api)
     call = CarrierCall(enrollment_id, "DEMO", f"line-{enrollment_id}:activate:0")
     activated = await ActivityEnvironment().run(activities.activate_and_record, call)
     assert await retried().run(activities.activate_and_record, call) == activated
@@ -53,9 +41,9 @@ async def test_activate_and_record_retried_gives_one_line_one_number(api, activi
 
 async def test_a_sim_another_line_holds_is_a_final_refusal_in_the_lines_events(api, activities):
     sim = new_iccid()
-    holder = await with_customer(api, activities, phone_type="4G", uiccid=sim)
+    holder = await with_customer(api, phone_type="4G", uiccid=sim)
     await ActivityEnvironment().run(activities.activate_and_record, CarrierCall(holder, "DEMO", f"{holder}:0"))
-    refused = await with_customer(api, activities, phone_type="4G", uiccid=sim)
+    refused = await with_customer(api, phone_type="4G", uiccid=sim)
     with pytest.raises(ApplicationError) as failure:
         await ActivityEnvironment().run(activities.activate_and_record, CarrierCall(refused, "DEMO", f"{refused}:0"))
     assert (failure.value.type, failure.value.non_retryable) == ("CarrierRejected", True)
@@ -65,7 +53,7 @@ async def test_a_sim_another_line_holds_is_a_final_refusal_in_the_lines_events(a
 
 
 async def test_a_carrier_outage_is_retried(api, activities, sandbox_url):
-    enrollment_id = await with_customer(api, activities)
+    enrollment_id = await with_customer(api)
     call = CarrierCall(enrollment_id, "DEMO", f"{enrollment_id}:0")
     async with carrier_down(sandbox_url):
         with pytest.raises(ApplicationError) as failure:
@@ -75,7 +63,7 @@ async def test_a_carrier_outage_is_retried(api, activities, sandbox_url):
 
 
 async def test_set_line_status_repeated_writes_one_event(api, activities):
-    enrollment_id = await with_customer(api, activities)
+    enrollment_id = await with_customer(api)
     stuck = LineState(enrollment_id, LineStatus.STUCK, "915 SIM already in use")
     await ActivityEnvironment().run(activities.set_line_status, stuck)
     await ActivityEnvironment().run(activities.set_line_status, stuck)
@@ -85,7 +73,7 @@ async def test_set_line_status_repeated_writes_one_event(api, activities):
 
 
 async def test_change_sim_replaces_the_attached_one_once(api, activities):
-    enrollment_id = await with_customer(api, activities, phone_type="4G", uiccid=new_iccid())
+    enrollment_id = await with_customer(api, phone_type="4G", uiccid=new_iccid())
     sim, before = new_iccid(), await event_types(api, enrollment_id)
     await ActivityEnvironment().run(activities.change_sim, SimChange(enrollment_id, None, sim))
     await ActivityEnvironment().run(activities.change_sim, SimChange(enrollment_id, None, sim))
@@ -94,7 +82,7 @@ async def test_change_sim_replaces_the_attached_one_once(api, activities):
 
 
 async def test_line_inquiry_of_an_active_line_and_the_carrier_list(api, activities):
-    enrollment_id = await with_customer(api, activities)
+    enrollment_id = await with_customer(api)
     activated = await ActivityEnvironment().run(
         activities.activate_and_record, CarrierCall(enrollment_id, "DEMO", f"{enrollment_id}:0")
     )
