@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 from sqlmodel import col, select
+from temporalio.service import RPCError
 
 from models.tables.enrollment import Line
 from models.tables.events import LineEvent
@@ -70,3 +71,15 @@ async def event_types(stack: Any, enrollment_id: str) -> list[str]:
     async with stack.db.transaction() as session:
         query = select(LineEvent.type).where(LineEvent.enrollment_id == enrollment_id).order_by(col(LineEvent.id))
         return list((await session.exec(query)).all())
+
+
+async def line_workflow(stack: Any, enrollment_id: str, within: float = 20.0) -> Any:
+    """The line's workflow's description, once its order has started it (a moment after the create's answer)."""
+    handle = stack.env.client.get_workflow_handle(f"line-{enrollment_id}")
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        try:
+            return await handle.describe()
+        except RPCError:
+            assert asyncio.get_running_loop().time() < deadline, f"no workflow for line {enrollment_id}"
+            await asyncio.sleep(0.05)
