@@ -90,6 +90,11 @@ async def started_anyway(start: WithStartWorkflowOperation[SelfType, ReturnType]
     try:
         async with asyncio.timeout(1.0):
             await start.workflow_handle()
+    except asyncio.CancelledError:  # the call was cancelled before the start's answer: not started
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():  # this caller itself is being cancelled: let it go
+            raise
+        return False
     except Exception:  # noqa: BLE001 — the start itself failed (or the engine never said): it did not start
         return False
     return True

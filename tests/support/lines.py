@@ -7,11 +7,13 @@ import asyncio
 from typing import Any
 
 from sqlmodel import col, select
+from temporalio.service import RPCError
 
 from models.tables.enrollment import Line
 from models.tables.events import LineEvent
 from tests.support.builders import create, line
 from tests.support.received import carrier_lines
+from tests.support.waiting import eventually
 
 SUPPORT = {"agent_id": "demo.support"}
 
@@ -73,3 +75,22 @@ async def activations_sent(stack: Any, ids: list[str]) -> bool:
     """Whether every line's activation went to the carrier: its attempt is recorded right before the call."""
     logged = [await event_types(stack, enrollment_id) for enrollment_id in ids]
     return all("line.activation_attempted" in events for events in logged)
+
+
+async def line_workflow(stack: Any, enrollment_id: str, within: float = 20.0) -> Any:
+    """The line's workflow's description, once its order has started it (a moment after the create's answer)."""
+    handle = stack.env.client.get_workflow_handle(f"line-{enrollment_id}")
+
+    async def described() -> Any:
+        try:
+            return await handle.describe()
+        except RPCError:
+            return None
+
+    return await eventually(
+        described,
+        lambda found: found is not None,
+        within=within,
+        every=0.05,
+        what=f"a workflow for line {enrollment_id}",
+    )

@@ -12,6 +12,7 @@ from sqlmodel import func, select
 from models.tables.enrollment import Enrollment, Line
 from models.tables.payment import Payment, SavedCard
 from tests.support.builders import body, create, line
+from tests.support.lines import line_workflow
 from workflows.ids import enrollment_workflow_id
 
 
@@ -148,5 +149,5 @@ async def test_lines_run_in_parallel_workflows(stack):
     ids = [await stack.new_enrollment_id() for _ in range(4)]
     created = await stack.call("/customer", create(ids[0], *(line(i) for i in ids)))
     assert created["msg_code"] == "RESTAPI000"
-    descriptions = await asyncio.gather(*(stack.env.client.get_workflow_handle(f"line-{i}").describe() for i in ids))
+    descriptions = await asyncio.gather(*(line_workflow(stack, i) for i in ids))
     assert all(d.parent_id and d.parent_id.startswith(f"enrollment-{ids[0]}") for d in descriptions)

@@ -21,7 +21,7 @@ from tests.support.ports import port_number
 from tests.support.stuck_lines import PACED, SIM_IN_USE, stuck_on_a_sim_in_use
 from tests.support.webhooks import received, register
 from workflows.enrollment.line import LineWorkflow
-from workflows.ids import line_workflow_id
+from workflows.ids import enrollment_workflow_id, line_workflow_id
 
 CARD = "4242424242424242"  # Luhn-valid: the sandbox gateway approves it
 
@@ -112,12 +112,18 @@ async def test_a_carrier_refusal_is_ciphertext_in_the_history_and_plain_to_a_cli
     """A failure's message and stack trace are encrypted as payloads are (workflows/codec.py): the carrier's
     words may quote what the line sent."""
     stuck = await stuck_on_a_sim_in_use(stack, new_iccid())
+    # The order's first try met the refusal, in a local activity: its failure is in the order's marker.
+    order = stack.env.client.get_workflow_handle(enrollment_workflow_id(stuck, [stuck]))
+    events = [event async for event in order.fetch_history_events()]
+    failed = [
+        event.marker_recorded_event_attributes.failure
+        for event in events
+        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+        and event.marker_recorded_event_attributes.HasField("failure")
+    ]
+    assert failed and {failure.message for failure in failed} == {"Encoded failure"}
     handle = stack.env.client.get_workflow_handle(line_workflow_id(stuck))
-    events = [event async for event in handle.fetch_history_events()]
-    failed = [event for event in events if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]
-    assert failed and {event.activity_task_failed_event_attributes.failure.message for event in failed} == {
-        "Encoded failure"
-    }
-    history = b"".join(event.SerializeToString() for event in events)
+    line_events = [event async for event in handle.fetch_history_events()]
+    history = b"".join(event.SerializeToString() for event in [*events, *line_events])
     assert SIM_IN_USE.encode() not in history
     assert SIM_IN_USE in ((await handle.query(LineWorkflow.status)).error or "")
