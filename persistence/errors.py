@@ -19,7 +19,7 @@ _POSTGRES_DOWN = (
 )
 # SQLite says "OperationalError" for syntax errors too: only these mean the file cannot be used now.
 _SQLITE_DOWN = ("unable to open", "database is locked", "disk i/o error")
-_DRIVERS = ("asyncpg", "aiosqlite", "sqlalchemy", "sqlite3")
+_DRIVERS = ("asyncpg", "sqlalchemy", "sqlite3")
 
 
 class RecordNotFound(LookupError):

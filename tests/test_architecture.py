@@ -165,3 +165,40 @@ def test_domains_and_workflows_hold_no_infrastructure() -> None:
         if path.stem in names
     }
     assert found == set()
+
+
+# SQLAlchemy's internals (its util package, a dialect's driver modules) change between releases without notice;
+# the one dialect construct Lineup uses, the documented INSERT … ON CONFLICT DO NOTHING, is built in one place.
+DIALECT_HOME = "persistence/core.py"
+
+
+def sqlalchemy_internals(relative: str, modules: set[str]) -> list[str]:
+    def internal(module: str) -> bool:
+        if module == "sqlalchemy.util" or module.startswith("sqlalchemy.util."):
+            return True
+        if module == "sqlalchemy.dialects":
+            return relative != DIALECT_HOME
+        return module.startswith("sqlalchemy.dialects.")
+
+    return sorted(f"{relative}: {module}" for module in modules if internal(module))
+
+
+def test_the_application_imports_no_sqlalchemy_internal() -> None:
+    found = [
+        offence
+        for package in (*APPLICATION, "migrations")
+        for path in (ROOT / package).rglob("*.py")
+        for offence in sqlalchemy_internals(str(path.relative_to(ROOT)), imported_modules(path))
+    ]
+    found += sqlalchemy_internals("worker.py", imported_modules(ROOT / "worker.py"))
+    assert found == []
+
+
+def test_the_sqlalchemy_rule_catches_util_a_driver_module_and_a_dialect_outside_its_home() -> None:
+    modules = {"sqlalchemy", "sqlalchemy.util.langhelpers", "sqlalchemy.dialects.sqlite.aiosqlite", "sqlalchemy.orm"}
+    assert sqlalchemy_internals("services/x.py", modules) == [
+        "services/x.py: sqlalchemy.dialects.sqlite.aiosqlite",
+        "services/x.py: sqlalchemy.util.langhelpers",
+    ]
+    assert sqlalchemy_internals("services/x.py", {"sqlalchemy.dialects"}) == ["services/x.py: sqlalchemy.dialects"]
+    assert sqlalchemy_internals(DIALECT_HOME, {"sqlalchemy.dialects"}) == []

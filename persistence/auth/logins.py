@@ -11,7 +11,6 @@ from datetime import timedelta
 from enum import Enum
 
 from sqlalchemy import ColumnElement, case, literal, or_, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
 from sqlmodel.sql.sqltypes import UTCDateTime
 
@@ -21,6 +20,7 @@ from models.settings import Settings
 from models.tables.agents import Agent
 from models.tables.auth import ApiUser, CustomerLogin, LoginLog, Vendor
 from models.tables.support import ConsoleLogin
+from persistence.core import insert_or_skip
 from persistence.transaction import DbSession
 from persistence.uow import UnitOfWork
 
@@ -167,10 +167,7 @@ async def claim_customer_attempt(uow: UnitOfWork, enrollment_id: str, throttle: 
     """One customer-login verification for the line may go ahead (see `claim_login`); the line's throttle
     row is made by its first attempt."""
     async with uow.transaction() as session:
-        # INSERT … ON CONFLICT DO NOTHING: a row a concurrent first attempt made stays as it is, and nothing
-        # rolls back (a rollback would expire the line the caller holds).
-        insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-        await session.execute(insert(CustomerLogin).values(enrollment_id=enrollment_id).on_conflict_do_nothing())
+        await insert_or_skip(session, CustomerLogin, {"enrollment_id": enrollment_id})
     return await claim_login(uow, CustomerLogin, _customer(enrollment_id), throttle)
 
 
@@ -186,8 +183,7 @@ async def claim_console_attempt(uow: UnitOfWork, agent_id: int, throttle: Thrott
     """One console sign-in of the agent may verify its password (see `claim_login`): counted on the console's
     own row, so failed sign-ins never lock the agent's API password; the row is made by the first attempt."""
     async with uow.transaction() as session:
-        insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-        await session.execute(insert(ConsoleLogin).values(agent_id=agent_id).on_conflict_do_nothing())
+        await insert_or_skip(session, ConsoleLogin, {"agent_id": agent_id})
     return await claim_login(uow, ConsoleLogin, _console(agent_id), throttle)
 
 

@@ -8,7 +8,6 @@ import secrets
 from datetime import timedelta
 from html import escape
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import func, select
 
@@ -26,6 +25,7 @@ from models.tables.mail import MailOutbox
 from persistence.agents import AgentRef
 from persistence.auth import tokens
 from persistence.auth.logins import close_login_entries
+from persistence.core import insert_or_skip
 from persistence.idempotency import row_for_key
 from persistence.transaction import DbSession
 from services.auth.guard import check_privileged_change
@@ -150,10 +150,8 @@ async def _within_daily_limit(session: DbSession, agent_id: int, most: int) -> N
 async def _keep_blob(session: DbSession, proof: Image) -> str:
     """The proof's digest, its bytes stored once: an image already kept (sent again, by anyone) is not again."""
     digest = hashlib.sha256(proof.content).hexdigest()
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
     blob = {"sha256": digest, "media_type": proof.media_type, "image": proof.content, "created_at": utcnow()}
-    # INSERT … ON CONFLICT DO NOTHING: a concurrent change keeping the same image leaves one row, rolls nothing back.
-    await session.execute(dialect.insert(ProofBlob).values(blob).on_conflict_do_nothing())
+    await insert_or_skip(session, ProofBlob, blob)  # a concurrent change keeping the same image leaves one row
     return digest
 
 

@@ -151,7 +151,7 @@ async def test_make_payment_with_a_bad_original_name_names_that_field(shared_sta
 @pytest.mark.parametrize("method", ["OTHER_PAYMENT_OPTION", "CASH"])
 async def test_a_payment_made_elsewhere_is_recorded_and_never_reaches_the_gateway(stack, method):
     # The gateway is unreachable for this stack: a card call would answer "The payment gateway is unavailable".
-    stack.app.state.resources.payments._base = "http://127.0.0.1:1"
+    stack.app.state.resources.payments._base = "http://127.0.0.1:1"  # noqa: SLF001 our own client, made unreachable
     enrollment_id = await stack.new_enrollment_id()
     external = {"payment_method_option": "STRIPE", "transaction_id": "pi3MtwBwLkdIwHu7ix28a3tqPa"}
     request = body(

@@ -56,7 +56,7 @@ def _whole_suite(config: pytest.Config) -> bool:
 def pytest_configure_node(node: Any) -> None:
     """xdist's controller: each process writes what it ran into one folder of this run."""
     folder = getattr(node.config, "_lineup_runs", None) or tempfile.mkdtemp(prefix="lineup-workflow-runs-")
-    node.config._lineup_runs = folder
+    node.config._lineup_runs = folder  # noqa: SLF001 the controller's own note on its config, read by its nodes
     node.workerinput[FOLDER] = folder
 
 
