@@ -37,6 +37,8 @@ def first_try(remaining: timedelta) -> workflow.LocalActivityConfig:
 
 # The pauses between the order's attempts at a line's carrier step, then the line's workflow takes over.
 FIRST_TRY_PAUSES = (timedelta(milliseconds=500), timedelta(seconds=1), timedelta(seconds=2))
+# Less than this left of the wait is no attempt (a timeout must be positive; a carrier call takes longer anyway).
+SHORTEST_TRY = timedelta(milliseconds=100)
 
 
 def lookup(budget_seconds: float) -> workflow.ActivityConfig:

@@ -22,6 +22,7 @@ from orchestration.link import started_anyway
 from persistence.enrollment import lines_of_order, plan_of
 from services.enrollment.entries import line_entries
 from services.enrollment.intake import accept
+from services.enrollment.passwords import hash_later
 from workflows.enrollment.order import EnrollmentWorkflow, enrollment_search_attributes
 from workflows.ids import enrollment_workflow_id
 
@@ -40,7 +41,10 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
         enrollment_started()
     vendor, agent = ctx.caller.vendor_code, ctx.caller.agent_username
     order = EnrollmentOrder(order_id, body.parent_enrollment_id, accepted.plans, vendor, agent, Pacing.of(settings))
-    result = await _run(ctx, order)
+    try:
+        result = await _run(ctx, order)
+    finally:  # the lines are committed by now, whatever Temporal said: one argon2 hash per distinct password
+        hash_later(ctx.resources.db, ctx.cipher, accepted.passwords)
     return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
 
 

@@ -5,7 +5,7 @@ line's data is stored, PII encrypted, for the workflow to work from by id."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
@@ -105,12 +105,13 @@ class Accepted:
     stored: bool
     plans: list[LinePlan]
     pins: dict[str, str]
+    passwords: dict[str, list[str]] = field(default_factory=dict)  # each distinct password → its lines, to hash
 
 
 async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accepted:
     """Checks, claims and stores the request's lines, each with its customer record (the account holder's id is
     each line's cust_id), in the request's one transaction; a repeated request changes nothing. A line's
-    password is stored sealed, and hashed by the sweep or its first use (services.enrollment.passwords)."""
+    password is stored sealed; the caller hashes it once the lines are committed (services.enrollment.passwords)."""
     for _ in range(CUSTOMER_ID_ATTEMPTS):
         try:
             return await _accept(ctx, body, order_id=order_id)
@@ -161,7 +162,11 @@ async def _accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Acce
             account = account or row.customer_id
             stored[row.enrollment_id] = row
         await events.received(session, [stored[eid] for eid in ids], actor=ctx.caller.actor)
-        return Accepted(True, [plan_of(stored[eid]) for eid in ids], pins)
+        passwords: dict[str, list[str]] = {}
+        for line in body.lines:
+            if line.password:
+                passwords.setdefault(line.password, []).append(line.enrollment_id)
+        return Accepted(True, [plan_of(stored[eid]) for eid in ids], pins, passwords)
 
 
 def _store(

@@ -19,7 +19,7 @@ from models.documents import Fields
 from models.messages.support import Sweep
 from models.tables.enrollment import Line
 from persistence import line_passwords
-from services.enrollment import intake
+from services.enrollment import create as creation
 from services.enrollment.passwords import verify_line_password
 from tests.support.builders import create, line
 
@@ -76,7 +76,7 @@ async def test_each_distinct_password_is_hashed_once_after_the_commit_and_the_se
 
 async def test_a_line_still_pending_is_verified_from_its_sealed_password_and_hashed_then(api):
     eid = await new_enrollment_id(api)
-    with mock.patch.object(intake, "hash_later"):  # as if the process died before hashing
+    with mock.patch.object(creation, "hash_later"):  # as if the process died before hashing
         await api.call("/customer", create(eid, line(eid, password="sealed-pass-1")))
     row = (await lines_of(api, [eid]))[eid]
     assert row.password_hash == line_passwords.PENDING
@@ -92,7 +92,7 @@ async def test_a_line_still_pending_is_verified_from_its_sealed_password_and_has
 async def test_the_sweep_hashes_passwords_left_pending_past_its_grace_once_per_distinct_password(api):
     ids = [await new_enrollment_id(api) for _ in range(3)]
     offered = ["left-pass-1", "left-pass-1", "left-pass-2"]
-    with mock.patch.object(intake, "hash_later"):  # as if the process died before hashing
+    with mock.patch.object(creation, "hash_later"):  # as if the process died before hashing
         lines = [line(eid, password=pw) for eid, pw in zip(ids, offered, strict=True)]
         await api.call("/customer", create(ids[0], *lines))
     db, cipher = api.db, api.app.state.resources.cipher

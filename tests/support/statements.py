@@ -32,8 +32,22 @@ class Seen:
         return Seen([self.statements[i] for i in mine], [self.texts[i] for i in mine], [self.engines[i] for i in mine])
 
     def without(self, words: str) -> Seen:
-        """Without the statements that contain `words` (a background poll that is not the call's work)."""
-        kept = [index for index, text in enumerate(self.texts) if words not in text]
+        """Without the transactions (BEGIN to COMMIT on one engine) that ran a statement containing `words`: a
+        background poll that is not the call's work."""
+        groups: list[list[int]] = []
+        for engine in set(self.engines):
+            group: list[int] = []
+            for index in (i for i, seen_by in enumerate(self.engines) if seen_by == engine):
+                if self.statements[index] == "BEGIN" and group:  # the last one ended without a COMMIT
+                    groups.append(group)
+                    group = []
+                group.append(index)
+                if self.statements[index] == "COMMIT":
+                    groups.append(group)
+                    group = []
+            groups.append(group)
+        dropped = {index for group in groups if any(words in self.texts[i] for i in group) for index in group}
+        kept = [index for index in range(len(self.texts)) if index not in dropped]
         return Seen([self.statements[i] for i in kept], [self.texts[i] for i in kept], [self.engines[i] for i in kept])
 
 

@@ -10,6 +10,7 @@ order."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 from temporalio.client import WithStartWorkflowOperation, WorkflowExecutionStatus
@@ -34,6 +35,7 @@ from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from tests.support.stand_in_workflows import StandInLine, StandInPort, mdn_of
 from workflows.enrollment.order import EnrollmentWorkflow
 
+RUN = 6  # the length of a test's own prefix of its enrollment ids
 PACING = Pacing(carrier_max_attempts=3, port_poll_seconds=60.0, stuck_retry_minutes=5.0, sync_wait_seconds=5.0)
 
 
@@ -49,8 +51,15 @@ def plans(line_ids: tuple[str, ...]) -> list[LinePlan]:
     ]
 
 
-def order_of(*line_ids: str) -> EnrollmentOrder:
+def order_of(*names: str) -> EnrollmentOrder:
+    """Each test's ids are its own: the session's dev server keeps every workflow id it has seen."""
+    run = uuid.uuid4().hex[:RUN].upper()
+    line_ids = tuple(run + name for name in names)
     return EnrollmentOrder(f"enrollment-{line_ids[0]}-r1", line_ids[0], plans(line_ids), "DEMO", "demo.agent", PACING)
+
+
+def id_of(order: EnrollmentOrder, name: str) -> str:
+    return order.enrollment_ids[0][:RUN] + name
 
 
 class Carrier:
@@ -130,7 +139,8 @@ async def started_with(env, workflow_id: str, kind: type) -> Any:
 
 
 def by_line(result: EnrollmentResult) -> dict[str, tuple[str, str | None]]:
-    return {plan.enrollment_id: (plan.status, plan.mdn) for plan in result.lines}
+    """By the names the test gave its lines."""
+    return {plan.enrollment_id[RUN:]: (plan.status, plan.mdn) for plan in result.lines}
 
 
 async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_own(temporal_env):
@@ -142,7 +152,7 @@ async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_o
         given = {
             line_id: await started_with(temporal_env, f"line-{line_id}", LineStart) for line_id in order.enrollment_ids
         }
-    assert by_line(answer) == {line_id: (LineStatus.ACTIVE, mdn_of(line_id)) for line_id in order.enrollment_ids}
+    assert by_line(answer) == {line_id[RUN:]: (LineStatus.ACTIVE, mdn_of(line_id)) for line_id in order.enrollment_ids}
     assert result == answer
     assert carrier.most_at_once == 3  # the lines' activations run together
     # Each activation keyed as the line's own workflow would key it: a late answer cannot make a second line.
@@ -162,8 +172,11 @@ async def test_a_carrier_that_does_not_answer_in_time_leaves_the_line_activating
         began = await temporal_env.get_current_time()
         answer, _ = await update_with_start(temporal_env, order, queue)
         answered = await temporal_env.get_current_time()
-        start = await started_with(temporal_env, "line-E2DOWN", LineStart)
-    assert by_line(answer) == {"E1": (LineStatus.ACTIVE, mdn_of("E1")), "E2DOWN": (LineStatus.ACTIVATING, None)}
+        start = await started_with(temporal_env, f"line-{id_of(order, 'E2DOWN')}", LineStart)
+    assert by_line(answer) == {
+        "E1": (LineStatus.ACTIVE, mdn_of(id_of(order, "E1"))),
+        "E2DOWN": (LineStatus.ACTIVATING, None),
+    }
     assert (answered - began).total_seconds() <= PACING.sync_wait_seconds + 1  # within the create's wait
     assert len(carrier.calls.of("activate_and_record")) > 2  # retried within the wait…
     assert (start.plan.status, start.stuck) == (LineStatus.ACTIVATING, None)  # …and left to the line's workflow
@@ -175,8 +188,8 @@ async def test_a_refused_activation_starts_its_line_stuck_and_the_line_outlives_
     async with running:
         answer, handle = await update_with_start(temporal_env, order, queue)
         await handle.result()
-        start = await started_with(temporal_env, "line-E2SIM", LineStart)
-        stuck = temporal_env.client.get_workflow_handle_for(StandInLine.run, "line-E2SIM")
+        start = await started_with(temporal_env, f"line-{id_of(order, 'E2SIM')}", LineStart)
+        stuck = temporal_env.client.get_workflow_handle_for(StandInLine.run, f"line-{id_of(order, 'E2SIM')}")
         still = (await stuck.describe()).status
         await stuck.signal("retry")
         retried = await stuck.result()
@@ -193,17 +206,17 @@ async def test_a_portin_line_is_submitted_at_once_and_followed_by_its_port_workf
     async with running:
         answer, handle = await update_with_start(temporal_env, order, queue)
         await handle.result()
-        ported = await started_with(temporal_env, "port-E1PORT", PortStart)
-        refused = await started_with(temporal_env, "port-E2NOTELIGIBLEPORT", PortStart)
+        ported = await started_with(temporal_env, f"port-{id_of(order, 'E1PORT')}", PortStart)
+        refused = await started_with(temporal_env, f"port-{id_of(order, 'E2NOTELIGIBLEPORT')}", PortStart)
     assert by_line(answer) == {
         "E1PORT": (LineStatus.PORT_PENDING, None),
         "E2NOTELIGIBLEPORT": (LineStatus.PORT_REJECTED, None),
     }
     assert {call.idempotency_key for (call,) in carrier.calls.of("submit_and_record")} == {
-        "port-E1PORT:port:0",
-        "port-E2NOTELIGIBLEPORT:port:0",
+        f"port-{id_of(order, 'E1PORT')}:port:0",
+        f"port-{id_of(order, 'E2NOTELIGIBLEPORT')}:port:0",
     }
-    assert ported.submitted == PortSubmission("PRT-E1PORT", "2026-11-25T00:00:00+00:00")
+    assert ported.submitted == PortSubmission(f"PRT-{id_of(order, 'E1PORT')}", "2026-11-25T00:00:00+00:00")
     assert refused.submitted is None and refused.view.status == "REJECTED"  # the port's workflow records it
 
 
@@ -212,7 +225,7 @@ async def test_a_line_waiting_for_activation_has_no_carrier_step_until_it_is_ask
     carrier, running, queue = enroll(temporal_env, order)
     async with running:
         answer, _ = await update_with_start(temporal_env, order, queue)
-        start = await started_with(temporal_env, "line-E1LATER", LineStart)
+        start = await started_with(temporal_env, f"line-{id_of(order, 'E1LATER')}", LineStart)
     assert carrier.calls.of("activate_and_record") == []
     assert by_line(answer) == {"E1LATER": (LineStatus.CUSTOMER_CREATED, None)}
     assert start.plan.activation_later

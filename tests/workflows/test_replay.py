@@ -64,6 +64,10 @@ class RecordsBeforeAsking:
 async def test_a_reordered_activity_fails_the_replay():
     """The check itself can fail: the recorded NLAD check does not replay with the activities swapped."""
     # Unsandboxed: the sandbox would re-import this test module and what it imports (the Stack's httpx).
-    replayer = Replayer(workflows=[RecordsBeforeAsking], workflow_runner=UnsandboxedWorkflowRunner())
+    replayer = Replayer(
+        workflows=[RecordsBeforeAsking],
+        workflow_runner=UnsandboxedWorkflowRunner(),
+        data_converter=encrypting_converter(),  # the recorded payloads are sealed, as every history's are
+    )
     with pytest.raises(workflow.NondeterminismError):
         await replayer.replay_workflow(history(HISTORIES / "nlad_check.json"))

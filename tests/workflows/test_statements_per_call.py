@@ -39,6 +39,7 @@ async def test_a_one_line_create_is_at_most_16_statements_in_4_transactions(stac
         answer = (await stack.post("/customer", request, token=token)).json()
         assert answer["msg_code"] == "RESTAPI000" and answer["data"][0]["data"]["mdn"], answer
         await workflow_ended(stack, f"line-{parent}")
+    seen = seen.without("FROM webhook_delivery")  # the worker's webhook dispatcher polls meanwhile: not the call's
     print(
         f"\none-line create: {len(seen.work())} statements in {seen.transactions} transactions:", *seen.texts, sep="\n"
     )

@@ -155,6 +155,6 @@ async def test_the_dispatcher_continues_as_new_before_its_history_grows(time_ski
         await handle.terminate()
     assert (await first.describe()).status == WorkflowExecutionStatus.CONTINUED_AS_NEW
     # The limit, and the one look that crossed it: its activity, 10 child starts of 2 events each, and the workflow
-    # tasks their started events wake (a run of 100 looks, as before, had over 4,000).
-    assert len(events) <= 100 + 70
+    # tasks their started events wake, one each on a busy machine (a run of 100 looks, as before, had over 4,000).
+    assert len(events) <= 100 + 10 * 2 + 10 * 3 + 50
     assert len(calls.of("queued_deliveries")) > looks + 1

@@ -80,8 +80,11 @@ async def _first_try(order: EnrollmentOrder, plan: LinePlan) -> FirstTry:
     call = CarrierCall(plan.enrollment_id, order.vendor_code, key)
     deadline = workflow.now() + timedelta(seconds=order.pacing.sync_wait_seconds)
     for pause in (*policies.FIRST_TRY_PAUSES, None):
+        remaining = deadline - workflow.now()
+        if remaining < policies.SHORTEST_TRY:  # a busy worker woke past the wait: the line's workflow goes on
+            break
         try:
-            return await _attempt(line, call, porting=porting, remaining=deadline - workflow.now())
+            return await _attempt(line, call, porting=porting, remaining=remaining)
         # A local activity may fail with its error itself, not wrapped in an ActivityError.
         except (ActivityError, ApplicationError) as failure:
             cause = failure.cause if isinstance(failure, ActivityError) else failure
