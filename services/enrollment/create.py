@@ -44,7 +44,8 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
     try:
         result = await _run(ctx, order)
     finally:  # the lines are committed by now, whatever Temporal said: one argon2 hash per distinct password
-        hash_later(ctx.resources.db, ctx.cipher, accepted.passwords)
+        if accepted.passwords:
+            hash_later(ctx.resources.db, ctx.cipher, accepted.passwords)
     return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
 
 

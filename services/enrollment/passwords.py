@@ -23,10 +23,9 @@ _running: set[asyncio.Task[int]] = set()  # held, so a task is not collected bef
 
 def hash_later(db: Database, cipher: FieldCipher, lines_by_password: dict[str, list[str]]) -> None:
     """After the lines are committed: one hash per distinct password, written to every line that has it."""
-    if lines_by_password:
-        task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
-        _running.add(task)
-        task.add_done_callback(_running.discard)
+    task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
+    _running.add(task)
+    task.add_done_callback(_running.discard)
 
 
 async def verify_line_password(db: Database, cipher: FieldCipher, line: Line | None, offered: str) -> bool:

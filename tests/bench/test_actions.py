@@ -20,90 +20,53 @@ def recorded(name: str) -> dict[str, Any]:
     return history
 
 
-def test_a_new_activation_line() -> None:
-    # LineWorkflow: started [1] = 1; workflow task [4] recorded markers [5, 7] = 1; task [14] recorded [15]
-    # (local activity) and [17] (patch) = 1; upserts [6, 8, 16] = 3, [18] sets only TemporalChangeVersion = 0;
-    # activate_line scheduled [9] = 1, started at attempt 1 = no retry. 1 + 1 + 1 + 3 + 1 = 7.
-    found = count(recorded("line_new_activation_steps_apart"))
-    assert found == Actions(starts=1, activities=1, local_activity_tasks=2, upserts=3, heartbeating=1)
-    assert found.total == 7
-    assert workflow_type(recorded("line_new_activation_steps_apart")) == "LineWorkflow"
-
-
-def test_a_new_activation_line_in_one_step() -> None:
-    # Since issue 20 (LineStart.one_step): started = 1; activate_and_record = 1 (its shipment, ACTIVATING, the
-    # activation and its record); one upsert, ACTIVE with the MDN = 1; no marker (no local activity, no patch).
-    found = count(recorded("line_new_activation"))
-    assert found == Actions(starts=1, activities=1, upserts=1, heartbeating=1)
-    assert count_all([recorded("enrollment_one_line"), recorded("line_new_activation")]).total == 5 + 3
-
-
-def test_its_enrollment() -> None:
+def test_a_one_line_enrollment_activated_by_its_first_try() -> None:
     # EnrollmentWorkflow: started [1] = 1 (its search attributes are part of the start); update accepted [5] = 1;
-    # markers [6, 7] of task [4] = 1; [8] TemporalChangeVersion only = 0; child start initiated [9] = 1 (the
-    # child's own start, in its history, is the other); timer [10] = 1. 1 + 1 + 1 + 1 + 1 = 5, so a 1-line
-    # NEWACTIVATION enrollment is 5 + 7 = 12.
-    found = count(recorded("enrollment_one_line_steps_apart"))
-    assert found == Actions(starts=1, child_starts=1, local_activity_tasks=1, timers=1, updates=1)
-    steps_apart = [recorded("enrollment_one_line_steps_apart"), recorded("line_new_activation_steps_apart")]
-    assert count_all(steps_apart).total == 12
+    # the first try's local activity, marker [6] of workflow task [4] = 1; the line's child start initiated [7] = 1
+    # (the child's own start, in its history, is the other). 1 + 1 + 1 + 1 = 4.
+    found = count(recorded("enrollment_one_line"))
+    assert found == Actions(starts=1, child_starts=1, local_activity_tasks=1, updates=1)
+    assert found.total == 4
+    assert workflow_type(recorded("enrollment_one_line")) == "EnrollmentWorkflow"
 
 
-def test_a_signal_counts_where_it_lands() -> None:
-    # Two lines: started [1], update [5], markers of task [4] = 1, [8] = 0, child starts [9, 10] = 2, timer [11],
-    # and the line's line_progress signal received [17] = 1. 1 + 1 + 1 + 2 + 1 + 1 = 7.
+def test_its_line_is_one_action() -> None:
+    # LineWorkflow started ACTIVE by its order [1] = 1, completed in its first task [4]: nothing else. A one-line
+    # NEWACTIVATION enrollment is 4 + 1 = 5 actions (12 before issue 25's one path per workflow).
+    found = count(recorded("line_new_activation"))
+    assert found == Actions(starts=1)
+    assert count_all([recorded("enrollment_one_line"), recorded("line_new_activation")]).total == 5
+
+
+def test_local_activities_of_one_workflow_task_are_one_action() -> None:
+    # Two lines: started [1], update [5], markers [6, 7, 8] all of task [4] = 1, child starts [9, 10] = 2.
+    # 1 + 1 + 1 + 2 = 5.
     found = count(recorded("enrollment_two_lines_one_stuck"))
-    assert (found.signals, found.child_starts, found.total) == (1, 2, 7)
-
-
-def test_a_port_in_line() -> None:
-    # LineWorkflow (PORTIN): started [1] = 1; markers of tasks [4] ([5, 7]), [14] ([15, 16]), [31] ([32]) = 3;
-    # upserts [6, 8, 17, 33] = 4; submit_port [9] = 1; child start [23] = 1; signals sent [18, 34] = 0 here
-    # (each counts once, in the enrollment's history where it lands). 1 + 3 + 4 + 1 + 1 = 10.
-    found = count(recorded("line_port_in_steps_apart"))
-    assert found == Actions(starts=1, child_starts=1, activities=1, local_activity_tasks=3, upserts=4, heartbeating=1)
-    assert found.total == 10
-
-
-def test_a_port_in_line_in_one_step() -> None:
-    # Since issue 20: started 1; submit_and_record 1 (shipment, ACTIVATING, submission, its record, PORT_PENDING);
-    # child start 1; record_activation's marker 1; upserts PORT_PENDING and ACTIVE 2. 10 → 6.
-    found = count(recorded("line_port_in"))
-    assert found == Actions(starts=1, child_starts=1, activities=1, local_activity_tasks=1, upserts=2, heartbeating=1)
-    assert found.total == 6
-
-
-def test_a_port_polled_to_completion() -> None:
-    # PortStatusWorkflow: started [1] = 1; four polls, each a timer [5, 17, 29, 41], a port_status activity
-    # [10, 22, 34, 46] at attempt 1, and a recorded status in its own workflow task [16, 28, 40, 52]: 4 × 3 = 12.
-    # 13 actions over 4 polls.
-    history = recorded("port_status_completed_by_timer")
-    assert count(history) == Actions(starts=1, activities=4, local_activity_tasks=4, timers=4)
-    assert (count(history).total, polls(history)) == (13, 4)
-
-
-def test_a_one_step_lines_port_polls_by_retries_without_a_marker() -> None:
-    # Started by a one-step line (PortWatch.by_retry=True): no patch marker; two watch_port activities, six polls
-    # in all (the attempts): 1 + 2 + 4 retries = 7.
-    history = recorded("port_status_completed")
-    assert count(history) == Actions(starts=1, activities=2, retries=4)
-    assert (count(history).total, polls(history)) == (7, 6)
+    assert (found.local_activity_tasks, found.child_starts, found.total) == (1, 2, 5)
 
 
 def test_a_port_polled_by_retries_to_completion() -> None:
-    # By POLL_BY_RETRY: started [1] 1, the patch marker [5] 1 ([6] TemporalChangeVersion: 0), a watch_port [7]
-    # whose 4th attempt saw CONFIRMED (1 + 3 retries), then one [13] whose 3rd saw COMPLETED (1 + 2 retries):
-    # 9 actions over 7 polls, no timer, no record of an unchanged poll.
-    history = recorded("port_status_completed_by_retry")
-    counted = count(history)
-    assert (counted.total, counted.timers, counted.local_activity_tasks, polls(history)) == (9, 0, 1, 7)
+    # PortInWorkflow: started [1] = 1; upsert PORT_PENDING [5] = 1; watch_port [6] whose 4th attempt [7] saw
+    # CONFIRMED (1 + 3 retries), then one [12] whose 3rd [13] saw COMPLETED (1 + 2 retries); the record's local
+    # activity, marker [18] of task [17] = 1; upsert ACTIVE with the MDN [19] = 1. 1 + 1 + 7 + 1 + 1 = 11 actions
+    # over 7 polls, no timer.
+    history = recorded("port_in_completed")
+    assert count(history) == Actions(starts=1, activities=2, retries=5, local_activity_tasks=1, upserts=2)
+    assert (count(history).total, polls(history), count(history).timers) == (11, 7, 0)
 
 
-def test_a_pushed_port() -> None:
-    # Started 1, the marker 1, the first watch (1 attempt, then waiting an hour), the push's signal 1 (the
-    # waiting watch cancelled: not billed), a watch at once that finds COMPLETED 1: 5 actions in all.
-    history = recorded("port_status_pushed")
-    assert (count(history).total, count(history).signals, polls(history)) == (5, 1, 2)
+def test_a_signal_counts_where_it_lands() -> None:
+    # A pushed port: started [1], upsert [5], the first watch [6] (waiting), the carrier's push signal [7] = 1, the
+    # waiting watch cancelled [11, 13] (not billed again), a watch at once [12] that finds COMPLETED at attempt 1
+    # [17], the record's marker [22], upsert [23]: 1 + 1 + 1 + 1 + 1 + 1 + 1 = 7 over 2 polls.
+    history = recorded("port_in_pushed")
+    assert (count(history).total, count(history).signals, polls(history)) == (7, 1, 2)
+
+
+def test_a_port_still_polling() -> None:
+    # Recorded while its first watch waits: started [1], upsert [5], watch_port scheduled [6] = 3.
+    history = recorded("port_in_polling")
+    assert (count(history).total, count(history).activities, polls(history)) == (3, 1, 1)
 
 
 @pytest.mark.parametrize(
@@ -119,10 +82,11 @@ def test_lookups(name: str, total: int) -> None:
 
 
 def test_workflow_tasks_are_the_tasks_a_worker_was_handed() -> None:
-    # The line: WORKFLOW_TASK_STARTED [3] (its start) and [9] (its activity's result) = 2. Its enrollment: [3]
-    # (start and update), [13] (the child started), [17] (the child's result) = 3: 5 for a 1-line enrollment.
-    assert workflow_tasks(recorded("line_new_activation")) == 2
-    assert workflow_tasks(recorded("enrollment_one_line")) == 3
+    # The line: WORKFLOW_TASK_STARTED [3] = 1. Its enrollment: [3] (start, update and the first try) and [11] (the
+    # child started) = 2: 3 for a 1-line enrollment. The polled port: [3], [10], [16] = 3.
+    assert workflow_tasks(recorded("line_new_activation")) == 1
+    assert workflow_tasks(recorded("enrollment_one_line")) == 2
+    assert workflow_tasks(recorded("port_in_completed")) == 3
 
 
 def event(event_id: int, kind: str, **attributes: Any) -> dict[str, Any]:

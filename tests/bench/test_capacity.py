@@ -97,7 +97,7 @@ def written_figures() -> dict[str, dict[str, Any]]:
     rounds, window = Rounds([1.0, 2.0]), Window(1.0, completed=2, latencies=[1.0, 2.0])
     load = LoadResult("wrk", 5.0, 100, 90, 0, 0, 0, 0, 1.0, 2.0, 3.0)
     cpu = {"api": 1.0, "worker": 1.0, "temporal": 1.0, "postgresql": 1.0, "sandbox": 1.0}
-    history = json.loads((SAMPLE.parents[1] / "workflows" / "histories" / "port_status_completed.json").read_text())
+    history = json.loads((SAMPLE.parents[1] / "workflows" / "histories" / "port_in_completed.json").read_text())
     fetched, tally, sizes = Fetched([history], 9_000, 53), Tally(), Sizes()
     tally.add([fetched], fetched.polls)
     sizes.add("line_portin", fetched)
