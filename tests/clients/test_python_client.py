@@ -19,8 +19,9 @@ import httpx
 import pytest
 from lineup_client import AuthenticationError, LineupError, TimedOut, UnexpectedAnswer, verify_webhook
 from lineup_client.actions import LineRequest
-from sqlmodel import func, select
+from sqlmodel import delete, func, select
 
+from models.tables.auth import ApiToken
 from models.tables.enrollment import Line
 from tests.support.builders import line
 from tests.support.channel_clients import DEMO_URL, GUIDE, README, Wire, async_client, example, sync_client
@@ -89,6 +90,17 @@ async def test_a_token_spent_elsewhere_is_healed_by_authenticating_once_more(lin
             body = {"action": "plan_list", "source": "API", "agent_id": "demo.agent"}
             spent = await other.post(f"{lineup_url}/plan", json=body, headers={"token": wire.tokens[-1]})
         assert spent.json()["msg_code"] == "RESTAPI000"
+        assert await lineup.plan_list()
+    assert wire.logins == 2
+    assert wire.paths == ["/authenticate", "/plan", "/plan", "/authenticate", "/plan"]
+
+
+async def test_a_token_the_server_no_longer_knows_is_healed_by_authenticating_once_more(lineup_url, stack):
+    wire = Wire()
+    async with async_client(lineup_url, wire) as lineup:
+        await lineup.plan_list()
+        async with stack.db.transaction() as session:  # as after a restore: every token the client holds unknown
+            await session.execute(delete(ApiToken))
         assert await lineup.plan_list()
     assert wire.logins == 2
     assert wire.paths == ["/authenticate", "/plan", "/plan", "/authenticate", "/plan"]

@@ -9,6 +9,7 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from cli.main import app as cli
+from models.tables.agents import Agent
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 
@@ -47,6 +48,8 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
             "agent",
             "--role",
             "support",
+            "--role",
+            "payments",  # decisions.md "Permissions": granted at provisioning
             "--email",
             f"{name}@example.com",
         ),
@@ -62,6 +65,9 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
             "/authenticate", {"vendor_id": vendor, "username": name, "password": "pw-123456", "pin": "2468"}
         )
         assert login.json()["msg_code"] == "RESTAPI000"
+        async with api.db.transaction() as session:
+            agent = (await session.exec(select(Agent).where(col(Agent.username) == name))).one()
+        assert agent.role_set == {"agent", "support", "payments"}
         call = body("update_location_coordinate", agent_id=name, username=name)
         assert (await api.post("/agent", call, token=login.json()["token"])).json()["msg_code"] == "RESTAPI000"
 

@@ -7,6 +7,7 @@ new_number_activation_with_zip_code around it; another vendor's ids refused by e
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import secrets
 from typing import Any
@@ -18,6 +19,8 @@ from sqlmodel import select
 from models.tables.auth import Vendor
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.lines import event_types, stored_line, until_status
+from tests.support.waiting import eventually
+from tests.support.webhooks import received, register, verified
 from workflows.search_attributes import ACTIVATION_TYPE, LINE_STATUS, MDN
 
 FAST_POLLS = {"port_poll_seconds": 0.5}
@@ -128,12 +131,14 @@ async def test_a_port_the_carrier_refuses_is_refused_and_the_line_is_port_reject
 async def test_an_active_line_keeps_its_number_until_its_port_completes_then_takes_the_ported_one(stack):
     """decisions.md: create as NEWACTIVATION, then offer the customer a port. The line stays ACTIVE on its first
     number while the port runs; then its MDN is the ported number, the first is released at the carrier, and
-    the event log says line.number_changed."""
+    line.number_changed reaches the vendor's webhook. The port asked in the original's documented body."""
+    endpoint = await register(stack, events="line.number_changed")
     enrollment_id, _ = await waiting_line(stack)
     activated = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
     first = activated["data"][0]["data"]["mdn"]
     number = new_number()
-    answer = await stack.call("/port", port_in(enrollment_id, number))
+    request = body(CREATE_PORTIN, enrollment_id=enrollment_id, **ORIGINAL_ORDER, port_number=number)
+    answer = await stack.call("/port", {**request, "current_carrier": "TMB"})
     assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Port-in submitted"), answer
     meanwhile = await stored_line(stack, enrollment_id)
     assert (meanwhile.status, meanwhile.mdn) == ("ACTIVE", first)  # still its first number
@@ -145,6 +150,10 @@ async def test_an_active_line_keeps_its_number_until_its_port_completes_then_tak
         lines = (await sandbox.get("/sandbox/carrier/lines", params={"enrollment_id": enrollment_id})).json()["lines"]
     assert {row["mdn"]: row["status"] for row in lines} == {first: "INACTIVE", number: "ACTIVE"}
     assert "line.number_changed" in await event_types(stack, enrollment_id)
+    [delivered] = await eventually(lambda: received(stack, {enrollment_id}), what="line.number_changed delivered")
+    change = json.loads(delivered["body"])
+    assert verified(delivered, endpoint.secret) and change["type"] == "line.number_changed"
+    assert change["data"]["mdn"] == number, change
 
 
 async def test_another_vendors_ids_are_refused_by_every_new_action(stack):

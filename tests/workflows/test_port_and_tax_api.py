@@ -75,6 +75,9 @@ async def test_query_portin_with_a_blank_esn_finds_the_port_by_enroll_id_and_mdn
         assert refused["errors"] == ["No port-in order matches this enrollment id, ESN and MDN"], wrong
     bad = await stack.call("/port", query(enrollment_id, sim, number, esn="123"))
     assert bad["errors"] == ["ESN must be a valid SIM, IMEI, MEID or ESN"]
+    other = {"agent_id": "other.agent"}
+    theirs = await stack.call("/port", {**query(enrollment_id, sim, number, esn=""), **other}, vendor="OTHER")
+    assert theirs["errors"] == ["No port-in order matches this enrollment id, ESN and MDN"]  # names nothing
 
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
