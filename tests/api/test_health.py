@@ -63,10 +63,22 @@ async def test_readyz_without_a_worker_on_the_queue_is_unready(stack):
     assert response.json()["errors"] == ["No worker is polling task queue nobody-polls-this-queue"]
 
 
+@pytest.fixture
+async def postgres_stack(data_dir, postgres_url, temporal_env, sandbox_url, sandbox_smtp_port, settings_overrides):
+    """The stack on PostgreSQL: on SQLite a worker stopped inside one of its write transactions holds the file's
+    lock, and /readyz then rightly says the database cannot be used, whatever the heartbeat says."""
+    from tests.support.stack import Stack
+
+    overrides = {"smtp_port": sandbox_smtp_port, **settings_overrides}
+    async with Stack.running(data_dir, postgres_url, temporal_env, sandbox_url, **overrides) as running:
+        yield running
+
+
 @pytest.mark.parametrize("settings_overrides", [{"worker_stale_seconds": 1.5}])
-async def test_readyz_turns_unready_while_the_only_worker_is_frozen(stack):
+async def test_readyz_turns_unready_while_the_only_worker_is_frozen(postgres_stack):
     """Issue 19, finding 13: a stopped (SIGSTOP) worker stays a listed poller for a minute or more; its heartbeat
     stops at once, and /readyz says so until the worker runs again."""
+    stack = postgres_stack
     own_queue(stack, "frozen")
     queue = stack.app.state.settings.temporal.task_queue
     with worker_process(stack) as process:

@@ -39,7 +39,9 @@ async def test_a_one_line_create_is_at_most_16_statements_in_4_transactions(stac
         answer = (await stack.post("/customer", request, token=token)).json()
         assert answer["msg_code"] == "RESTAPI000" and answer["data"][0]["data"]["mdn"], answer
         await workflow_ended(stack, f"line-{parent}")
-    seen = seen.without("FROM webhook_delivery")  # the worker's webhook dispatcher polls meanwhile: not the call's
+    # Left out: the worker's webhook dispatcher polls meanwhile, and the line password's argon2 hash, which the
+    # API writes after the answer in a transaction of its own (a SELECT and an UPDATE; it may land in the window).
+    seen = seen.without("FROM webhook_delivery").without("SET password_hash")
     print(
         f"\none-line create: {len(seen.work())} statements in {seen.transactions} transactions:", *seen.texts, sep="\n"
     )
@@ -60,7 +62,9 @@ async def test_a_support_retry_is_at_most_8_statements_in_the_api(stack):
         request = body("retry_enrollment", enrollment_id=stuck, **SUPPORT)
         answer = (await stack.post("/ops", request, token=token)).json()
         assert answer["msg_code"] == "RESTAPI000", answer
-        api = seen.of(stack.db.engine)  # the request's own (the worker's engine is another)
+        # The request's own (the worker's engine is another), without the hash of the stuck line's password that
+        # its create left to a background task (it may land here on a busy machine).
+        api = seen.without("SET password_hash").of(stack.db.engine)
         await wait_for(stack, [stuck], {"ACTIVE"})  # the test's reads are the API engine's: left out below
     worker = seen.without("FROM webhook_delivery").of(stack.db.engine, others=True)
     shown = f"the API {len(api.work())} statements, the worker {len(worker.work())} in {worker.transactions}"
