@@ -10,6 +10,7 @@ from datetime import timedelta
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from dispatch.actions import WEB_SOURCES, action
 from dispatch.context import Context
@@ -66,9 +67,14 @@ async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
     client = await ctx.temporal_client()
     try:
         async with ctx.outside("The workflow engine", within=wait + ctx.lookup_seconds()):
-            return await client.execute_update_with_start_workflow(
-                EnrollmentWorkflow.customers, start_workflow_operation=start
-            )
+            try:
+                return await client.execute_update_with_start_workflow(
+                    EnrollmentWorkflow.customers, start_workflow_operation=start
+                )
+            except RPCError as error:
+                if error.status != RPCStatusCode.NOT_FOUND:
+                    raise
+                # The order completed while this repeated request's update was on its way: as below.
     except WorkflowAlreadyStartedError:
         pass  # the enrollment finished long ago: its lines' records are the answer to the repeated request
     finally:

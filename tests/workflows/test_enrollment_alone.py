@@ -16,6 +16,7 @@ from typing import Any
 from temporalio.client import WithStartWorkflowOperation, WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from models.failures import CARRIER_REJECTED, UNAVAILABLE
@@ -33,6 +34,7 @@ from models.messages.porting import PortFinish, PortOutcome, PortStart, PortSubm
 from models.statuses import LineStatus
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from tests.support.stand_in_workflows import StandInLine, StandInPort, mdn_of
+from tests.support.waiting import eventually
 from workflows.enrollment.order import EnrollmentWorkflow
 
 RUN = 6  # the length of a test's own prefix of its enrollment ids
@@ -131,8 +133,19 @@ async def update_with_start(env, order: EnrollmentOrder, queue: str) -> tuple[En
 
 
 async def started_with(env, workflow_id: str, kind: type) -> Any:
-    """The input a line's workflow was started with, as its history records it."""
-    history = await env.client.get_workflow_handle(workflow_id).fetch_history()
+    """The input a line's workflow was started with, as its history records it (its order starts it a moment
+    after the update's answer)."""
+    handle = env.client.get_workflow_handle(workflow_id)
+
+    async def started() -> bool:
+        try:
+            await handle.describe()
+        except RPCError:
+            return False
+        return True
+
+    await eventually(started, what=f"{workflow_id} started")
+    history = await handle.fetch_history()
     payloads = history.events[0].workflow_execution_started_event_attributes.input.payloads
     [start] = await env.client.data_converter.decode(payloads, [kind])
     return start
