@@ -15,16 +15,28 @@ from pathlib import Path
 from temporalio.testing import WorkflowEnvironment
 
 from models.doc_sections import DOCS, DocSection
+from persistence import line_passwords
 from tests.support.builders import body, create, line, new_iccid
 from tests.support.databases import sqlite_template
-from tests.support.lines import SUPPORT
+from tests.support.lines import SUPPORT, stored_line
 from tests.support.stack import Stack
 from tests.support.stuck_lines import stuck_on_a_sim_in_use
 from tests.support.temporal import dev_server, sandbox_server
 from tests.support.trace import FileTrace, Followed, unrecorded
+from tests.support.waiting import eventually
 from workflows.ids import enrollment_workflow_id
 
 SECTION = DocSection(DOCS / "architecture.md", "files to follow", "tests.support.files_to_follow")
+
+
+async def password_hashed(stack: Stack, enrollment_id: str) -> None:
+    """Once the argon2 hash a create leaves to a background task of the API has landed: inside the create's trace
+    it is that call's work, and it must not run into the next call's."""
+
+    async def hashed() -> bool:
+        return (await stored_line(stack, enrollment_id)).password_hash != line_passwords.PENDING
+
+    await eventually(hashed, what=f"the password of {enrollment_id} hashed")
 
 
 async def follow_create(stack: Stack, trace: FileTrace) -> Followed:
@@ -38,6 +50,7 @@ async def follow_create(stack: Stack, trace: FileTrace) -> Followed:
     with trace.armed(workflow_ids=lambda found: found == order) as followed:
         answered = await stack.post("/customer", payload, token=token)
         await unrecorded(stack.env.client.get_workflow_handle(order).result())
+        await unrecorded(password_hashed(stack, enrollment_id))
     assert answered.json()["msg_code"] == "RESTAPI000", answered.json()
     return followed
 
@@ -57,6 +70,7 @@ async def follow_retry(stack: Stack, trace: FileTrace) -> Followed:
     then the line's workflow taking it, its activation and its end."""
     sim = new_iccid()
     stuck = await stuck_on_a_sim_in_use(stack, sim)
+    await password_hashed(stack, stuck)  # its create's, before the retry is traced
     await stack.sandbox_post("/sandbox/carrier/release-sim", {"iccid": sim})
     payload = body("retry_enrollment", enrollment_id=stuck, **SUPPORT)
     token = await stack.token()
