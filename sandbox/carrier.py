@@ -105,8 +105,13 @@ async def reserve_esim_profile(body: EsimProfileRequest, key: IdempotencyKey, st
 
     def reserve() -> Row:
         iccid = _unused_iccid(store, esim=True)
-        return {"STATUSCODE": "00", "DESCRIPTION": "eSIM profile reserved", "ICCID": iccid,
-                "VENDOR_ID": body.vendor_id, **_esim_profile()}  # fmt: skip
+        return {
+            "STATUSCODE": "00",
+            "DESCRIPTION": "eSIM profile reserved",
+            "ICCID": iccid,
+            "VENDOR_ID": body.vendor_id,
+            **_esim_profile(),
+        }
 
     return store.idempotent(endpoint=ESIM_PROFILES, key=key, compute=reserve)
 

@@ -44,9 +44,9 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
     order = EnrollmentOrder(order_id, body.parent_enrollment_id, accepted.plans, vendor, agent, Pacing.of(settings))
     try:
         result = await _run(ctx, order)
-    finally:  # the lines are committed by now, whatever Temporal said: one argon2 hash per distinct password
-        if accepted.passwords:
-            hash_later(ctx.resources.db, ctx.cipher, accepted.passwords)
+    finally:  # the lines this request stored are committed by now, whatever Temporal said
+        if accepted.stored:
+            hash_later(ctx.resources.db, ctx.cipher, body.lines)
     return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
 
 

@@ -5,7 +5,7 @@ line's data is stored, PII encrypted, for the workflow to work from by id."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
@@ -105,7 +105,6 @@ class Accepted:
     stored: bool
     plans: list[LinePlan]
     pins: dict[str, str]
-    passwords: dict[str, list[str]] = field(default_factory=dict)  # each distinct password → its lines, to hash
 
 
 async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accepted:
@@ -156,17 +155,21 @@ async def _accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Acce
             carrier = resolve_carrier(line.carrier, aliases) if line.carrier else None
             pins[line.enrollment_id] = line.pin or new_pin()
             row = _store(
-                session, ctx.cipher, body, line, carrier,
-                vendor_id=vendor_id, agent=agent, order_id=order_id, pin=pins[line.enrollment_id], account=account,
-            )  # fmt: skip
+                session,
+                ctx.cipher,
+                body,
+                line,
+                carrier,
+                vendor_id=vendor_id,
+                agent=agent,
+                order_id=order_id,
+                pin=pins[line.enrollment_id],
+                account=account,
+            )
             account = account or row.customer_id
             stored[row.enrollment_id] = row
         await events.received(session, [stored[eid] for eid in ids], actor=ctx.caller.actor)
-        passwords: dict[str, list[str]] = {}
-        for line in body.lines:
-            if line.password:
-                passwords.setdefault(line.password, []).append(line.enrollment_id)
-        return Accepted(True, [plan_of(stored[eid]) for eid in ids], pins, passwords)
+        return Accepted(True, [plan_of(stored[eid]) for eid in ids], pins)
 
 
 def _store(

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+from collections.abc import Sequence
 
 from models.crypto import FieldCipher
 from models.documents import Fields
 from models.passwords import hash_secret_async, verify_secret_async
+from models.requests.enrollment import LineRequest
 from models.tables.enrollment import Line
 from persistence.engine import Database
 from persistence.line_passwords import PASSWORD, PENDING, hash_all, settle
@@ -21,11 +23,16 @@ from persistence.line_passwords import PASSWORD, PENDING, hash_all, settle
 _running: set[asyncio.Task[int]] = set()  # held, so a task is not collected before it ends
 
 
-def hash_later(db: Database, cipher: FieldCipher, lines_by_password: dict[str, list[str]]) -> None:
-    """After the lines are committed: one hash per distinct password, written to every line that has it."""
-    task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
-    _running.add(task)
-    task.add_done_callback(_running.discard)
+def hash_later(db: Database, cipher: FieldCipher, lines: Sequence[LineRequest]) -> None:
+    """After the request's lines are committed: one hash per distinct password, written to every line that has it."""
+    lines_by_password: dict[str, list[str]] = {}
+    for line in lines:
+        if line.password:
+            lines_by_password.setdefault(line.password, []).append(line.enrollment_id)
+    if lines_by_password:
+        task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
+        _running.add(task)
+        task.add_done_callback(_running.discard)
 
 
 async def verify_line_password(db: Database, cipher: FieldCipher, line: Line | None, offered: str) -> bool:

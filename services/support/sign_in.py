@@ -74,8 +74,11 @@ async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Se
     async with uow.transaction() as session:
         # Only agents who may sign in are candidates: a name one vendor gives a support agent and another an
         # agent without the role names the first alone, and needs no vendor id.
-        logins = [found for found in await agent_logins(session, form.username, vendor_code=form.vendor_id)
-                  if may_use_console(found)]  # fmt: skip
+        logins = [
+            found
+            for found in await agent_logins(session, form.username, vendor_code=form.vendor_id)
+            if may_use_console(found)
+        ]
     if len(logins) > 1:
         await _verify(gates, None, form.password)  # costs what any sign-in costs
         raise refuse(WHICH_VENDOR, rest_status=401)
