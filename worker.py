@@ -16,16 +16,13 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.registry import build_activities
+from api.temporal import connect_until_up, ensure_dispatch, ensure_sweep_schedule
+from models import support
+from models.db import Database
+from models.observability import configure_logging, temporal_runtime
 from models.settings import Settings, get_settings
-from observability.logs import configure_logging
-from observability.metrics import temporal_runtime
-from orchestration.client import connect_until_up
-from orchestration.schedules import ensure_sweep_schedule
-from persistence import workers
-from persistence.engine import Database
 from workflows.policies import STICKY_QUEUE_TIMEOUT
 from workflows.registry import WORKFLOWS
-from workflows.webhooks import ensure_dispatch
 
 log = logging.getLogger("lineup.worker")
 
@@ -33,7 +30,7 @@ log = logging.getLogger("lineup.worker")
 @asynccontextmanager
 async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Worker]:
     """A polling worker on the task queue; activities and their connections close with it."""
-    db = Database.open(settings)
+    db = Database(settings)
     activities = build_activities(settings, db)
     worker = Worker(
         client,
@@ -64,7 +61,7 @@ async def heartbeating(settings: Settings, db: Database) -> AsyncIterator[None]:
     async def beating() -> None:
         while True:
             try:
-                await workers.beat(db, identity, settings.temporal.task_queue)
+                await support.beat(db, identity, settings.temporal.task_queue)
             except Exception as exc:  # noqa: BLE001 — a database outage: readiness reports it; keep beating
                 log.warning("worker heartbeat not written", extra={"fields": {"error": type(exc).__name__}})
             await asyncio.sleep(every)
@@ -77,7 +74,7 @@ async def heartbeating(settings: Settings, db: Database) -> AsyncIterator[None]:
         with contextlib.suppress(asyncio.CancelledError):
             await task
         with contextlib.suppress(Exception):  # the row goes stale by itself if this cannot be written
-            await workers.stopped(db, identity)
+            await support.stopped(db, identity)
 
 
 async def serve(settings: Settings, stop: asyncio.Event) -> None:

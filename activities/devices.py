@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from activities.errors import outside_call
 from adapters.carrier import CarrierClient
-from models.messages.devices import DeviceQuery, DeviceReply
+from adapters.http import outside_call
+from models.devices import DeviceQuery, DeviceReply
 
 
 class DeviceActivities:

@@ -6,13 +6,11 @@ from __future__ import annotations
 from sqlalchemy.exc import IntegrityError
 from temporalio import activity
 
-from activities.errors import outside_call
+from adapters.http import outside_call
 from adapters.nlad import NladClient
-from models.crypto import FieldCipher
-from models.documents import Subject
-from models.messages.eligibility import NladAnswer, NladCheck, NladOutcome
-from models.tables.eligibility import EligibilityCheck
-from persistence.engine import Database
+from models.crypto import FieldCipher, Subject
+from models.db import Database
+from models.eligibility import EligibilityCheck, NladAnswer, NladCheck, NladOutcome
 
 
 def _initial(name: str | None) -> str:

@@ -1,36 +1,71 @@
-"""Activities of the enrollment domain: a line's store writes (idempotent, keyed by enrollment id, so a
-retried activity or a repeated request finds the row it already wrote), its carrier activation, and the carrier
-lookups of the domain (line inquiry, the carrier list). Each reads what it needs of a line from the database by
-enrollment id, so no PII passes through workflow history, and calls the carrier with the step's idempotency key."""
+"""The event log's part in activities: a carrier step's first attempt, and what its carrier call ended with when
+it was a refusal."""
 
 from __future__ import annotations
 
-from temporalio import activity
+# activities/enrollment.py: Activities of the enrollment domain: a line's store writes (idempotent, keyed by enrollment id, so a
+# activities/esim.py: A line's eSIM profile assigned before its activation (assign_esim): the carrier reserves a profile for a
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
-from activities.errors import database_outage, outside_call
-from activities.events import first_attempt, outcome_recorded
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
 from adapters.carrier import Activation, CarrierClient, LineOrder
-from adapters.http import Unavailable
-from models.clock import utcnow
-from models.crypto import FieldCipher
-from models.documents import EsimDocument, Fields
-from models.events import EventType
-from models.geography import state_of_zip
-from models.messages.enrollment import (
+from adapters.http import Unavailable, outside_call
+from models import enrollment
+from models.address import state_of_zip
+from models.crypto import EsimDocument, FieldCipher, Fields
+from models.db import Database, Session, database_outage
+from models.enrollment import (
+    Line,
+    Activating,
     CarrierCall,
     CarrierList,
+    EsimAssigned,
+    EsimRequest,
     InquiryRequest,
     LineActivated,
     LineInquiryAnswer,
     LineState,
+    LineStatus,
     SimChange,
+    get_line,
 )
-from models.statuses import LineStatus
-from persistence import activation, events
-from persistence.activation import Activating
-from persistence.engine import Database
-from persistence.enrollment import get_line
-from persistence.transaction import DbSession
+from models.envelope import CARRIER_REJECTED
+from models.events import EventType, record
+from models.observability import carrier_refused
+from models.types import utcnow
+
+
+def first_attempt() -> bool:
+    """The first try of a step (Temporal's own retries of it are one attempt of the line's)."""
+    return not activity.in_activity() or activity.info().attempt == 1
+
+
+@asynccontextmanager
+async def outcome_recorded(db: Database, enrollment_id: str, attempt: EventType | None = None) -> AsyncIterator[None]:
+    """Wraps outside_call(): a failed call records, in one transaction, the step's `attempt` event (on its first
+    attempt) and a carrier refusal (code and text); a successful one leaves the attempt's event to the write that
+    records its outcome."""
+    try:
+        yield
+    except ApplicationError as error:
+        refused = error.type == CARRIER_REJECTED
+        attempted = attempt is not None and first_attempt()
+        if refused or attempted:
+            async with db.transaction() as session:
+                line = await session.get(Line, enrollment_id)
+                if attempt is not None and attempted:
+                    record(session, enrollment_id, attempt, line=line)
+                if refused:
+                    code = str(error.details[0]) if error.details else ""
+                    text = error.message.removeprefix(f"{code} ")
+                    record(session, enrollment_id, EventType.CARRIER_REFUSED, line=line, code=code, text=text)
+        if refused:
+            carrier_refused(activity.metric_meter() if activity.in_activity() else None)
+        raise
+
 
 CUSTOMER_ID_ATTEMPTS = 5
 
@@ -50,7 +85,7 @@ class EnrollmentActivities:
             line = await get_line(session, change.enrollment_id)
             replaced = [name for name, value in (("esn", change.esn), ("uiccid", change.iccid)) if value]
             if (change.esn or line.esn, change.iccid or line.iccid) != (line.esn, line.iccid):
-                await events.record(session, line.enrollment_id, EventType.SIM_ATTACHED, fields=",".join(replaced))
+                record(session, line.enrollment_id, EventType.SIM_ATTACHED, line=line, fields=",".join(replaced))
             line.esn, line.iccid = change.esn or line.esn, change.iccid or line.iccid
             session.add(line)
 
@@ -63,18 +98,20 @@ class EnrollmentActivities:
         database away is DATABASE_UNAVAILABLE, never a carrier failure."""
         eid = call.enrollment_id
         async with database_outage():
-            async with self._db.statements() as transaction:
-                line = await activation.begin(transaction, eid, shipment=_shipment_reference(eid), now=utcnow())
+            async with self._db.transaction() as transaction:
+                line = await enrollment.begin_activation(
+                    transaction, eid, shipment=_shipment_reference(eid), now=utcnow()
+                )
             if line.status == LineStatus.ACTIVE and line.mdn:  # recorded by an earlier attempt
                 return LineActivated(line.mdn, line.msid or "", line.msl or "", line.iccid)
             done = await self._activate(call, line)
             profile = self._sealed_profile(done) if line.is_esim else None
-            async with self._db.statements() as transaction:
+            async with self._db.transaction() as transaction:
                 numbers = (done.mdn, done.msid, done.msl)
-                if await activation.record(
+                if await enrollment.record_activation(
                     transaction, eid, numbers=numbers, iccid=done.iccid, profile=profile, now=utcnow()
                 ):
-                    await _activated(transaction.session(), eid, line, done.mdn, new_profile=profile is not None)
+                    await _activated(transaction, eid, line, done.mdn, new_profile=profile is not None)
         return LineActivated(mdn=done.mdn, msid=done.msid, msl=done.msl, iccid=done.iccid)
 
     async def _activate(self, call: CarrierCall, line: Activating) -> Activation:
@@ -122,15 +159,14 @@ class EnrollmentActivities:
             return await self._carrier.carriers(vendor_code)
 
 
-async def _activated(session: DbSession, enrollment_id: str, line: Activating, mdn: str, *, new_profile: bool) -> None:
+async def _activated(session: Session, enrollment_id: str, line: Activating, mdn: str, *, new_profile: bool) -> None:
     """The activation's events, written with its record: the attempt (on its first), the activation, the eSIM."""
-    vendor, parent = line.vendor_id, line.parent_enrollment_id
     if first_attempt():
-        await events.record(session, enrollment_id, EventType.ACTIVATION_ATTEMPTED, vendor_id=vendor, parent=parent)
+        record(session, enrollment_id, EventType.ACTIVATION_ATTEMPTED, line=line)
     later = EventType.ACTIVATED_LATER if line.activation_later else EventType.ACTIVATED
-    await events.record(session, enrollment_id, later, vendor_id=vendor, parent=parent, mdn=mdn)
+    record(session, enrollment_id, later, line=line, mdn=mdn)
     if new_profile and line.esim_profile is None:
-        await events.record(session, enrollment_id, EventType.ESIM_ASSIGNED, vendor_id=vendor, parent=parent)
+        record(session, enrollment_id, EventType.ESIM_ASSIGNED, line=line, mdn=mdn)
 
 
 def _shipment_reference(enrollment_id: str) -> str:
@@ -145,7 +181,7 @@ async def move_line(db: Database, state: LineState) -> None:
         if line.status == LineStatus.ACTIVE and state.status != LineStatus.PORTED_OUT:
             return
         if (line.status, line.last_error) != (state.status, state.error):
-            await events.line_moved(session, line, state.status, state.error)
+            await enrollment.line_moved(session, line, state.status, state.error)
             line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
             session.add(line)
 
@@ -158,6 +194,39 @@ async def mark_activating(db: Database, enrollment_id: str) -> None:
         if line.enrollment_type == "SHIPMENT" and line.shipment_reference is None:
             line.shipment_reference = _shipment_reference(enrollment_id)
         if line.status not in (LineStatus.ACTIVE, LineStatus.ACTIVATING, LineStatus.PORT_PENDING):
-            await events.line_moved(session, line, LineStatus.ACTIVATING, None)
+            await enrollment.line_moved(session, line, LineStatus.ACTIVATING, None)
             line.status, line.last_error, line.status_since = LineStatus.ACTIVATING, None, utcnow()
         session.add(line)
+
+
+PHYSICAL_SIM = "Line has a physical SIM"
+
+
+class EsimActivities:
+    def __init__(self, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
+        self._carrier, self._db, self._cipher = carrier, db, cipher
+
+    @activity.defn
+    async def assign_esim_profile(self, request: EsimRequest) -> EsimAssigned:
+        """The carrier's reservation under a key of the line's (a retry, or a second request, gets the same
+        profile), sealed in the line with its ESIM_ASSIGNED event; nothing for a line that has a profile."""
+        async with self._db.transaction() as session:
+            line = await get_line(session, request.enrollment_id)
+        if line.esim_profile is not None:
+            return EsimAssigned(reserved=False)
+        if line.physical_sim:  # a SIM attached since the API looked: nothing to assign
+            raise ApplicationError(PHYSICAL_SIM, type=CARRIER_REJECTED, non_retryable=True)
+        async with outside_call():
+            profile = await self._carrier.reserve_esim(
+                vendor_id=request.vendor_code, enrollment_id=request.enrollment_id, key=f"esim-{request.enrollment_id}"
+            )
+        async with self._db.transaction() as session:
+            line = await get_line(session, request.enrollment_id)
+            if line.esim_profile is None:
+                document = EsimDocument(iccid=profile.iccid, activation_code=profile.activation_code)
+                line.esim_profile = self._cipher.seal(document)
+                # The line's activation then asks for this profile (its ICCID, as an eSIM).
+                line.is_esim, line.iccid = True, profile.iccid
+                session.add(line)
+                record(session, request.enrollment_id, EventType.ESIM_ASSIGNED, line=line)
+        return EsimAssigned(reserved=True)

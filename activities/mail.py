@@ -9,18 +9,13 @@ from datetime import timedelta
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import outside_call
-from adapters.http import Rejected, Unavailable
+from adapters.http import Rejected, Unavailable, outside_call
 from adapters.smtp import Mail, SmtpSender
-from models.clock import utcnow
-from models.crypto import FieldCipher
-from models.documents import MailContent
-from models.failures import MAIL_REJECTED
-from models.messages.mail import MailDelivery, MailSent
-from models.statuses import MailStatus
-from models.tables.mail import MailOutbox
-from persistence.engine import Database
-from persistence.errors import RecordNotFound
+from models.crypto import FieldCipher, MailContent
+from models.db import Database, RecordNotFound
+from models.envelope import MAIL_REJECTED
+from models.mail import MailDelivery, MailOutbox, MailSent, MailStatus
+from models.types import utcnow
 
 # A message kept from its relay this long is given up: an outage that long needs a person, not more retries.
 DEFAULT_MAX_AGE = timedelta(hours=48)

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from activities.errors import outside_call
 from adapters.carrier import CarrierClient
+from adapters.http import outside_call
 from adapters.payments import Charge, PaymentGateway
-from models.clock import utcnow
+from models import payment
 from models.crypto import FieldCipher
-from models.messages.payment import (
+from models.db import Database, RecordNotFound, row_for_key
+from models.payment import (
     PaymentGuard,
+    PaymentRecord,
+    PaymentStatus,
+    TaxCalculation,
     TaxCollect,
     TaxEstimate,
     TaxEstimateQuery,
@@ -22,18 +26,16 @@ from models.messages.payment import (
     TaxQuoted,
     TaxReceipt,
     TaxRegistrationJob,
+    TaxState,
     charge_key,
+    registered,
+    settle_failed,
+    settle_paid,
+    waiting_registration,
 )
-from models.statuses import PaymentStatus, TaxStatus
-from models.tables.payment import Payment, TaxCalculation
-from persistence import events
-from persistence.engine import Database
-from persistence.errors import RecordNotFound
-from persistence.idempotency import row_for_key
-from persistence.payment import settle_failed, settle_paid
-from persistence.tax_rates import registered, waiting_registration
+from models.types import utcnow
 
-CARRIER_STATUS = {"temporary": TaxStatus.COLLECTED_TEMPORARY, "final": TaxStatus.COLLECTED_FINAL}
+CARRIER_STATUS = {"temporary": TaxState.COLLECTED_TEMPORARY, "final": TaxState.COLLECTED_FINAL}
 
 
 class PaymentActivities:
@@ -63,16 +65,16 @@ class PaymentActivities:
         activity.logger.warning("payment %s attempt %s given back", guard.idempotency_key, guard.attempt)
         return "VOIDED"
 
-    async def _pending(self, guard: PaymentGuard) -> Payment | None:
+    async def _pending(self, guard: PaymentGuard) -> PaymentRecord | None:
         async with self._db.transaction() as session:
-            payment: Payment | None = await row_for_key(session, Payment, guard.idempotency_key)
+            payment: PaymentRecord | None = await row_for_key(session, PaymentRecord, guard.idempotency_key)
         async with outside_call():
             if payment is None:
                 raise RecordNotFound(f"payment {guard.idempotency_key} not found")
         pending = payment.status == PaymentStatus.PENDING and payment.attempt == guard.attempt
         return payment if pending else None
 
-    async def _record(self, payment: Payment, charge: Charge | None) -> str:
+    async def _record(self, payment: PaymentRecord, charge: Charge | None) -> str:
         async with self._db.transaction() as session:
             if charge is None:  # the gateway never saw it: no money moved
                 await settle_failed(session, payment, PaymentStatus.ABANDONED)
@@ -108,7 +110,7 @@ class PaymentActivities:
             calc = await session.get(TaxCalculation, calc_id)
         if calc is None:
             raise RecordNotFound(f"tax calculation {calc_id} not found")
-        return TaxReceipt(calc_id, TaxStatus(calc.status), calc.reference_number)
+        return TaxReceipt(calc_id, TaxState(calc.status), calc.reference_number)
 
     @activity.defn
     async def collect_tax(self, collect: TaxCollect) -> TaxReceipt:
@@ -155,7 +157,7 @@ class PaymentActivities:
             calc = await session.get(TaxCalculation, receipt.calc_id)
             if calc is None:
                 raise RecordNotFound(f"tax calculation {receipt.calc_id} not found")
-            await events.tax_collected(session, calc, receipt.status)  # issue 21: the event log
+            await payment.tax_collected(session, calc, receipt.status)  # issue 21: the event log
             calc.status, calc.reference_number, calc.iccid = receipt.status, receipt.reference_number, iccid
             calc.updated_at = utcnow()
             session.add(calc)

@@ -7,41 +7,40 @@ from __future__ import annotations
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
-from activities.enrollment import mark_activating, move_line
-from activities.errors import database_outage, outside_call
-from activities.events import outcome_recorded
+from activities.enrollment import mark_activating, move_line, outcome_recorded
 from adapters.carrier import CarrierClient, PortOrder
-from adapters.http import Rejected, Unavailable
-from models.clock import utcnow
-from models.crypto import FieldCipher
-from models.documents import Fields
-from models.events import EventType
-from models.failures import PORT_UNCHANGED, UNAVAILABLE
-from models.messages.enrollment import CarrierCall, LineState
-from models.messages.porting import (
+from adapters.http import Rejected, Unavailable, outside_call
+from models import enrollment, porting
+from models.crypto import FieldCipher, Fields
+from models.db import Database, Session, database_outage
+from models.enrollment import CarrierCall, Line, LineState, LineStatus, get_line, holding_line, ported_out
+from models.envelope import PORT_UNCHANGED, UNAVAILABLE
+from models.events import EventType, record
+from models.observability import port_completed
+from models.porting import (
     PortCheck,
-    PortEligibility,
+    PortEligibilityReply,
     PortFinish,
+    PortIn,
     PortOutcome,
     PortResubmit,
+    PortStatus,
     PortSubmission,
     PortView,
     PortWatchPoll,
+    get_port,
+    line_status_after,
     same_state,
 )
-from models.statuses import LineStatus, PortStatus
-from models.tables.enrollment import Line
-from models.tables.porting import PortIn
-from observability.metrics import port_completed
-from persistence import events
-from persistence.engine import Database
-from persistence.enrollment import get_line, holding_line, ported_out
-from persistence.porting import get_port
-from persistence.transaction import DbSession
+from models.types import utcnow
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
+
+
 # The losing side's answers when the old account does not match (decisions.md, "Porting a number Lineup holds").
 ACCOUNT_MISMATCH = ("8A", "Account number required or incorrect")
+
+
 PIN_MISMATCH = ("6B", "Transfer PIN required or incorrect")
 
 
@@ -83,7 +82,7 @@ class PortingActivities:
                 await move_line(self._db, LineState(eid, LineStatus.PORT_PENDING, None))
         return PortSubmission(port.carrier_port_id, _iso(port), refusal)
 
-    async def _holder_check(self, session: DbSession, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
+    async def _holder_check(self, session: Session, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
         """The losing side's check when Lineup holds the number (True: it does, and the old account matched):
         the account number is that line's customer id (or its account's) and the PIN its account PIN. A
         refusal names neither the line nor its vendor."""
@@ -107,9 +106,9 @@ class PortingActivities:
                 port.resolution_code = port.resolution_description = None
                 port.requested_at = port.requested_at or utcnow()
                 session.add(port)
-                await events.record(session, enrollment_id, EventType.PORT_SUBMITTED)
-                # A line ported in after creation (create_portin_v2…) is a PORTIN line from its submission on.
                 line = await get_line(session, enrollment_id)
+                record(session, enrollment_id, EventType.PORT_SUBMITTED, line=line)
+                # A line ported in after creation (create_portin_v2…) is a PORTIN line from its submission on.
                 if line.activation_type != "PORTIN" and line.status != LineStatus.ACTIVE:
                     line.activation_type = "PORTIN"
                     session.add(line)
@@ -156,7 +155,7 @@ class PortingActivities:
     async def _record(self, enrollment_id: str, view: PortView) -> None:
         async with self._db.transaction() as session:
             port = await get_port(session, enrollment_id)
-            await events.port_moved(session, port, view.status, view.resolution_description)  # issue 21: event log
+            await porting.port_moved(session, port, view.status, view.resolution_description)  # issue 21: event log
             if view.status == PortStatus.COMPLETED != port.status and port.requested_at:  # issue 30: its time
                 meter = activity.metric_meter() if activity.in_activity() else None
                 port_completed((utcnow() - port.requested_at).total_seconds(), meter)
@@ -179,8 +178,8 @@ class PortingActivities:
                 if line.status == LineStatus.ACTIVE:
                     return PortOutcome(line.status, line.mdn)
                 error = view.resolution_description or view.carrier_response
-                after = LineStatus.after_port(PortStatus(view.status))
-                await events.line_moved(session, line, after, error)
+                after = line_status_after(PortStatus(view.status))
+                await enrollment.line_moved(session, line, after, error)
                 line.status, line.last_error, line.status_since = after, error, utcnow()
                 session.add(line)
                 return PortOutcome(after, line.mdn, error)
@@ -189,10 +188,10 @@ class PortingActivities:
             await ported_out(session, view.mdn, to=eid)
             released = line.mdn if line.status == LineStatus.ACTIVE else None
             if released is not None:
-                await events.record(session, eid, EventType.NUMBER_CHANGED, mdn=view.mdn)
+                record(session, eid, EventType.NUMBER_CHANGED, line=line, mdn=view.mdn)
             else:
                 later = EventType.ACTIVATED_LATER if line.activation_later else EventType.ACTIVATED
-                await events.record(session, eid, later, mdn=view.mdn)
+                record(session, eid, later, line=line, mdn=view.mdn)
                 line.activated_at = utcnow()
             line.mdn, line.msid, line.msl = view.mdn, view.msid or line.msid, view.msl or line.msl
             line.status, line.last_error, line.status_since = LineStatus.ACTIVE, None, utcnow()
@@ -210,7 +209,7 @@ class PortingActivities:
             )
 
     @activity.defn
-    async def validate_port(self, check: PortCheck) -> PortEligibility:
+    async def validate_port(self, check: PortCheck) -> PortEligibilityReply:
         async with outside_call():
             return await self._carrier.validate_port(check.vendor_code, check.port_number, check.zip_code)
 

@@ -8,8 +8,7 @@ from datetime import timedelta
 
 from activities.devices import DeviceActivities
 from activities.eligibility import EligibilityActivities
-from activities.enrollment import EnrollmentActivities
-from activities.esim import EsimActivities
+from activities.enrollment import EnrollmentActivities, EsimActivities
 from activities.mail import MailActivities
 from activities.payment import PaymentActivities
 from activities.porting import PortingActivities
@@ -21,8 +20,8 @@ from adapters.payments import PaymentGateway
 from adapters.smtp import SmtpSender
 from adapters.webhooks import WebhookSender
 from models.crypto import cipher_for
+from models.db import Database
 from models.settings import Settings
-from persistence.engine import Database
 
 
 @dataclass

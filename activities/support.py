@@ -12,22 +12,21 @@ from sqlalchemy import delete, or_
 from sqlmodel import col, select
 from temporalio import activity
 
-from models.clock import utcnow
+from models.agents import PasswordChange, ProofBlob, ProofImageRow
+from models.auth import ApiToken
 from models.crypto import FieldCipher
-from models.messages.mail import MailDelivery
-from models.messages.support import LeftBehind, Sweep
-from models.statuses import LineStatus, MailStatus
-from models.tables.auth import ApiToken, PasswordChange, ProofBlob, ProofImage
-from models.tables.enrollment import Line
-from models.tables.mail import MailOutbox
-from persistence.engine import Database
-from persistence.enrollment import orders_of
-from persistence.line_passwords import hash_left_pending
-from persistence.support import release_unsent_retries
-from persistence.transaction import DbSession
+from models.db import Database, Session
+from models.enrollment import Line, LineStatus, hash_left_pending, orders_of
+from models.mail import MailDelivery, MailOutbox, MailStatus
+from models.support import LeftBehind, Sweep, release_unsent_retries
+from models.types import utcnow
 
 log = logging.getLogger("lineup.sweep")
+
+
 MOST_AT_ONCE = 100  # orders or messages in one sweep; the next sweep takes the rest
+
+
 PASSWORDS_AT_ONCE = 50  # argon2 hashes of ~50 ms each: well within the activity's 30 s
 
 
@@ -74,10 +73,10 @@ class SupportActivities:
         return purged
 
     @staticmethod
-    async def _purge_proofs(session: DbSession, before: datetime) -> None:
+    async def _purge_proofs(session: Session, before: datetime) -> None:
         """Proof images of password changes older than the retention go, and the bytes no proof names any more
         (an image is stored once for every change that sent it: it stays while one of them is kept)."""
         old = select(PasswordChange.id).where(col(PasswordChange.changed_at) < before)
-        await session.execute(delete(ProofImage).where(col(ProofImage.password_change_id).in_(old)))
-        named = select(ProofImage.sha256).where(col(ProofImage.sha256) == col(ProofBlob.sha256))
+        await session.execute(delete(ProofImageRow).where(col(ProofImageRow.password_change_id).in_(old)))
+        named = select(ProofImageRow.sha256).where(col(ProofImageRow.sha256) == col(ProofBlob.sha256))
         await session.execute(delete(ProofBlob).where(~named.exists()))

@@ -15,20 +15,26 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from adapters.webhooks import Answer, WebhookSender
-from models.clock import utcnow
 from models.crypto import FieldCipher
-from models.failures import ENDPOINT_DISABLED, NOT_FOUND
-from models.messages.webhooks import DeliveryJob, Dispatch
-from models.setting_groups import WebhookSettings
-from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
-from persistence.engine import Database
-from persistence.events import body_of
-from persistence.webhooks import queued
+from models.db import Database
+from models.envelope import ENDPOINT_DISABLED, NOT_FOUND
+from models.events import LineEvent, WebhookDelivery, WebhookEndpoint, body_of
+from models.settings import WebhookSettings
+from models.types import utcnow
+from models.webhooks import DeliveryJob, Dispatch, queued
 
 log = logging.getLogger("lineup.webhooks")
+
+
 BENIGN = ApplicationErrorCategory.BENIGN
+
+
 UNDELIVERED = "WebhookUndelivered"
+
+
 LOOK_EVERY = 0.5  # seconds between two looks of the long poll
+
+
 MOST_AT_ONCE = 100
 
 

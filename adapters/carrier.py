@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pydantic import ConfigDict, Field
 
 from adapters.http import JsonService, Rejected, W, Wire
-from models.messages.devices import DeviceReply, DeviceStatus, Manufacturer
-from models.messages.enrollment import CarrierEntry, CarrierList, LineInquiryAnswer, PortSubmitted
-from models.messages.payment import TaxEstimate, TaxItem, TaxQuoted
-from models.messages.porting import PortEligibility, PortView
+from models.devices import DeviceReply, DeviceStatus, Manufacturer
+from models.enrollment import CarrierEntry, CarrierList, LineInquiryAnswer, PortSubmitted
+from models.payment import TaxEstimate, TaxLine, TaxQuoted
+from models.porting import PortEligibilityReply, PortView
 
 
 class Answer(Wire):
@@ -304,10 +304,10 @@ class CarrierClient(JsonService):
         body = _Body.model_validate({"imei": imei, "carrier": carrier})
         return (await self.post("/device-compatibility", body, _Device)).reply()
 
-    async def validate_port(self, vendor_id: str, port_number: str, zip_code: str | None) -> PortEligibility:
+    async def validate_port(self, vendor_id: str, port_number: str, zip_code: str | None) -> PortEligibilityReply:
         body: dict[str, object] = {"vendor_id": vendor_id, "port_number": port_number, "zip_code": zip_code}
         found = await self._call("/ports/validate", body, _Eligibility)
-        return PortEligibility(
+        return PortEligibilityReply(
             port_number=found.PORT_NUMBER or port_number,
             eligible=found.ELIGIBLE == "Y",
             current_carrier=found.CURRENT_CARRIER,
@@ -323,12 +323,12 @@ class CarrierClient(JsonService):
         """The tax the carrier would register for this amount, registering nothing."""
         body: dict[str, object] = {"vendor_id": vendor_id, "state": state, "amount_cents": amount_cents}
         found = await self._call("/tax/quote", body, _Tax)
-        return TaxEstimate(found.TAX_AMOUNT_CENTS, [TaxItem(t.TAX_NAME, t.TAX_AMOUNT_CENTS) for t in found.TAX_BREAKUP])
+        return TaxEstimate(found.TAX_AMOUNT_CENTS, [TaxLine(t.TAX_NAME, t.TAX_AMOUNT_CENTS) for t in found.TAX_BREAKUP])
 
     async def register_tax(self, vendor_id: str, state: str, amount_cents: int, *, key: str) -> TaxQuoted:
         body: dict[str, object] = {"vendor_id": vendor_id, "state": state, "amount_cents": amount_cents}
         found = await self._call("/tax/calculations", body, _Tax, key=key)
-        items = [TaxItem(t.TAX_NAME, t.TAX_AMOUNT_CENTS) for t in found.TAX_BREAKUP]
+        items = [TaxLine(t.TAX_NAME, t.TAX_AMOUNT_CENTS) for t in found.TAX_BREAKUP]
         return TaxQuoted(calc_id=found.CALCID, tax_cents=found.TAX_AMOUNT_CENTS, items=items)
 
     async def collect_tax(

@@ -3,10 +3,22 @@ bodies both ways (the wire's own names stay here; callers get the models of mode
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+# activities/errors.py: Classifies adapter failures for Temporal: a business "no" is final, an outage is retried.
 from typing import TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
+from temporalio import activity
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+
+from models.db import RecordNotFound
+from models.envelope import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
+from models.observability import outside_unavailable
 
 TIMEOUT = httpx.Timeout(10.0, connect=3.0)
 
@@ -83,3 +95,66 @@ class JsonService:
 
 
 JSON = {"Content-Type": "application/json"}
+
+
+log = logging.getLogger("lineup.outside")
+
+
+HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat timeout anyway
+
+
+@asynccontextmanager
+async def outside_call() -> AsyncIterator[None]:
+    """Wraps one call to an outside system: heartbeats while it runs (a killed worker is noticed in
+    seconds), and turns the adapter's failures into typed ApplicationErrors."""
+    # A local activity (the order's first try) has no heartbeat: its workflow task is what a dead worker loses.
+    beating = asyncio.create_task(_beat()) if activity.in_activity() and not activity.info().is_local else None
+    try:
+        yield
+    except Rejected as exc:
+        _refused(exc)
+        # BENIGN as an outage is: a carrier's "no" is an answer (the line waits for support), not a defect.
+        raise ApplicationError(
+            f"{exc.code} {exc.description}",
+            exc.code,
+            type=CARRIER_REJECTED,
+            non_retryable=True,
+            category=ApplicationErrorCategory.BENIGN,
+        ) from None
+    except Unavailable as exc:
+        _attempt_failed(exc)
+        # BENIGN: the SDK logs it at DEBUG without its traceback (an outage is expected, and retried), and
+        # Temporal retries it as any other failure; the compact line above says what happened.
+        raise ApplicationError(str(exc), type=UNAVAILABLE, category=ApplicationErrorCategory.BENIGN) from None
+    except RecordNotFound as exc:
+        raise ApplicationError(str(exc), type=NOT_FOUND, non_retryable=True) from None
+    finally:
+        if beating is not None:
+            beating.cancel()
+
+
+def _attempt_failed(exc: Unavailable) -> None:
+    """One line per failed attempt (no traceback: the system, the reason and where), and the outage counted."""
+    fields: dict[str, object] = {"system": exc.label, "reason": exc.reason}
+    meter = None
+    if activity.in_activity():
+        info = activity.info()
+        fields |= {"activity": info.activity_type, "attempt": info.attempt, "workflow_id": info.workflow_id}
+        meter = activity.metric_meter()
+    log.warning("outside system unavailable", extra={"fields": fields})
+    outside_unavailable(exc.label, meter)
+
+
+def _refused(exc: Rejected) -> None:
+    """One line per refusal, no traceback: the carrier's code and words (the line's id is the workflow's)."""
+    fields: dict[str, object] = {"code": exc.code, "reason": exc.description}
+    if activity.in_activity():
+        info = activity.info()
+        fields |= {"activity": info.activity_type, "workflow_id": info.workflow_id}
+    log.warning("outside system refused", extra={"fields": fields})
+
+
+async def _beat() -> None:
+    while True:
+        activity.heartbeat()
+        await asyncio.sleep(HEARTBEAT_EVERY)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adapters.http import JsonService, Wire
-from models.documents import Subject
+from models.crypto import Subject
 
 
 class _Subject(Wire):

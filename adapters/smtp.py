@@ -12,12 +12,18 @@ from email.utils import format_datetime
 import aiosmtplib
 
 from adapters.http import Rejected, Unavailable
-from models.clock import utcnow
 from models.settings import Settings
+from models.types import utcnow
 
 log = logging.getLogger("lineup.smtp")
+
+
 TIMEOUT_SECONDS = 30.0
+
+
 SYSTEM = "The mail relay"
+
+
 UNBUILDABLE = "unbuildable"  # Rejected's code for a message no relay could be handed
 
 

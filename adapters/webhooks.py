@@ -1,27 +1,128 @@
-"""Webhook deliveries over HTTP: the signature (`Lineup-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of
-"t.body">`, the scheme payment processors use), the address policy (https only; http to loopback in dev; in
-production only globally routable addresses (adapters.addresses) unless allowed, and the POST sent to the
-address that was checked) and the POST itself: a bounded wait, and redirects not followed (a 3xx is an answer
-that is not a success)."""
+"""Which IP addresses a production webhook may be sent to: globally routable unicast ones only (issue 27,
+finding 3). `ipaddress`'s own `is_private` let through the shared range 100.64.0.0/10 (CGNAT, and cloud
+metadata services such as 100.100.100.200), multicast, and IPv6 addresses that only carry an IPv4 address
+(`::a9fe:a9fe` is 169.254.169.254 to a stack that routes IPv4-compatible addresses). An IPv6 address that
+embeds an IPv4 one is therefore judged by that IPv4 address: IPv4-mapped (`::ffff:0:0/96`), IPv4-compatible
+(`::/96`), 6to4 (`2002::/16`), NAT64 (`64:ff9b::/96`) and Teredo (`2001::/32`, its server and its client)."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import hmac
+
+# adapters/bounded_answer.py: The start of an HTTP answer, never more (issue 27, finding 1): a receiver that answered 500 with a 1.5 GiB body
+# adapters/webhooks.py: Webhook deliveries over HTTP: the signature (`Lineup-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of
 import ipaddress
 import socket
+import zlib
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
 
-from adapters.addresses import literal, public
-from adapters.bounded_answer import IDENTITY, head_of
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+COMPATIBLE = ipaddress.IPv6Network("::/96")  # the deprecated IPv4-compatible form (and :: and ::1)
+
+
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052's well-known prefix, the IPv4 address in the last 32 bits
+
+
+LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")  # RFC 8215: a network's own translator, never public
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address stands for (none for a native IPv6 address)."""
+    if address.ipv4_mapped is not None:
+        return [address.ipv4_mapped]
+    if address.sixtofour is not None:
+        return [address.sixtofour]
+    if address.teredo is not None:
+        return list(address.teredo)  # (server, client): traffic reaches both
+    if address in COMPATIBLE or address in NAT64:
+        return [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)]
+    return []
+
+
+def _global_unicast(address: Address) -> bool:
+    # Python 3.11 calls multicast addresses global: they are not a receiver's address.
+    return address.is_global and not address.is_multicast
+
+
+def public(address: Address) -> bool:
+    """True when a delivery may go to this address in production."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address in LOCAL_NAT64:
+            return False
+        if embedded := embedded_ipv4(address):
+            return all(_global_unicast(inner) for inner in embedded)
+    return _global_unicast(address)
+
+
+def literal(host: str) -> Address | None:
+    """The host as an IP address, when it is one (`[…]` brackets already removed by urlsplit)."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
+IDENTITY = {"Accept-Encoding": "identity"}
+
+
+# zlib's window bits: 32 + 15 reads a gzip or a zlib stream (told apart by their header); -15 a raw deflate one.
+GZIP_OR_ZLIB, RAW_DEFLATE = 47, -15
+
+
+async def head_of(response: httpx.Response, limit: int) -> str:
+    """The answer's first `limit` bytes as text (a streamed response; the caller closes it)."""
+    if response.is_stream_consumed:  # a transport that read it already (httpx's MockTransport), decoded
+        return _text(response, response.content[:limit])
+    raw = b""
+    async for chunk in response.aiter_raw():
+        raw += chunk[: limit + 1 - len(raw)]
+        if len(raw) > limit:
+            break
+    encoding = response.headers.get("content-encoding", "identity").strip().lower() or "identity"
+    if encoding != "identity":
+        if len(raw) > limit:
+            return f"(a {encoding}-compressed answer of more than {limit} bytes, not read)"
+        raw = _inflated(raw, encoding, limit)
+        if not raw:
+            return f"(a {encoding}-compressed answer, not read)"
+    return _text(response, raw[:limit])
+
+
+def _text(response: httpx.Response, raw: bytes) -> str:
+    try:
+        return raw.decode(response.charset_encoding or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know
+        return raw.decode("utf-8", errors="replace")
+
+
+def _inflated(raw: bytes, encoding: str, limit: int) -> bytes:
+    """At most `limit` bytes of a gzip or deflate body; nothing for another encoding or a broken one."""
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        return b""
+    for window in (GZIP_OR_ZLIB, RAW_DEFLATE):  # `deflate` is zlib by the RFC, raw deflate in practice
+        try:
+            return zlib.decompressobj(window).decompress(raw, limit)
+        except zlib.error:
+            continue
+    return b""
+
 
 SIGNATURE_HEADER = "Lineup-Signature"
+
+
 ANSWER_BYTES = 4096  # read of any answer, at most
+
+
 KEPT_CHARACTERS = 300  # of it, kept for support (the delivery's last_answer; the console shows 80)
+
+
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
@@ -49,6 +150,8 @@ def url_problem(url: str, *, production: bool, allow_private: bool) -> str | Non
 PRIVATE = (
     "The URL's address is not a public internet address (private, loopback, link-local, shared, reserved or multicast)"
 )
+
+
 UNRESOLVED = "The URL's host does not resolve"
 
 

@@ -1,26 +1,36 @@
-"""The one dispatcher: every action group's path is served by it. It reads the body once, checks the token and
-the caller (decisions.md's order), validates the body once against the action's request model, calls the
-action's handler with a typed Context and renders its typed answer. The request's one transaction holds the
-token read, the handler's writes, the token claim, the next token and the audit row, and commits once."""
+"""What every operation receives: who is calling, the request's unit of work, and the process's resources
+(settings, Temporal, the field cipher, the payment gateway). Nothing from Starlette."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+import types
 
-from pydantic import ValidationError
+# dispatch/actions.py: One declaration per action: its group, name and aliases, request and answer models, sources, role and handler,
+# api/catalog.py: Every action, from the declarations of the domains' handlers (dispatch.actions): the dispatcher, the OpenAPI
+# api/dispatch.py: The one dispatcher: every action group's path is served by it. It reads the body once, checks the token and
+# dispatch/lookups.py: Running a lookup a channel waits on: its typed workflow, started and answered within the lookup budget (and
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import cached_property
+from types import ModuleType
+from typing import Generic, Never, Protocol, TypeVar, cast, get_args, get_origin, get_type_hints
+
+from pydantic import JsonValue, TypeAdapter, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
+from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.types import MethodAsyncSingleParam, ParamType, ReturnType, SelfType
 
-from api.catalog import CATALOG
-from api.edge import BodyTooLarge, BodyTooSlow
-from api.envelope import refusal, render, status_of
-from api.facts import Facts, facts_of
-from api.json_body import BodyProblem, JsonObject, parse_off_loop
-from api.problems import describe_all
-from dispatch.access import (
+from adapters.payments import PaymentGateway
+from api.access import (
+    CORE_SOURCES,
+    LoginGates,
     agent_name,
     check_agent,
     check_agent_password,
@@ -28,37 +38,317 @@ from dispatch.access import (
     check_source,
     named_agent_refusal,
 )
-from dispatch.actions import Action
-from dispatch.context import Caller, Context, Reply, Resources, TokenChain
-from models.envelope import Envelope, MsgCode
-from models.errors import LineupError, TokenRefused, refuse
-from models.requests.base import ActionRequest
-from persistence import audit
-from persistence.auth import tokens
-from persistence.transaction import Transaction
-from persistence.uow import BeforeCommit
+from api.edge import (
+    BodyProblem,
+    BodyTooLarge,
+    BodyTooSlow,
+    Facts,
+    JsonObject,
+    describe_all,
+    facts_of,
+    parse_off_loop,
+    refusal,
+    render,
+    status_of,
+)
+from api.temporal import TemporalLink, outside_system
+from models import auth, events
+from models.auth import AgentRef
+from models.crypto import FieldCipher
+from models.db import CommitStep, Database, Session, UnitOfWork
+from models.envelope import Envelope, LineupError, MsgCode, TokenRefused, refuse
+from models.settings import Settings
+from models.support import SnapshotCache
+from models.types import ActionRequest
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The token's vendor and API user, and the acting agent when one was named."""
+
+    vendor_id: int
+    vendor_code: str
+    api_user_id: int
+    login_log_id: int | None
+    agent: AgentRef | None
+    action: str
+    require_payment: bool = False  # the vendor's: a line activates only once a settled payment covers its plan
+
+    @property
+    def agent_username(self) -> str | None:
+        return self.agent.username if self.agent else None
+
+    @property
+    def actor(self) -> str:
+        """Who acts, as the event log names them: the agent, or else the channel's API user."""
+        return events.agent(self.agent.username) if self.agent else events.api_user(self.api_user_id)
+
+    def request_key(self, external_transaction_id: str | None) -> str | None:
+        """Unique per vendor and action; None when the channel sent no external_transaction_id."""
+        if not external_transaction_id:
+            return None
+        return f"{self.vendor_id}:{self.action}:{external_transaction_id}"
+
+
+@dataclass(frozen=True)
+class Resources:
+    """Built once per process (the API's lifespan) and shared by every request."""
+
+    settings: Settings
+    db: Database
+    cipher: FieldCipher
+    temporal: TemporalLink
+    payments: PaymentGateway
+    gates: LoginGates  # the rates and the verification queue of the doors that need no token
+    scrapes: SnapshotCache  # /metrics' database snapshot, reused for LINEUP_METRICS_CACHE_SECONDS
+
+
+@dataclass
+class TokenChain:
+    """The request's place in its session's token chain: the token its answer carries, stored when the request
+    commits, unless the request ended the session (logout)."""
+
+    fresh: str
+    ended: bool = False
+
+    def end(self) -> None:
+        """The answer's token is not stored: the session ends with this request."""
+        self.ended = True
+
+
+@dataclass(frozen=True)
+class Context:
+    """One operation call. Anything that waits on another system goes through `outside` or `temporal_client`,
+    which end the request's open transaction first: no connection and no lock is held while it waits."""
+
+    caller: Caller
+    uow: UnitOfWork
+    resources: Resources
+    request_id: str
+    chain: TokenChain | None = None  # None outside the API's token chain (the console acts as an agent)
+
+    @property
+    def settings(self) -> Settings:
+        return self.resources.settings
+
+    @property
+    def cipher(self) -> FieldCipher:
+        return self.resources.cipher
+
+    @property
+    def fresh_token(self) -> str | None:
+        """The token this call's answer carries."""
+        return self.chain.fresh if self.chain else None
+
+    @property
+    def task_queue(self) -> str:
+        return self.settings.temporal.task_queue
+
+    async def temporal_client(self) -> Client:
+        """The Temporal client, the request's transaction released (unavailable: the upstream-down refusal)."""
+        await self.uow.commit_before_wait()
+        return self.resources.temporal.client()
+
+    @asynccontextmanager
+    async def outside(self, system: str, *, within: float | None = None) -> AsyncIterator[None]:
+        """A call to `system` answered within `within` seconds (default: the Temporal RPC deadline), its
+        refusal or outage turned into the envelope decisions.md gives; the request's transaction released."""
+        await self.uow.commit_before_wait()
+        async with outside_system(system, within=within or self.settings.temporal.rpc_seconds):
+            yield
+
+    def lookup_seconds(self) -> float:
+        """How long the API waits for a lookup: its budget, and a Temporal round trip to start and answer it."""
+        return self.settings.systems.lookup_budget_seconds + self.settings.temporal.rpc_seconds
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Reply(Generic[T]):
+    """An operation's answer when its message is its own, not "Success"."""
+
+    msg: str
+    data: T
+
+
+B = TypeVar("B", bound=ActionRequest, contravariant=True)
+
+
+class Handler(Protocol[B]):
+    """An action's handler: its request model, the call's context, its answer."""
+
+    __name__: str  # the action's name
+
+    def __call__(self, *, body: B, ctx: Context) -> Awaitable[object]: ...
+
+
+# What the dispatcher calls: any declared action's handler, given a body its request model validated.
+Invoke = Callable[[ActionRequest, Context], Awaitable[object]]
+
+
+H = TypeVar("H", bound=Handler[Never])
+
+
+DECLARED = "__lineup_action__"
+
+
+@dataclass(frozen=True, eq=False)  # one declaration is one action: compared and hashed by identity
+class Action:
+    """An action as the dispatcher, the catalog and the OpenAPI document see it."""
+
+    name: str
+    groups: tuple[str, ...]  # the paths it is posted to (most have one)
+    request: type[ActionRequest]
+    answer: object  # the type of `data`; None: the answer carries no `data`
+    handler: Invoke
+    aliases: tuple[str, ...] = ()
+    sources: frozenset[str] = CORE_SOURCES
+    source_required: bool = True
+    agent_required: bool = True
+    role: str | None = None
+    # One of the interface's 13 operations (interface.md, section 4); every other action is an extension that
+    # decisions.md adds (docs/channels.md marks them *ext*).
+    interface: bool = False
+    # May carry a body up to LINEUP_MAX_AUTH_BODY_BYTES (images), read past the general limit only once the
+    # token was accepted; every other action's body stays within LINEUP_MAX_BODY_BYTES.
+    large_body: bool = False
+    msg: str = "Success"  # the success message, unless the handler replies with its own
+    example: object = None  # an example of `data`, shown in the OpenAPI document and checked against `answer`
+    summary: str = ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[object]:
+        """Validates and serializes `data` as the declared answer model says (built once per action)."""
+        return TypeAdapter(cast(type[object], self.answer))  # the annotation a handler returns, list[…] or a model
+
+    def dump(self, data: object) -> JsonValue:
+        """`data` as JSON values, by the declared model (members it leaves out, left out)."""
+        dumped: JsonValue = self.adapter.dump_python(data, mode="json")
+        return dumped
+
+
+def action(
+    group: str,
+    *more_groups: str,
+    aliases: tuple[str, ...] = (),
+    sources: frozenset[str] = CORE_SOURCES,
+    source_required: bool = True,
+    agent_required: bool = True,
+    role: str | None = None,
+    interface: bool = False,
+    large_body: bool = False,
+    msg: str = "Success",
+    example: object = None,
+) -> Callable[[H], H]:
+    """Declares the decorated handler as the action of its own name (the handler itself is left as it is)."""
+
+    def declare(handler: H) -> H:
+        hints = get_type_hints(handler)
+        request = hints["body"]
+        assert isinstance(request, type) and issubclass(request, ActionRequest), handler.__name__
+        declared = Action(
+            name=handler.__name__,
+            groups=(group, *more_groups),
+            request=request,
+            answer=data_type(hints["return"]),
+            handler=_invoker(handler, request),
+            aliases=aliases,
+            sources=sources,
+            source_required=source_required,
+            agent_required=agent_required,
+            role=role,
+            interface=interface,
+            large_body=large_body,
+            msg=msg,
+            example=example,
+            summary=(handler.__doc__ or "").strip().split("\n\n")[0],
+        )
+        setattr(handler, DECLARED, declared)
+        return handler
+
+    return declare
+
+
+def _invoker(handler: Handler[B], request: type[ActionRequest]) -> Invoke:
+    async def invoke(body: ActionRequest, ctx: Context) -> object:
+        assert isinstance(body, request)  # the dispatcher validated it against this very model
+        return await handler(body=cast(B, body), ctx=ctx)
+
+    return invoke
+
+
+def data_type(returned: object) -> object:
+    """The `data` type a handler's return annotation says: Reply[X] is X, None is no data."""
+    if get_origin(returned) is Reply:
+        (returned,) = get_args(returned)
+    return None if returned is None or returned is types.NoneType else returned
+
+
+def declared_in(module: types.ModuleType) -> Iterator[Action]:
+    """The actions a module declares (its own handlers, not those it imports)."""
+    for value in vars(module).values():
+        found = getattr(value, DECLARED, None)
+        if isinstance(found, Action) and getattr(value, "__module__", None) == module.__name__:
+            yield found
+
+
+@dataclass(frozen=True)
+class Catalog:
+    actions: tuple[Action, ...]
+    by_name: dict[str, Action] = field(default_factory=dict)  # every name an action answers to, aliases included
+
+    @classmethod
+    def of(cls, modules: tuple[ModuleType, ...]) -> Catalog:
+        actions = tuple(found for module in modules for found in declared_in(module))
+        by_name: dict[str, Action] = {}
+        for found in actions:
+            for name in found.names:
+                assert name not in by_name, f"{name} is declared twice"
+                by_name[name] = found
+        return cls(actions, by_name)
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """Every path an action is posted to, in declaration order."""
+        return tuple(dict.fromkeys(group for found in self.actions for group in found.groups))
+
+    def in_group(self, group: str) -> tuple[Action, ...]:
+        return tuple(found for found in self.actions if group in found.groups)
+
+    def resolve(self, group: str, action: object) -> Action:
+        """The action a body names in a group: RESTAPI102 when it names none, RESTAPI106 when it names no action,
+        RESTAPI108 when the action lives in another group."""
+        if not isinstance(action, str) or not action.strip():
+            raise LineupError(MsgCode.ACTION_REQUIRED, "Action required")
+        found = self.by_name.get(action)
+        if found is None:
+            raise LineupError(MsgCode.ACTION_UNKNOWN, "Action does not exist")
+        if group not in found.groups:
+            raise LineupError(MsgCode.WRONG_GROUP, "Invalid method")
+        return found
 
 
 class GroupEndpoint:
     """One group's path, as a plain ASGI app: the dispatcher answers every outcome itself, and an unexpected
     failure goes on to the edge's 500 envelope, so Starlette's per-route exception wrapper has nothing to add."""
 
-    def __init__(self, group: str) -> None:
-        self.group = group
+    def __init__(self, group: str, catalog: Catalog) -> None:
+        self.group, self.catalog = group, catalog
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = await Dispatch(Request(scope, receive), self.group).run()
+        response = await Dispatch(Request(scope, receive), self.group, self.catalog).run()
         await response(scope, receive, send)
 
 
-def endpoint(group: str) -> GroupEndpoint:
-    """The route of one group's path."""
-    return GroupEndpoint(group)
-
-
 class Dispatch:
-    def __init__(self, request: Request, group: str) -> None:
-        self.request, self.group = request, group
+    def __init__(self, request: Request, group: str, catalog: Catalog) -> None:
+        self.request, self.group, self.catalog = request, group, catalog
         self.resources: Resources = request.app.state.resources
         self.facts: Facts = facts_of(request)
         self.large = False  # the body is past the general limit: only an action declared large_body takes it
@@ -85,13 +375,13 @@ class Dispatch:
         # in its turn, after the action and the source.
         lookup = None if named_agent_refusal(username) else username
         try:
-            presented = await tokens.present(
-                await self.facts.uow.transaction_now(), self.request.headers.get("token"), username=lookup
+            presented = await auth.present(
+                await self.facts.uow.session(), self.request.headers.get("token"), username=lookup
             )
         except TokenRefused as refused:
             self.facts.token_failure = refused.reason
             return await self.answer(refusal(refused), refused.rest_status)
-        chain = TokenChain(fresh=tokens.new_token())
+        chain = TokenChain(fresh=auth.new_token())
         self.facts.fresh_token, self.facts.vendor_id = chain.fresh, presented.owner.vendor_id
         self.facts.api_user_id = presented.owner.api_user_id
         self.facts.uow.before_commit(claim(presented, chain, self.resources.settings.auth.token_ttl_seconds))
@@ -110,11 +400,11 @@ class Dispatch:
         return await self.answer(envelope, rest_status)
 
     async def serve(
-        self, payload: JsonObject, presented: tokens.Presented, username: str | None, chain: TokenChain
+        self, payload: JsonObject, presented: auth.Presented, username: str | None, chain: TokenChain
     ) -> Envelope:
         """The checks after the token, then the operation."""
         name = payload.get("action")
-        action = CATALOG.resolve(self.group, name)
+        action = self.catalog.resolve(self.group, name)
         assert isinstance(name, str)
         self.facts.action = name
         settings = self.resources.settings
@@ -146,8 +436,8 @@ class Dispatch:
         """Before a body is read past the general limit: its token must be one that works (TokenRefused if
         not), so nobody who holds none makes the API read, let alone parse, megabytes. Read only: the claim
         stays with the request's commit, as for any body."""
-        connection = await self.facts.uow.transaction_now()
-        await tokens.present(connection, self.request.headers.get("token"), username=None)
+        connection = await self.facts.uow.session()
+        await auth.present(connection, self.request.headers.get("token"), username=None)
 
     async def answer(self, envelope: Envelope, rest_status: int | None) -> Response:
         """Commits the request's work with its audit row (and the token claim), then renders the answer; a claim
@@ -164,7 +454,7 @@ class Dispatch:
     async def commit_with_audit(self, code: MsgCode, status: int) -> None:
         facts = self.facts
         facts.msg_code = code.value
-        row = audit.AuditFacts(
+        row = auth.AuditFacts(
             request_id=facts.request_id,
             path=self.request.url.path,
             action=facts.action,
@@ -176,20 +466,20 @@ class Dispatch:
             duration_ms=int((time.perf_counter() - facts.started) * 1000),
         )
 
-        facts.uow.before_commit(lambda transaction: audit.write(transaction, row))
+        facts.uow.before_commit(lambda transaction: auth.write_audit(transaction, row))
         await facts.uow.commit()
         facts.audited = True
 
 
-def claim(presented: tokens.Presented, chain: TokenChain, ttl_seconds: int) -> BeforeCommit:
+def claim(presented: auth.Presented, chain: TokenChain, ttl_seconds: int) -> CommitStep:
     """What the committing transaction must do: claim the presented token and store the answer's token (unless
     the request ended the session)."""
 
-    async def run(transaction: Transaction) -> None:
+    async def run(transaction: Session) -> None:
         if chain.ended:  # the request ended the session: its tokens, the presented one included, are gone
             return
-        await tokens.claim(transaction, presented.hashed)
-        await tokens.store(transaction, chain.fresh, presented.owner, ttl_seconds)
+        await auth.claim(transaction, presented.hashed)
+        await auth.store(transaction, chain.fresh, presented.owner, ttl_seconds)
 
     return run
 
@@ -263,3 +553,33 @@ def success(action: Action, result: object) -> Envelope:
     if action.answer is None:
         return Envelope(MsgCode.SUCCESS, msg)
     return Envelope(MsgCode.SUCCESS, msg, data=action.dump(data))
+
+
+async def run_lookup(
+    ctx: Context,
+    run: MethodAsyncSingleParam[SelfType, ParamType, ReturnType],
+    argument: ParamType,
+    *,
+    workflow_id: str,
+    system: str = "The carrier",
+    shared: bool = False,
+) -> ReturnType:
+    """`shared`: the id names work a repeated request asks for again (a payment's tax registration); a run still
+    going is waited for, not refused as already started."""
+    client = await ctx.temporal_client()
+    task_timeout = timedelta(seconds=ctx.settings.temporal.workflow_task_timeout_seconds)
+    conflict = WorkflowIDConflictPolicy.USE_EXISTING if shared else WorkflowIDConflictPolicy.FAIL
+    async with ctx.outside(system, within=ctx.lookup_seconds()):
+        return await client.execute_workflow(
+            run,
+            argument,
+            id=workflow_id,
+            task_queue=ctx.task_queue,
+            task_timeout=task_timeout,
+            id_conflict_policy=conflict,
+        )
+
+
+def lookup_workflow_id(kind: str, request_id: str) -> str:
+    """A carrier lookup of one request: `portcheck-…`, `carriers-…`, `taxestimate-…`."""
+    return f"{kind}-{request_id}"

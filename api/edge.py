@@ -1,26 +1,473 @@
-"""The one ASGI middleware every HTTP request passes: its id and Facts (with its unit of work), the body's limits
-(its size, enforced as it streams in, and its read deadline), the access-log line and the metrics, the audit row
-of a call the dispatcher did not get to write one for, and the last-resort 500 envelope."""
+"""What one request learns about itself as it goes (its id, its unit of work, the action, the caller, the
+answer's code and token), in one typed object: the edge middleware makes it, the dispatcher and the console fill
+it in, and the edge logs, counts and audits from it."""
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import json
 import logging
+import multiprocessing
+import os
 import re
+import signal
+import socket
+import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Mapping
 
+# api/problems.py: Pydantic problems in words a person understands: `Please enter Enrollment Id`, `Service zip must be …`.
+# api/json_body.py: A request body as a JSON object, parsed once, refusing what RFC 8259 does not call JSON text and what no Lineup
+# api/envelope.py: Turns an Envelope into the HTTP response, in the legacy (always 200) or rest status mode: the only way an
+# api/server.py: The HTTP/1.1 protocol uvicorn serves the API with (`--http=api.server:ReadTimeouts`): uvicorn's h11
+# api/edge.py: The one ASGI middleware every HTTP request passes: its id and Facts (with its unit of work), the body's limits
+# api/errors.py: The handlers that turn every failure outside the dispatcher (Starlette's 404 and 405, a body refused, a form
+from dataclasses import dataclass, replace
+from typing import ClassVar, cast
+
+import asyncpg
+import h11
+import pydantic_core
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+from sqlalchemy import exc as sql
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.config import Config
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
 
-from api.envelope import failure, render
-from api.facts import KEY, Facts
-from models.settings import Settings
-from observability import metrics
-from persistence import audit
-from persistence.engine import Database
-from persistence.uow import UnitOfWork
+from models import auth, observability
+from models.db import Database, UnitOfWork, database_unavailable
+from models.envelope import Envelope, LineupError, MsgCode, refuse
+from models.settings import ApiSettings, Settings, get_settings
+
+KEY = "facts"
+
+
+@dataclass
+class Facts:
+    request_id: str
+    uow: UnitOfWork
+    started: float  # perf_counter() when the request arrived
+    action: str | None = None
+    vendor_id: int | None = None
+    api_user_id: int | None = None
+    agent: str | None = None
+    msg_code: str | None = None  # set once an envelope answered
+    status: int | None = None
+    fresh_token: str | None = None  # the token the answer carries (past the token check)
+    token_failure: str | None = None  # why the token check refused: missing, unknown, used, expired
+    external_transaction_id: str | None = None  # echoed back when the body carried a well-formed one
+    database_down: bool = False  # an outage answered: no audit row (writing it would wait on the same outage)
+    audited: bool = False  # the dispatcher wrote the audit row in the request's own transaction
+    outage: bool = False  # answered with an outage error (502, 503, 504 in rest mode): counted for the alerts
+
+
+def facts_of(scope: Scope | Request) -> Facts:
+    state = (scope.scope if isinstance(scope, Request) else scope)["state"]
+    return cast(Facts, state[KEY])
+
+
+LABELS = {
+    "ssn": "SSN",
+    "port_ssn": "Port SSN",
+    "dob": "Date of birth",
+    "imei": "IMEI",
+    "iccid": "ICCID",
+    "uiccid": "UICCID",
+    "esn": "ESN",
+    "mdn": "MDN",
+    "cvv": "CVV",
+    "sku_type": "SKU type",
+    "query_sim_info": "Query SIM info",
+    "exp_month": "Expiry month",
+    "exp_year": "Expiry year",
+    "address1": "Address line 1",
+    "address2": "Address line 2",
+    "ip_address": "IP address",
+    "login_log_otp": "Login log OTP",
+    "agent_change_password": "Agent change password proof",
+}
+
+
+def label(field: str) -> str:
+    """`enrollment_id` → `Enrollment Id`; `service_zip` → `Service zip`."""
+    if field in LABELS:
+        return LABELS[field]
+    words = field.split("_")
+    if words[-1] == "id":
+        return " ".join(word.capitalize() for word in words)
+    return " ".join(words).capitalize()
+
+
+def _place(loc: tuple[int | str, ...]) -> tuple[str, str]:
+    """The field's label and, for an element of a list such as `lines`, a `Line 2: ` prefix."""
+    parts = list(loc[1:] if loc[:1] == ("body",) else loc)
+    prefix, field = "", "body"
+    for index, part in enumerate(parts):
+        if isinstance(part, int) and index > 0:
+            prefix += f"{label(str(parts[index - 1])).rstrip('s')} {part + 1}: "
+        elif isinstance(part, str):
+            field = part
+    return prefix, field
+
+
+def describe(problem: ErrorDetails) -> list[str]:
+    """One pydantic problem as messages; a conditional rule names every field it misses."""
+    prefix, _ = _place(tuple(problem.get("loc", ())))
+    if problem["type"] == "required_when":
+        return [
+            message
+            for reason, fields in problem["ctx"]["problems"].items()
+            for message in _required(prefix, reason, fields)
+        ]
+    return [_describe_one(problem)]
+
+
+def _required(prefix: str, reason: str, fields: list[str]) -> list[str]:
+    """`Please enter Zip` for a field the usual case needs; `Port SSN is required for a PORTIN activation` for
+    one another field's value calls for."""
+    if not reason:
+        return [f"{prefix}Please enter {label(field)}" for field in fields]
+    return [f"{prefix}{_join([label(f) for f in fields])} {'is' if len(fields) == 1 else 'are'} required for {reason}"]
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _describe_one(problem: ErrorDetails) -> str:
+    kind = problem["type"]
+    if kind == "json_invalid":
+        return "Request body is not valid JSON"
+    loc = tuple(problem.get("loc", ()))
+    prefix, field = _place(loc)
+    name = label(field)
+    context = problem.get("ctx") or {}
+    sent_null = problem.get("input", "") is None and loc and isinstance(loc[-1], str)
+    if kind in ("missing", "blank") or sent_null:  # a required field sent as null is missing too
+        return f"{prefix}Please enter {name}"
+    if kind == "rule":
+        # A model-level rule (e.g. an expired card) has no field: its message is a whole sentence. (A field
+        # may be named `body` too: send's HTML body.)
+        model_level = field == "body" and loc[-1:] != ("body",)
+        return f"{prefix}{problem['msg']}" if model_level else f"{prefix}{name} {problem['msg']}"
+    if kind == "literal_error":
+        expected = context.get("expected", "").replace(chr(39), "")
+        return f"{prefix}{name} must be {'one of ' + expected if ',' in expected else expected}"
+    if kind in ("too_short", "too_long"):
+        return f"{prefix}{name} {_length_rule(context, field)}"
+    if kind == "string_too_short":
+        return f"{prefix}{name} must be at least {context.get('min_length')} characters"
+    if kind == "string_too_long":
+        return f"{prefix}{name} must be at most {context.get('max_length')} characters"
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return f"{prefix}{name} must be a whole number"
+    if kind in ("greater_than_equal", "less_than_equal"):
+        bound = context.get("ge", context.get("le"))
+        return f"{prefix}{name} must be {'at least' if kind == 'greater_than_equal' else 'at most'} {bound}"
+    if kind == "string_pattern_mismatch":
+        return f"{prefix}{name} has an invalid format"
+    if kind in ("string_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
+        expected = {"string_type": "text", "list_type": "a list"}.get(kind, "an object")
+        if loc and isinstance(loc[-1], int):  # an element of a list: `Line 2 must be an object`
+            return f"{prefix.removesuffix(': ')} must be {expected}"
+        return f"{prefix}{name} must be {expected}"
+    return f"{prefix}{name} is invalid"
+
+
+def _length_rule(context: Mapping[str, object], field: str) -> str:
+    """`Lines must hold at least 1 line`: the list's elements are named after the list."""
+    low, high = context.get("min_length"), context.get("max_length")
+    item, items = (
+        (field.removesuffix("s").replace("_", " "), field.replace("_", " "))
+        if field.endswith("s")
+        else ("entry", "entries")
+    )
+
+    def count(number: object) -> str:
+        return f"{number} {item if number == 1 else items}"
+
+    if low is not None and high is not None:
+        return f"must hold between {low} and {count(high)}"
+    if high is not None:
+        return f"must hold at most {count(high)}"
+    return f"must hold at least {count(low)}"
+
+
+MOST_ERRORS = 50  # one answer names at most this many problems: a body of 100,000 bad items is one answer
+
+
+def describe_all(error: ValidationError) -> list[str]:
+    """Every problem of a body, in words, each once, at most MOST_ERRORS of them."""
+    messages = list(dict.fromkeys(message for problem in error.errors() for message in describe(problem)))
+    if len(messages) <= MOST_ERRORS:
+        return messages
+    return [*messages[:MOST_ERRORS], f"… and {len(messages) - MOST_ERRORS:,} more problems"]
+
+
+JsonObject = dict[str, object]
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
+
+
+STRIDE = 256 * 1024  # bytes one search of the scan looks through (about a millisecond, the GIL held)
+
+
+_STRUCTURE = re.compile(rb'[{}\[\]:"]')
+
+
+_OPEN_OBJECT, _OPEN_ARRAY, _CLOSE, _QUOTE = b"{", b"[", b"}]", b'"'
+
+
+_SHOWN_KEY = re.compile(r"[\w .-]{1,40}")
+
+
+class BodyProblem(ValueError):
+    """Why the body is not a JSON object Lineup takes: the words of the answer's `errors`."""
+
+
+def parse(raw: bytes, max_members: int) -> JsonObject:
+    """The body's JSON object, or BodyProblem saying why not."""
+    if raw.startswith(BOM):
+        raise BodyProblem("Request body starts with a byte order mark; send UTF-8 without one")
+    try:
+        # surrogatepass as json itself decodes bytes: an escaped lone surrogate reaches the field it is in, which
+        # refuses it by name (models.requests.wellformed)
+        text = raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise BodyProblem("Request body is not UTF-8 text") from None
+    if _crowded(raw, max_members):
+        raise BodyProblem(f"A JSON object of the body has more than {max_members} members")
+    try:
+        payload = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
+    except BodyProblem:
+        raise
+    except (ValueError, RecursionError):
+        raise BodyProblem("Request body is not valid JSON") from None
+    if not isinstance(payload, dict):
+        raise BodyProblem("Request body must be a JSON object")
+    return payload
+
+
+async def parse_off_loop(raw: bytes, max_members: int) -> JsonObject:
+    """parse(), in a worker thread for a large body."""
+    if len(raw) > IN_THREAD_ABOVE:
+        return await asyncio.to_thread(parse, raw, max_members)
+    return parse(raw, max_members)
+
+
+def _crowded(raw: bytes, limit: int) -> bool:
+    """True when an object of the body has more than `limit` members, found by scanning structure only: a string
+    is jumped over (memchr to its closing quote), nothing is built. A body that is not JSON at all is left to json
+    to describe."""
+    members: list[int | None] = []  # per open container: an object's members so far (its colons); None: an array
+    position, end = 0, len(raw)
+    while position < end:
+        found = _STRUCTURE.search(raw, position, min(end, position + STRIDE))
+        if found is None:
+            position += STRIDE
+            continue
+        mark, position = raw[found.start() : found.end()], found.end()
+        if mark == _QUOTE:
+            position = _after_string(raw, position)
+        elif mark in (_OPEN_OBJECT, _OPEN_ARRAY):
+            members.append(0 if mark == _OPEN_OBJECT else None)
+        elif mark in _CLOSE:
+            if members:
+                members.pop()
+        elif members and (count := members[-1]) is not None:  # a colon: one more member of this object
+            if count == limit:
+                return True
+            members[-1] = count + 1
+    return False
+
+
+def _after_string(raw: bytes, position: int) -> int:
+    """Where the string that opened just before `position` ends (past its closing quote; the end if never)."""
+    while (quote := raw.find(_QUOTE, position)) >= 0:
+        slashes = 0
+        while raw[quote - 1 - slashes] == 0x5C:  # backslashes: an odd run escapes the quote
+            slashes += 1
+        if slashes % 2 == 0:
+            return quote + 1
+        position = quote + 1
+    return len(raw)
+
+
+def _unique(pairs: list[tuple[str, object]]) -> JsonObject:
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            shown = f" ({key!r})" if _SHOWN_KEY.fullmatch(key) else ""  # a name that reads as one, not any text
+            raise BodyProblem(f"A JSON object of the body has a key twice{shown}")
+        seen.add(key)
+    return found
+
+
+def _no_constant(name: str) -> object:
+    raise BodyProblem(f"Request body holds {name}, which is not a JSON number")
+
+
+JSON = "application/json"
+
+
+# Status per code in `rest` mode; an error may name its own (405, 409, 413, 502, …).
+REST_STATUS: dict[MsgCode, int] = {
+    MsgCode.SUCCESS: 200,
+    MsgCode.TOKEN: 401,
+    MsgCode.MODULE_REQUIRED: 404,
+    MsgCode.ACTION_REQUIRED: 400,
+    MsgCode.SOURCE: 403,
+    MsgCode.AGENT: 403,
+    MsgCode.MODULE_UNKNOWN: 404,
+    MsgCode.ACTION_UNKNOWN: 400,
+    MsgCode.COMPANY: 403,
+    MsgCode.WRONG_GROUP: 400,
+    MsgCode.UNAUTHORIZED: 403,
+    MsgCode.MULTIPLE: 400,
+    MsgCode.ERROR: 400,
+}
+
+
+OUTAGE_STATUSES = frozenset({502, 503, 504})  # something the call needed was down: the alerts' outage class
+
+
+def status_of(settings: ApiSettings, code: MsgCode, rest_status: int | None = None) -> int:
+    status = rest_status or REST_STATUS[code]
+    return 200 if settings.http_status == "legacy" and status != 500 else status
+
+
+def render(settings: ApiSettings, facts: Facts, envelope: Envelope, *, rest_status: int | None = None) -> Response:
+    """Adds the token the answer carries (a RESTAPI001 answer carries "", decisions.md) and the echoed
+    transaction id, records the outcome in the request's facts, and serializes once."""
+    token = envelope.token
+    if token is None:
+        token = "" if envelope.msg_code is MsgCode.TOKEN else facts.fresh_token
+    envelope = replace(envelope, token=token, external_transaction_id=facts.external_transaction_id)
+    facts.msg_code = envelope.msg_code.value
+    facts.status = status_of(settings, envelope.msg_code, rest_status)
+    facts.outage = (rest_status or REST_STATUS[envelope.msg_code]) in OUTAGE_STATUSES
+    return Response(pydantic_core.to_json(envelope.body()), status_code=facts.status, media_type=JSON)
+
+
+def refusal(error: LineupError) -> Envelope:
+    """A LineupError as the envelope says it (with the data it shows beside it, when it has any)."""
+    envelope = Envelope(msg_code=error.code, msg=error.msg, errors=error.errors)
+    if error.data is not None:
+        envelope = replace(envelope, data=pydantic_core.to_jsonable_python(error.data))
+    return envelope
+
+
+def failure(msg: str, *errors: str) -> Envelope:
+    return Envelope(msg_code=MsgCode.ERROR, msg=msg, errors=list(errors))
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def end_with_the_master() -> None:
+    """In a uvicorn worker process, asks Linux for SIGTERM when the master dies, however it dies. Without it a
+    SIGKILLed master (an OOM kill, a `kill -9`) left its workers serving the shared socket, unsupervised, and
+    the next start failed with "Address already in use". SIGTERM is what the master itself sends its workers
+    on a stop: the worker closes the socket at once and finishes the requests it is answering, which the
+    read timeouts bound. uvicorn starts workers with multiprocessing's spawn, which imports this module (the
+    `--http` protocol) before serving; a single process (`--workers 1`) has no master and is left alone."""
+    master = multiprocessing.parent_process()
+    if master is None or sys.platform != "linux":
+        return
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    # The master may have died before the call: then no signal would ever come.
+    if os.getppid() != master.pid:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+end_with_the_master()
+
+
+def no_delay(transport: asyncio.Transport) -> None:
+    """Turns Nagle's algorithm off. asyncio does so only for sockets whose protocol number says TCP, and the
+    socket uvicorn binds for `--workers` N > 1 (what LINEUP_API_PROCESSES sets) says 0: without this, every
+    answer on a kept-alive connection waited ~40 ms for the client's delayed ACK (23 answers a second for one
+    client, 722 for 32 connections, against 3,909 from one process)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class ReadTimeouts(H11Protocol):
+    # None: the environment's settings (uvicorn imports the class by name); tests bind their own with `bound`.
+    settings: ClassVar[Settings | None] = None
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, object],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        settings = self.settings or get_settings()
+        self.header_timeout = settings.api.header_timeout_seconds
+        # uvicorn's own keep-alive timer, armed after each response; its setting takes whole seconds only.
+        self.timeout_keep_alive = settings.api.keep_alive_seconds  # type: ignore[assignment]
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def bound(cls, settings: Settings) -> type[ReadTimeouts]:
+        """The protocol with `settings`' timeouts rather than the environment's."""
+        return type(cls.__name__, (cls,), {"settings": settings})
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        no_delay(transport)
+        self._start_head_timer()  # a connection that never says anything is a slow head too
+
+    def data_received(self, data: bytes) -> None:
+        # The first byte of a new request starts its head's clock (after a keep-alive wait, say).
+        if self._head_timer is None and self.conn.their_state is h11.IDLE:
+            self._start_head_timer()
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:  # the head is complete: the body has its own bound
+            self._stop_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
+
+    def _start_head_timer(self) -> None:
+        self._stop_head_timer()
+        self._head_timer = self.loop.call_later(self.header_timeout, self._head_too_slow)
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        """No answer: a client this slow to ask is either gone or holding the connection on purpose."""
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
 
 log = logging.getLogger("lineup.access")
+
+
 _SLASHES = re.compile(r"/{2,}")
 
 
@@ -121,9 +568,9 @@ class Edge:
         envelope before the dispatcher wrote one (a missing module, a body refused)."""
         elapsed = time.perf_counter() - facts.started
         if facts.msg_code:  # calls that answered an envelope (not probes, docs or scrapes)
-            metrics.request_answered(facts.action, facts.msg_code, elapsed, outage=facts.outage)
+            observability.request_answered(facts.action, facts.msg_code, elapsed, outage=facts.outage)
         if facts.token_failure:
-            metrics.token_refused(facts.token_failure)
+            observability.token_refused(facts.token_failure)
         fields = {
             "request_id": facts.request_id,
             "method": scope["method"],
@@ -139,7 +586,7 @@ class Edge:
         log.info("request", extra={"fields": fields})
         if facts.audited or not (facts.msg_code and scope["method"] == "POST") or facts.database_down:
             return
-        row = audit.AuditFacts(
+        row = auth.AuditFacts(
             request_id=facts.request_id,
             path=scope["path"],
             action=facts.action,
@@ -151,6 +598,92 @@ class Edge:
             duration_ms=int(elapsed * 1000),
         )
         try:
-            await audit.record(facts.uow, row)
+            await auth.record_audit(facts.uow, row)
         except Exception:
             log.exception("audit write failed", extra={"request_id": facts.request_id})
+
+
+DATABASE_DOWN = "The database is unavailable, please try again later"
+
+
+Handler = Callable[[Request, Exception], Awaitable[Response]]
+# The console's own page for a failure of one of its requests (api.console.routes.problem_page); None elsewhere.
+Page = Callable[[Request, int, str, str], Response | None]
+
+
+def answer(request: Request, error: LineupError) -> Response:
+    settings = request.app.state.resources.settings.api
+    return render(settings, facts_of(request), refusal(error), rest_status=error.rest_status)
+
+
+async def on_lineup_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, LineupError)
+    return answer(request, exc)
+
+
+async def on_invalid_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    found = dict.fromkeys(message for issue in exc.errors() for message in describe(issue))
+    return answer(request, refuse(*found))
+
+
+def on_body_refused(page: Page) -> Handler:
+    async def handle(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BodyRefused)
+        shown = page(request, exc.status, "The request was refused", str(exc))
+        return shown or answer(request, refuse(str(exc), rest_status=exc.status))
+
+    return handle
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405 become module and method errors, in the order decisions.md gives."""
+    assert isinstance(exc, StarletteHTTPException)
+    if request.method != "POST" or exc.status_code == 405:
+        error = LineupError(MsgCode.TOKEN, "Invalid Access!!", rest_status=405)
+    elif exc.status_code == 404:
+        root = request.url.path.rstrip("/") == request.app.state.resources.settings.api.base_path.rstrip("/")
+        error = (
+            LineupError(MsgCode.MODULE_REQUIRED, "Module required")
+            if root
+            else LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
+        )
+    else:
+        error = refuse(str(exc.detail), rest_status=exc.status_code)
+    return answer(request, error)
+
+
+def on_database_error(page: Page) -> Handler:
+    """A database that cannot be reached is an outage, answered as Temporal's and the carrier's are (503 in
+    `rest` mode; the support console's pages say it in a page of their own); any other database error is a
+    bug, left to the last-resort 500 (the Edge)."""
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        if not database_unavailable(exc):
+            raise exc
+        facts = facts_of(request)
+        log.warning("database unavailable: %s", exc, extra={"request_id": facts.request_id})
+        facts.database_down = True  # no audit row: writing one would wait on the same outage
+        facts.fresh_token = None  # the claim and the next token were not stored
+        shown = page(request, 503, "The console is unavailable", DATABASE_DOWN)
+        return shown or answer(request, refuse(DATABASE_DOWN, rest_status=503))
+
+    return handle
+
+
+def install(app: FastAPI, page: Page) -> None:
+    """The envelope for every failure outside the dispatcher; `page` answers those of the console's pages."""
+    database_error = on_database_error(page)
+    handlers: dict[type[Exception], Handler] = {
+        LineupError: on_lineup_error,
+        RequestValidationError: on_invalid_request,
+        StarletteHTTPException: on_http_error,
+        BodyRefused: on_body_refused(page),
+        # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
+        sql.DBAPIError: database_error,
+        sql.TimeoutError: database_error,
+        asyncpg.PostgresError: database_error,
+        OSError: database_error,
+    }
+    for exc_type, handler in handlers.items():
+        app.add_exception_handler(exc_type, handler)

@@ -1,40 +1,271 @@
-"""create_app(): the lifespan (database, Temporal client, cipher, payment gateway), one route per action group
-served by the dispatcher, /authenticate, the probes, the support console, the docs, the envelope's error
-handlers and the edge middleware."""
+"""Readiness: the database answers, Temporal answers, a worker polls the task queue and one of its workers wrote
+its heartbeat within LINEUP_WORKER_STALE_SECONDS (a frozen worker stays a listed poller for a minute or more)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import hmac
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 
+# api/probes.py: What operators and their tools poll: `GET /healthz` (the process is up), `GET /readyz` (the database,
+# api/codec.py: The codec endpoint for operators who hold the key: `POST /codec/decode` and `/codec/encode` speak Temporal's
+# api/carrier_push.py: `POST /carrier/port-status`: the carrier's port-status push, answered in the envelope (services.porting.push).
+# api/main.py: create_app(): the lifespan (database, Temporal client, cipher, payment gateway), one route per action group
+import pydantic_core
+from cryptography.exceptions import InvalidTag
 from fastapi import FastAPI
+from google.protobuf.json_format import MessageToJson, Parse, ParseError
+from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 from opentelemetry.sdk.trace import TracerProvider
+from sqlalchemy import text
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
+from temporalio.api.common.v1 import Payloads
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
 from adapters.payments import PaymentGateway
-from api import carrier_push, docs, errors, openapi, probes
-from api.authenticate import authenticate
+from api import edge, openapi
+from api.access import LoginGates
+from api.auth import authenticate
 from api.catalog import CATALOG
-from api.codec import CodecEndpoint
-from api.console import enrollments as console_enrollments
-from api.console import overview as console_overview
+from api.console import enrollments, overview
 from api.console import routes as console
-from api.dispatch import endpoint
+from api.dispatch import GroupEndpoint, Resources
 from api.edge import Edge
-from dispatch.context import Resources
-from dispatch.gates import LoginGates
-from dispatch.metrics import SnapshotCache, Workers
-from models.crypto import cipher_for
-from models.geography import city_of_zip
+from api.porting import SIGNATURE_HEADER, PushRefused, port_pushed
+from api.temporal import TemporalLink
+from models.address import city_of_zip
+from models.crypto import PayloadCipher, cipher_for, load_key
+from models.db import Database
+from models.envelope import Envelope, MsgCode
+from models.observability import CONTENT_TYPE, configure_logging, exposition, tracer_provider
 from models.settings import Settings, get_settings
-from observability.logs import configure_logging
-from observability.tracing import instrument_app, tracer_provider
-from orchestration.link import TemporalLink
-from persistence.engine import Database
+from models.support import SnapshotCache, Workers, last_beat
+
+# A worker long-polls for about a minute; a poller seen within two is still there.
+POLLER_FRESHNESS = timedelta(minutes=2)
+
+
+CHECK_TIMEOUT = 3.0
+
+
+async def readiness_problems(resources: Resources) -> list[str]:
+    """What keeps the service from being ready; empty when it is."""
+    found = await asyncio.gather(_database(resources), _worker(resources))
+    return [problem for problems in found for problem in problems]
+
+
+async def _database(resources: Resources) -> list[str]:
+    try:
+        async with resources.db.transaction() as session:
+            await asyncio.wait_for(session.execute(text("SELECT 1")), CHECK_TIMEOUT)
+    except Exception:  # noqa: BLE001 — any failure is "not reachable"; the reason stays in the logs
+        return ["Database is not reachable"]
+    return []
+
+
+async def _worker(resources: Resources) -> list[str]:
+    client = resources.temporal.connected
+    if client is None:
+        return ["Temporal is not reachable"]
+    settings = resources.settings
+    describe = DescribeTaskQueueRequest(
+        namespace=settings.temporal.namespace,
+        task_queue=TaskQueue(name=settings.temporal.task_queue),
+        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    )
+    try:
+        reply = await client.workflow_service.describe_task_queue(describe, timeout=timedelta(seconds=CHECK_TIMEOUT))
+    except Exception:  # noqa: BLE001
+        return ["Temporal is not reachable"]
+    now = datetime.now(UTC)
+    fresh = [p for p in reply.pollers if now - p.last_access_time.ToDatetime(UTC) < POLLER_FRESHNESS]
+    if not fresh:
+        return [f"No worker is polling task queue {settings.temporal.task_queue}"]
+    return await _heartbeat(resources)
+
+
+async def _heartbeat(resources: Resources) -> list[str]:
+    """A poller stays listed for a minute or more after its process froze (its last long poll); the worker's
+    heartbeat row, written every few seconds from its event loop, says it still runs."""
+    settings = resources.settings
+    try:
+        async with resources.db.transaction() as session:
+            seen = await asyncio.wait_for(last_beat(session, settings.temporal.task_queue), CHECK_TIMEOUT)
+    except Exception:  # noqa: BLE001 — the database check reports the outage
+        return []
+    stale = timedelta(seconds=settings.worker.stale_seconds)
+    if seen is None or datetime.now(UTC) - seen > stale:
+        queue, seconds = settings.temporal.task_queue, stale.total_seconds()
+        return [f"No worker of task queue {queue} answered in the last {seconds:g} s"]
+    return []
+
+
+JSON = "application/json"
+
+
+def envelope(answer: Envelope, status: int = 200) -> Response:
+    return Response(pydantic_core.to_json(answer.body()), status_code=status, media_type=JSON)
+
+
+async def healthz(request: Request) -> Response:
+    return envelope(Envelope(MsgCode.SUCCESS, "OK"))
+
+
+async def readyz(request: Request) -> Response:
+    resources: Resources = request.app.state.resources
+    if problems := await readiness_problems(resources):
+        return envelope(Envelope(MsgCode.ERROR, "Not ready", errors=problems), 503)
+    return envelope(Envelope(MsgCode.SUCCESS, "Ready"))
+
+
+async def metrics(request: Request) -> Response:
+    resources: Resources = request.app.state.resources
+    settings = resources.settings
+    expected = settings.observability.metrics_token.get_secret_value()
+    if expected:
+        offered = request.headers.get("authorization", "")
+        if not hmac.compare_digest(offered.encode(), f"Bearer {expected}".encode()):
+            return Response("a bearer token is required\n", 401, {"WWW-Authenticate": "Bearer"}, "text/plain")
+    elif settings.profile == "production":
+        return Response("not served here: see LINEUP_METRICS_PORT\n", 404, media_type="text/plain")
+    return await scraped(resources)
+
+
+async def scraped(resources: Resources) -> Response:
+    return Response(exposition(await resources.scrapes.get(resources.db)), media_type=CONTENT_TYPE)
+
+
+async def serve_metrics_port(resources: Resources) -> asyncio.Server | None:
+    """`GET /metrics` alone on 127.0.0.1:LINEUP_METRICS_PORT (None when 0): a bare HTTP/1.0 answer per
+    connection. Every API process binds it (SO_REUSEPORT), so the kernel spreads scrapes over them; each answers
+    every process's series in multiprocess mode."""
+    port = resources.settings.observability.metrics_port
+    if port == 0:
+        return None
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5)
+            wanted = head.split(b"\r\n", 1)[0].split(b" ")
+            if wanted[:2] == [b"GET", b"/metrics"]:
+                body = exposition(await resources.scrapes.get(resources.db))
+                status, kind = b"200 OK", CONTENT_TYPE.encode()
+            else:
+                body, status, kind = b"not found\n", b"404 Not Found", b"text/plain"
+            writer.write(b"HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n" % (status, kind, len(body)))
+            writer.write(body)
+            await writer.drain()
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            pass  # a client too slow or gone: nothing to answer
+        finally:
+            writer.close()
+
+    return await asyncio.start_server(answer, "127.0.0.1", port, reuse_port=True)
+
+
+def probe_routes(base_path: str) -> list[Route]:
+    return [
+        Route(f"{base_path}/healthz", healthz, methods=["GET"]),
+        Route(f"{base_path}/readyz", readyz, methods=["GET"]),
+        Route(f"{base_path}/metrics", metrics, methods=["GET"]),
+    ]
+
+
+ALLOWED_HEADERS = "Content-Type, X-Namespace, Authorization, Authorization-Extras"
+
+
+class CodecEndpoint:
+    """Both routes of one app; the key is read once, when the app is built."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.token = settings.temporal.codec_token.get_secret_value()
+        self.cipher = PayloadCipher(load_key(settings)) if self.token else None
+
+    def routes(self, base_path: str) -> list[Route]:
+        return [
+            Route(f"{base_path}/codec/{direction}", self.handler(direction), methods=["POST", "OPTIONS"])
+            for direction in ("encode", "decode")
+        ]
+
+    def handler(self, direction: str) -> Callable[[Request], Awaitable[Response]]:
+        async def codec(request: Request) -> Response:
+            return await self.answer(request, direction)
+
+        return codec
+
+    async def answer(self, request: Request, direction: str) -> Response:
+        if self.cipher is None:
+            return refusal("The codec endpoint is off (LINEUP_CODEC_TOKEN)", 404)
+        origin = request.headers.get("origin")
+        cors = self.cors(origin)
+        if origin is not None and cors is None:
+            return refusal("Origin not allowed", 403)
+        if request.method == "OPTIONS":  # the browser's preflight: no credentials in it
+            return Response(status_code=204, headers=cors)
+        offered = request.headers.get("authorization", "")
+        if not secrets.compare_digest(offered.encode(), f"Bearer {self.token}".encode()):
+            return refusal("Unauthorized", 401, cors)
+        namespace = request.headers.get("x-namespace")
+        if namespace is not None and namespace != self.settings.temporal.namespace:
+            return refusal(f"Namespace {namespace} is not Lineup's", 400, cors)
+        try:
+            payloads = Parse(await request.body(), Payloads())
+        except (ParseError, UnicodeDecodeError):
+            return refusal("The body must be the JSON form of temporal.api.common.v1.Payloads", 400, cors)
+        try:
+            if direction == "encode":
+                done = await self.cipher.encode(payloads.payloads)
+            else:
+                done = await self.cipher.decode(payloads.payloads)
+        except (InvalidTag, ValueError):  # another key sealed it, or the data was altered
+            return refusal("A payload cannot be decrypted with this key", 400, cors)
+        body = MessageToJson(Payloads(payloads=done), indent=None)
+        return Response(body, media_type=JSON, headers=cors)
+
+    def cors(self, origin: str | None) -> dict[str, str] | None:
+        """The CORS headers for an allowed origin; None for another (a call without Origin needs none)."""
+        if origin is None or origin.rstrip("/") not in self.settings.temporal.codec_origin_set:
+            return None if origin is not None else {}
+        return {
+            "Access-Control-Allow-Origin": origin,
+            "Access-Control-Allow-Methods": "POST, OPTIONS",
+            "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+            "Access-Control-Allow-Credentials": "true",
+            "Access-Control-Max-Age": "600",
+            "Vary": "Origin",
+        }
+
+
+def refusal(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
+    body = pydantic_core.to_json(Envelope(MsgCode.ERROR, message).body())
+    return Response(body, status_code=status, media_type=JSON, headers=headers)
+
+
+async def port_status_pushed(request: Request) -> Response:
+    resources: Resources = request.app.state.resources
+    try:
+        said = await port_pushed(resources, await request.body(), request.headers.get(SIGNATURE_HEADER))
+    except PushRefused as refused:
+        return envelope(Envelope(MsgCode.ERROR, refused.reason), refused.status)
+    return envelope(Envelope(MsgCode.SUCCESS, said))
+
+
+def carrier_routes(base_path: str) -> list[Route]:
+    return [Route(f"{base_path}/carrier/port-status", port_status_pushed, methods=["POST"])]
+
 
 TITLE, VERSION = "Lineup", "0.1.0"
+
+
 SUMMARY = "Prepaid wireless enrollment and account care for carrier sales channels"
 
 
@@ -44,7 +275,7 @@ def create_app(
     """`temporal` and `tracing` stand in for what the settings would give (tests hand in their own)."""
     settings = settings or get_settings()
     base = settings.api.base_path
-    db = Database.open(settings)
+    db = Database(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -63,7 +294,7 @@ def create_app(
         app.state.resources = resources
         resources.temporal.start()
         await asyncio.to_thread(city_of_zip, "")  # loads the ZIP table before the first availability call
-        scrape_port = await probes.serve_metrics_port(resources)
+        scrape_port = await serve_metrics_port(resources)
         yield
         if scrape_port is not None:
             scrape_port.close()
@@ -82,17 +313,17 @@ def create_app(
         redirect_slashes=False,  # a redirect is not the envelope; the edge already drops a trailing slash
     )
     app.state.settings = settings
-    routes = [Route(f"{base}/{group}", endpoint(group), methods=["POST"]) for group in CATALOG.groups]
-    routes += [Route(f"{base}/authenticate", authenticate, methods=["POST"]), *probes.routes(base)]
-    routes += carrier_push.routes(base)
+    routes = [Route(f"{base}/{group}", GroupEndpoint(group, CATALOG), methods=["POST"]) for group in CATALOG.groups]
+    routes += [Route(f"{base}/authenticate", authenticate, methods=["POST"]), *probe_routes(base)]
+    routes += carrier_routes(base)
     routes += CodecEndpoint(settings).routes(base)
     app.router.routes.extend(routes)
-    app.include_router(console_overview.router, prefix=base)
-    app.include_router(console_enrollments.router, prefix=base)  # before the console's catch-all page
+    app.include_router(overview.router, prefix=base)
+    app.include_router(enrollments.router, prefix=base)  # before the console's catch-all page
     app.include_router(console.router, prefix=base)
     description = openapi.document(title=TITLE, version=VERSION, summary=SUMMARY, base_path=base)
-    docs.install(app, base_path=base, document=description, public=settings.docs_public)
-    errors.install(app)
+    openapi.install(app, base_path=base, document=description, public=settings.docs_public)
+    edge.install(app, page=console.problem_page)
     app.add_middleware(Edge, settings=settings)
     if provider := tracing or tracer_provider(
         settings.observability.otlp_endpoint, settings.observability.otlp_service_name
@@ -106,3 +337,15 @@ def app_from_env() -> FastAPI:
     settings = get_settings()
     configure_logging(settings.observability.log_level)
     return create_app(settings)
+
+
+# Scrapes and probes would be most of the spans and say nothing about an enrollment.
+UNTRACED_PATHS = "metrics,healthz,readyz,docs,redoc,openapi.json"
+
+
+def instrument_app(app: FastAPI, provider: TracerProvider) -> None:
+    """A server span per HTTP request; a workflow started while handling it becomes that span's child."""
+    # No spans per ASGI send/receive: a request is one span, with its workflow calls beneath it.
+    FastAPIInstrumentor.instrument_app(
+        app, tracer_provider=provider, excluded_urls=UNTRACED_PATHS, exclude_spans=["receive", "send"]
+    )

@@ -28,9 +28,8 @@ from bench.report import table, write_json
 from bench.runner import run_plan
 from bench.stack import OPEN_DIRS, REPO
 from bench.stats import Figure
-from models.setting_groups import PortingSettings
-from models.settings import Settings, get_settings
-from persistence.engine import postgres_engine
+from models.db import postgres_engine
+from models.settings import PortingSettings, Settings, get_settings
 
 CAPACITY_DOC = REPO / "docs" / "capacity.md"
 

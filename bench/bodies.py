@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from models.rules import with_check_digit
+from models.types import with_check_digit
 
 AGENT: dict[str, str] = {"source": "API", "agent_id": "demo.agent"}
 AUTHENTICATE = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}

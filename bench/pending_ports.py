@@ -32,8 +32,8 @@ from bench.port_setup import end_all, prepare, start_all
 from bench.stack_db import stack_database
 from bench.stack_processes import ProcessTable, worker_counters
 from bench.stats import Figure, Goal
-from models.tables.porting import PortIn
-from workflows.ids import port_workflow_id
+from models.porting import PortIn
+from workflows.enrollment import port_workflow_id
 
 PILOT = 200
 FLUSH = 1_500  # sleeping ports started after the round's: more than the worker's cache holds

@@ -17,13 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.context import Context
 from bench.stack_db import demo_owner, insert_rows, stack_settings
-from models.clock import utcnow
-from models.messages.enrollment import Pacing
-from models.messages.porting import PortStart, PortSubmission
-from models.statuses import LineStatus, PortStatus
-from models.tables.enrollment import Enrollment, Line
-from models.tables.porting import PortIn
-from workflows.ids import port_workflow_id
+from models.enrollment import Enrollment, Line, LineStatus, Pacing
+from models.porting import PortIn, PortStart, PortStatus, PortSubmission
+from models.types import utcnow
+from workflows.enrollment import port_workflow_id
 from workflows.porting import PortInWorkflow
 
 START_CONCURRENCY = 32  # 4 works them off no faster: the server and the worker set the pace

@@ -28,8 +28,8 @@ import uvicorn
 from pyinstrument import Profiler
 from pyinstrument.session import Session
 
+from api.edge import ReadTimeouts
 from api.main import app_from_env
-from api.server import ReadTimeouts
 from bench import bodies, postgres
 from bench.__main__ import git_state
 from bench.load import Load, LoadResult, run_load

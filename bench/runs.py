@@ -6,14 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workflows.ids import (
-    device_workflow_id,
-    enrollment_workflow_id,
-    inquiry_workflow_id,
-    line_workflow_id,
-    nlad_workflow_id,
-    port_workflow_id,
-)
+from workflows.devices import device_workflow_id
+from workflows.eligibility import nlad_workflow_id
+from workflows.enrollment import enrollment_workflow_id, inquiry_workflow_id, line_workflow_id, port_workflow_id
 
 LOOKUP_KINDS = ("device", "inquiry", "nlad")
 

@@ -12,8 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlmodel import col
 
 from bench.stack import Stack
+from models.auth import ApiUser, Vendor
 from models.settings import Settings
-from models.tables.auth import ApiUser, Vendor
 
 CHUNK = 5_000  # rows per INSERT: one statement each, small enough for either database's parameter limits
 

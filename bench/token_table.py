@@ -13,18 +13,16 @@ from typing import Any
 from sqlmodel import col
 from temporalio.client import Client, ScheduleActionExecutionStartWorkflow
 
+from api.temporal import connect, sweep_schedule_id
 from bench import bodies
 from bench.context import Context
 from bench.load import Load, run_load
 from bench.stack_db import count, demo_owner, insert_rows, stack_database, stack_settings
 from bench.stats import Figure, Goal
 from bench.throughput import fresh_tokens
-from models.clock import utcnow
-from models.messages.support import SweepReport
-from models.tables.auth import ApiToken
-from orchestration.client import connect
-from orchestration.schedules import sweep_schedule_id
-from persistence.auth.tokens import digest
+from models.auth import ApiToken, digest
+from models.support import SweepReport
+from models.types import utcnow
 
 TOKEN_ROWS = 100_000
 SPENT_AGO = timedelta(days=2)  # older than any retention the stack may run with

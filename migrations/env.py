@@ -8,9 +8,9 @@ from alembic import context
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
-import models.tables.all  # noqa: F401  (registers every table on the metadata)
+import migrations.tables  # noqa: F401  (registers every table on the metadata)
+from models.db import postgres_engine, sqlite_engine
 from models.settings import get_settings
-from persistence.engine import postgres_engine, sqlite_engine
 
 config = context.config
 target_metadata = SQLModel.metadata

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+# models/errors.py: LineupError: a refusal with its RESTAPI code. Services and the access checks raise it; the API renders
+# models/failures.py: The `type` names of Temporal ApplicationErrors: activities raise them, workflow retry policies and the
+# models/refusals.py: Refusal messages more than one operation gives, in the words channels see (one place to change them).
+# models/answers/base.py: The `data` of each action's successful answer, as typed models: handlers return them, the dispatcher
+# models/messages/lookups.py: What every lookup a channel waits on carries: its budget, so the workflow's retry policy ends in time for
+from dataclasses import dataclass, field
 from enum import Enum, StrEnum
+from typing import TypeVar
 
-from pydantic import JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 
 class MsgCode(StrEnum):
@@ -54,3 +60,114 @@ class Envelope:
         if not isinstance(self.data, Omitted):
             out["data"] = self.data
         return out
+
+
+class LineupError(Exception):
+    """A refusal with its RESTAPI code; `rest_status` overrides the code's status in `rest` mode."""
+
+    def __init__(
+        self,
+        code: MsgCode,
+        msg: str,
+        errors: list[str] | None = None,
+        *,
+        rest_status: int | None = None,
+        data: object = None,
+    ) -> None:
+        super().__init__(msg)
+        # Token errors carry no `errors` (interface 7.2); every other refusal repeats its message there.
+        if errors is None and code is not MsgCode.TOKEN:
+            errors = [msg]
+        self.code, self.msg, self.errors, self.rest_status = code, msg, errors, rest_status
+        self.data = data  # what the refusal shows beside it (a blacklisted device's data), rarely anything
+
+
+class TokenRefused(LineupError):
+    """A refusal at the token check; `reason` (missing, unknown, used, expired) is for metrics, never the
+    answer, which stays the one message decisions.md gives."""
+
+    def __init__(self, reason: str, msg: str) -> None:
+        super().__init__(MsgCode.TOKEN, msg)
+        self.reason = reason
+
+
+def refuse(*errors: str, rest_status: int | None = None, data: object = None) -> LineupError:
+    """A business or validation refusal: one message is RESTAPI110, several RESTAPI010."""
+    if len(errors) == 1:
+        return LineupError(MsgCode.ERROR, "Error occurred", list(errors), rest_status=rest_status, data=data)
+    return LineupError(MsgCode.MULTIPLE, "Multiple errors", list(errors), rest_status=rest_status, data=data)
+
+
+def upstream_down(system: str, *, timed_out: bool = False) -> LineupError:
+    """An outside system (or Temporal) that stays down after its retries (decisions.md: upstream failure)."""
+    return refuse(f"{system} is unavailable, please try again later", rest_status=504 if timed_out else 502)
+
+
+CARRIER_REJECTED = "CarrierRejected"  # a business "no" from the carrier: final, never retried
+
+
+NOT_FOUND = "NotFound"  # a row a workflow works from is missing: retrying cannot make it appear
+
+
+MAIL_REJECTED = "MailRejected"  # the relay refused this message for good (5xx)
+
+
+UNAVAILABLE = "Unavailable"  # an outside system did not answer usefully: retried
+
+
+INVALID_TRANSITION = "InvalidTransition"  # a state change the workflow refuses (e.g. temporary after final)
+
+
+ENDPOINT_DISABLED = "EndpointDisabled"  # a webhook endpoint switched off: its deliveries end
+
+
+PORT_UNCHANGED = "PortUnchanged"  # a poll found the port as it was: the activity is retried at the poll interval
+
+
+# Lineup's own database did not answer: the workflow waits for it; it never counts as the carrier's failure.
+DATABASE_UNAVAILABLE = "DatabaseUnavailable"
+
+
+NO_RECORD = "No Record Found"
+
+
+PLANS_NOT_FOUND = "Plans not found"
+
+
+NO_PORT_ORDER = "No port-in order found for this enrollment id"
+
+
+PORT_IN_PROGRESS = "Number already has a port in progress"
+
+
+def invalid_enrollment_id(enrollment_id: str | None) -> str:
+    return f"Invalid enrollment id {enrollment_id}. Please provide a valid enrollment ID."
+
+
+def not_waiting_for_activation(status: str) -> str:
+    return f"Line is not waiting for activation ({status})"
+
+
+def already_porting(status: str | None = None) -> str:
+    return f"Line is already porting a number ({status})" if status else "Line is already porting a number"
+
+
+T = TypeVar("T")
+
+
+class Shape(BaseModel):
+    """An answer's shape: exactly these members (an undocumented one fails the tests' check)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def omitted_when_none(default: T | None = None) -> T | None:
+    """A member the answer leaves out, rather than sending as null, when it has no value."""
+    found: T | None = Field(default=default, exclude_if=lambda value: value is None)
+    return found
+
+
+@dataclass(frozen=True)
+class Budget:
+    # Keyword-only: it goes after each lookup's own fields, and histories recorded without it decode.
+    budget_seconds: float = field(default=10.0, kw_only=True)

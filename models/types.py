@@ -1,39 +1,428 @@
-"""Reusable constrained types: each one a real `Annotated` alias (mypy sees its Python type), carrying its rule
-and its JSON schema (models.rules builds them). Request models only compose these."""
+"""The one clock every layer reads: aware UTC."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Annotated, Literal
+import ipaddress
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
-from pydantic import AfterValidator, BeforeValidator, StringConstraints, WithJsonSchema
+# models/requests/wellformed.py: Text that cannot be stored: JSON may carry lone surrogates (`"\udc80"`) that no UTF-8 column, hash or log
+# models/carriers.py: The carriers Lineup sells on, and the vendor carrier codes (LINEUP_CARRIER_ALIASES) channels of the
+# models/rules.py: The machinery behind models.types: pydantic metadata that trims, checks and documents a field, and the
+# models/types.py: Reusable constrained types: each one a real `Annotated` alias (mypy sees its Python type), carrying its rule
+# models/requests/optional.py: Channels send "" (and sometimes null) for optional fields they do not use: such a field is absent, under
+# models/requests/conditional.py: Fields required only when other fields say so (a PORTIN line needs the port fields, a card payment the
+# models/requests/base.py: What every action request carries (section 2.1 and the envelope extensions). The action's own rules
+from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from typing import Annotated, Literal, Self
 
-from models.rules import (
-    NAME_CHARACTERS,
-    Checked,
-    Listed,
-    Plain,
-    Raw,
-    card_number,
-    carrier,
-    digits_with_check,
-    email,
-    encoded_size,
-    esn,
-    fail,
-    in_range,
-    ip_address,
-    max_length,
-    name_with_letters,
-    number_or_string,
-    numeric,
-    past_date,
-    port_carrier,
-    rule,
-    secret,
-    single_line,
-    text,
+from annotated_types import GroupedMetadata
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    AliasPath,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PlainValidator,
+    StringConstraints,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
 )
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
+
+from models.envelope import refuse
+
+
+def utcnow() -> datetime:
+    """Aware UTC; SQLModel's datetime columns store it the same way on SQLite and PostgreSQL."""
+    return datetime.now(UTC)
+
+
+NOT_TEXT = "must be valid text (it holds characters that are not Unicode)"
+
+
+def malformed(value: object) -> bool:
+    """True for a string (or a list of strings) that has no UTF-8 form."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    return isinstance(value, list) and any(isinstance(item, str) and malformed(item) for item in value)
+
+
+class WellFormedText(BaseModel):
+    @model_validator(mode="wrap")
+    @classmethod
+    def _encodable(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        # Checked on what was sent, field by field, so each bad one is named (a nested model checks its own).
+        if isinstance(data, dict):
+            bad = [name for name in cls.model_fields if name in data and malformed(data[name])]
+            if bad:
+                problems: list[InitErrorDetails] = [
+                    {"type": PydanticCustomError("rule", NOT_TEXT), "loc": (name,), "input": "…"} for name in bad
+                ]
+                raise ValidationError.from_exception_data(cls.__name__, problems)
+        return handler(data)
+
+
+CARRIER_NAMES: dict[str, str] = {
+    "ATT": "AT&T Mobility",
+    "TMB": "T-Mobile USA",
+    "VER": "Verizon Wireless",
+    "SPR": "Sprint",
+    "TMBRLY": "T-Mobile (reseller)",
+    "USC": "UScellular",
+}
+
+
+CARRIERS = tuple(CARRIER_NAMES)
+
+
+def parse_aliases(text: str) -> dict[str, str]:
+    """`CODE:ABBR,CODE:ABBR` as {CODE: ABBR}; an alias naming no known carrier is a configuration error."""
+    aliases: dict[str, str] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        code, _, abbreviation = pair.partition(":")
+        code, abbreviation = code.strip().upper(), abbreviation.strip().upper()
+        if not code or abbreviation not in CARRIER_NAMES:
+            raise ValueError(f"carrier alias {pair!r} must be CODE:ABBREVIATION with one of {', '.join(CARRIERS)}")
+        aliases[code] = abbreviation
+    return aliases
+
+
+def canonical(code: str, aliases: Mapping[str, str]) -> str | None:
+    """The carrier abbreviation a code names (itself, or through an alias); None for an unknown code."""
+    upper = code.strip().upper()
+    return upper if upper in CARRIER_NAMES else aliases.get(upper)
+
+
+def unknown_carrier(aliases: Mapping[str, str]) -> str:
+    """The rule a carrier field breaks, in words; the label goes in front."""
+    accepted = ", ".join((*CARRIERS, *sorted(aliases)))
+    return f"must be a carrier abbreviation: {accepted}"
+
+
+def carrier_problem(code: str, aliases: Mapping[str, str], *, label: str = "Carrier") -> str | None:
+    """The field's message when `code` names no carrier (directly or by an alias), else None."""
+    return None if canonical(code, aliases) is not None else f"{label} {unknown_carrier(aliases)}"
+
+
+def resolve_carrier(code: str, aliases: Mapping[str, str], *, label: str = "Carrier") -> str:
+    """The abbreviation `code` names, or the field's refusal."""
+    found = canonical(code, aliases)
+    if found is None:
+        raise refuse(f"{label} {unknown_carrier(aliases)}")
+    return found
+
+
+JsonSchema = dict[str, object]
+
+
+Check = Callable[[str], str]
+
+
+def fail(message: str) -> PydanticCustomError:
+    return PydanticCustomError("rule", message)
+
+
+def blank() -> PydanticCustomError:
+    """Channels send "" for a field they have no value for: that is a missing field, not a bad one."""
+    return PydanticCustomError("blank", "is required")
+
+
+def number_or_string(value: object) -> object:
+    """Samples send some ids and OTPs as JSON numbers; bool is an int in Python but never an id."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _required(check: Check) -> Check:
+    def required(value: str) -> str:
+        if value == "":
+            raise blank()
+        return check(value)
+
+    return required
+
+
+# Metadata is hashed by identity (eq=False): a union of Annotated types hashes its members' metadata.
+@dataclass(frozen=True, eq=False)
+class Checked(GroupedMetadata):
+    """A required, trimmed string passed through `check` (which raises `fail(...)`); blank is missing.
+    With `numbers`, a JSON number is taken as its text."""
+
+    check: Check
+    schema: JsonSchema | None = None
+    numbers: bool = False
+
+    def __iter__(self) -> Iterator[object]:
+        if self.numbers:
+            yield BeforeValidator(number_or_string)
+        yield StringConstraints(strip_whitespace=True)
+        yield AfterValidator(_required(self.check))
+        if self.schema:
+            yield WithJsonSchema(self.schema)
+
+
+def rule(pattern: str, message: str, *, example: str | None = None) -> Checked:
+    """A required string matching `pattern` entirely; `message` says the rule in words."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise fail(message)
+        return value
+
+    schema: JsonSchema = {"type": "string", "pattern": f"^(?:{pattern})$", "description": message}
+    if example is not None:
+        schema["examples"] = [example]
+    return Checked(check, schema)
+
+
+def text(limit: int, *, numbers: bool = False) -> Checked:
+    """Trimmed, required text of at most `limit` characters (the column it is stored in, or a sane bound)."""
+    return Checked(max_length(limit), {"type": "string", "maxLength": limit}, numbers=numbers)
+
+
+@dataclass(frozen=True, eq=False)
+class Raw(GroupedMetadata):
+    """Text taken as sent (a password: no trimming), of at most `limit` characters."""
+
+    limit: int
+    numbers: bool = False
+
+    def __iter__(self) -> Iterator[object]:
+        if self.numbers:
+            yield BeforeValidator(number_or_string)
+        yield StringConstraints(max_length=self.limit)
+
+
+@dataclass(frozen=True, eq=False)
+class Listed(GroupedMetadata):
+    """A required list of 1 to `most` strings, each trimmed and passed through `check`; a failure names the
+    entry's position (`Receiver email #2 must be …`). An empty list is a missing field."""
+
+    check: Check
+    most: int
+    item_schema: JsonSchema = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[object]:
+        # The length is checked before any entry is looked at.
+        yield Field(max_length=self.most)
+        yield AfterValidator(self._each)
+        yield WithJsonSchema({"type": "array", "items": self.item_schema, "minItems": 1, "maxItems": self.most})
+
+    def _each(self, values: list[str]) -> list[str]:
+        if not values:
+            raise blank()
+        if len(values) > self.most:
+            raise fail(f"must hold at most {self.most} entries")
+        accepted = []
+        for position, value in enumerate(values, start=1):
+            if not isinstance(value, str) or not value.strip():
+                raise fail(f"#{position} must be non-empty text")
+            try:
+                accepted.append(self.check(value.strip()))
+            except PydanticCustomError as problem:
+                raise fail(f"#{position} {problem.message()}") from None
+        return accepted
+
+
+@dataclass(frozen=True, eq=False)
+class Plain(GroupedMetadata):
+    """A value checked as a whole by `check` (which sees what was sent, of any JSON type)."""
+
+    check: Callable[[object], object]
+    schema: JsonSchema
+
+    def __iter__(self) -> Iterator[object]:
+        yield PlainValidator(self.check)
+        yield WithJsonSchema(self.schema)
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def with_check_digit(stem: str) -> str:
+    """`stem` and the Luhn check digit that makes it valid."""
+    return next(stem + digit for digit in "0123456789" if luhn_ok(stem + digit))
+
+
+def max_length(limit: int) -> Check:
+    def check(value: str) -> str:
+        if len(value) > limit:
+            raise fail(f"must be at most {limit:,} characters")
+        return value
+
+    return check
+
+
+def in_range(low: int, high: int, what: str) -> Check:
+    def check(value: str) -> str:
+        try:
+            number = Decimal(value)
+        except InvalidOperation:
+            raise fail(f"must be a decimal number between {low} and {high}") from None
+        if not number.is_finite() or not low <= number <= high:
+            raise fail(f"must be a {what} between {low} and {high}")
+        return value
+
+    return check
+
+
+def ip_address(value: str) -> str:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise fail("must be a valid IPv4 or IPv6 address") from None
+
+
+def past_date(value: str) -> str:
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        raise fail("must be a real date in the form YYYY-MM-DD") from None
+    if len(value) != 10 or day >= date.today():
+        raise fail("must be a real date in the form YYYY-MM-DD, in the past")
+    return value
+
+
+def digits_with_check(pattern: str, message: str) -> Check:
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value) or not luhn_ok(value):
+            raise fail(message)
+        return value
+
+    return check
+
+
+def card_number(value: str) -> str:
+    digits = value.replace(" ", "").replace("-", "")
+    return digits_with_check(r"\d{12,19}", "must be a valid card number")(digits)
+
+
+EMAIL = re.compile(r"[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+
+
+def email(value: str) -> str:
+    if len(value) > 254 or not EMAIL.fullmatch(value):
+        raise fail("must be a valid e-mail address")
+    return value
+
+
+def numeric(value: str) -> str:
+    # ASCII digits only ("²".isdigit() is true), and few enough to fit the database's integer ids.
+    if not re.fullmatch(r"[0-9]+", value):
+        raise fail("must be numeric")
+    if len(value.lstrip("0")) > 9:
+        raise fail("must be at most 9 digits")
+    return value
+
+
+NAME_CHARACTERS = "may contain only English letters, spaces, apostrophes, accents grave and hyphens"
+
+
+def name_with_letters(minimum: int) -> Check:
+    """A trimmed name of at most 50 characters, with at least `minimum` letters: one rule, one message each."""
+
+    def check(value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z '`-]*", value):
+            raise fail(NAME_CHARACTERS)
+        if len(value) > 50:
+            raise fail("must be at most 50 characters")
+        if sum(char.isalpha() for char in value) < minimum:
+            raise fail(f"must contain at least {minimum} letter{'s' if minimum > 1 else ''}")
+        return value
+
+    return check
+
+
+def esn(value: str) -> str:
+    """A SIM (ICCID), an IMEI, a MEID (14 hex) or an ESN (8 hex or 11 digits)."""
+    upper = value.upper()
+    if re.fullmatch(r"89\d{16,20}|\d{15}", upper) and luhn_ok(upper):
+        return upper
+    if re.fullmatch(r"[0-9A-F]{14}|[0-9A-F]{8}|\d{11}|\d{18}", upper):
+        return upper
+    raise fail("must be a valid SIM, IMEI, MEID or ESN")
+
+
+def carrier(value: str) -> str:
+    # The syntax only: whether the code names a carrier depends on the deployment's LINEUP_CARRIER_ALIASES,
+    # which the operation resolves (models.carriers.resolve_carrier), with the same words as models.carriers.
+    if value == "":
+        raise blank()
+    if not re.fullmatch(r"[A-Z0-9]{1,32}", value):
+        raise fail(unknown_carrier({}))
+    return value
+
+
+def port_carrier(value: str) -> str:
+    upper = value.upper()
+    if upper.isdigit() or upper in ("SPR", "TMB", "VER", "ATT"):
+        return upper
+    raise fail("must be a numeric carrier id or one of SPR, TMB, VER, ATT")
+
+
+# Controls (C0, DEL, C1) and lone surrogates: no header can carry them, and UTF-8 cannot encode a surrogate.
+UNSENDABLE = frozenset(("Cc", "Cs"))
+
+
+def single_line(limit: int) -> Check:
+    """Text that goes into a mail header: a line break there would start a header of the sender's choosing."""
+
+    def check(value: str) -> str:
+        # Python's mail headers (and many readers) break lines at every character str.splitlines() knows:
+        # U+2028, U+2029 and U+0085 as much as CR and LF; such a subject could never be sent.
+        if len(f"{value}.".splitlines()) > 1:
+            raise fail("must not contain line breaks")
+        if any(unicodedata.category(char) in UNSENDABLE for char in value):
+            raise fail("must not contain control characters")
+        if len(value) > limit:
+            raise fail(f"must be at most {limit} characters")
+        return value
+
+    return check
+
+
+def encoded_size(limit: int) -> Check:
+    def check(value: str) -> str:
+        if len(value.encode()) > limit:
+            raise fail(f"must be at most {limit // 1024} KiB")
+        return value
+
+    return check
+
+
+def secret(value: object) -> str:
+    """A password as typed: never trimmed (a space may be part of it), never empty, short enough to hash."""
+    if value is None or value == "":
+        raise blank()
+    if not isinstance(value, str):
+        raise fail("must be text")
+    if len(value) > 128:
+        raise fail("must be at most 128 characters")
+    return value
+
 
 # fmt: off
 US_STATES = frozenset((
@@ -42,6 +431,8 @@ US_STATES = frozenset((
     "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP",
     "PR", "VI", "UM",
 ))
+
+
 # fmt: on
 
 
@@ -53,25 +444,56 @@ def _state(value: str) -> str:
 
 # Text bounded by the column it is stored in (or a sane bound); the `Num` forms take a JSON number as its text.
 Text32 = Annotated[str, text(32)]
+
+
 Text64 = Annotated[str, text(64)]
+
+
 Text100 = Annotated[str, text(100)]
+
+
 Text254 = Annotated[str, text(254)]
+
+
 NumText32 = Annotated[str, text(32, numbers=True)]
+
+
 # Taken as sent (passwords, credentials): never trimmed.
 NumOrStr = Annotated[str, Raw(100, numbers=True)]
+
+
 Raw32 = Annotated[str, Raw(32, numbers=True)]
+
+
 Raw64 = Annotated[str, Raw(64)]
+
+
 Raw100 = Annotated[str, Raw(100, numbers=True)]
+
+
 Raw128 = Annotated[str, Raw(128)]
 
+
 Numeric = Annotated[str, Checked(numeric, numbers=True)]
+
+
 Zip5 = Annotated[str, rule(r"\d{5}", "must be exactly 5 digits", example="30301")]
+
+
 Zip5to8 = Annotated[str, rule(r"\d{5,8}", "must be 5 to 8 digits", example="30301")]
+
+
 Phone10 = Annotated[str, rule(r"\d{10}", "must be exactly 10 digits", example="4045550123")]
+
+
 Ssn4 = Annotated[str, rule(r"\d{4}", "must be exactly 4 digits", example="1234")]
+
+
 TransactionId = Annotated[
     str, rule(r"[A-Za-z0-9]{1,64}", "must be letters and digits only, at most 64", example="ORD20261121A1")
 ]
+
+
 # A payment processor's reference as it gives it (ch_…, pi_…, pm_…; decisions.md "External payment references").
 ProcessorReference = Annotated[
     str,
@@ -81,7 +503,10 @@ ProcessorReference = Annotated[
         example="ch_3P0kXa2eZvKYlo2C1aBcDeFg",
     ),
 ]
+
+
 Alnum = Annotated[str, rule(r"[A-Za-z0-9]{1,24}", "must be letters and digits only", example="EA1B2C3D4E5F6G7H")]
+
 
 PersonName = Annotated[
     str,
@@ -95,32 +520,74 @@ PersonName = Annotated[
         },
     ),
 ]
+
+
 MiddleInitial = Annotated[str, Checked(name_with_letters(1))]
+
+
 LastName = Annotated[str, Checked(name_with_letters(2))]
+
+
 City = Annotated[str, rule(r"[A-Za-z -]{1,60}", "may contain only letters, spaces and hyphens", example="Atlanta")]
+
+
 AddressLine = Annotated[
     str, rule(r"[A-Za-z0-9 /#-]{1,100}", "may contain only letters, digits, spaces and / # -", example="12 Main St")
 ]
+
+
 State = Annotated[str, Checked(_state, {"type": "string", "maxLength": 2, "examples": ["GA"]})]
+
+
 Latitude = Annotated[str, Checked(in_range(-90, 90, "latitude"), numbers=True)]
+
+
 Longitude = Annotated[str, Checked(in_range(-180, 180, "longitude"), numbers=True)]
+
+
 IpAddress = Annotated[str, Checked(ip_address)]
+
+
 PastDate = Annotated[str, Checked(past_date, {"type": "string", "format": "date", "examples": ["1980-04-12"]})]
+
+
 Otp = Annotated[str, Checked(lambda value: value, numbers=True)]
+
+
 CardNumber = Annotated[str, Checked(card_number)]
+
+
 Iccid = Annotated[
     str, Checked(digits_with_check(r"89\d{16,20}", "must be 18 to 22 digits starting 89 with a valid check digit"))
 ]
+
+
 Imei = Annotated[str, Checked(digits_with_check(r"\d{15}", "must be 15 digits with a valid check digit"))]
+
+
 Mdn = Annotated[
     str, rule(r"[2-9]\d{2}[2-9]\d{6}", "must be 10 digits; area code and exchange may not start with 0 or 1")
 ]
+
+
 Email = Annotated[str, Checked(email, {"type": "string", "format": "email", "examples": ["pat@example.com"]})]
+
+
 Cvv = Annotated[str, rule(r"\d{3,4}", "must be 3 or 4 digits", example="123")]
+
+
 Month = Annotated[str, rule(r"0[1-9]|1[0-2]", "must be a two-digit month, 01 to 12", example="08")]
+
+
 Year4 = Annotated[str, rule(r"20\d{2}", "must be a four-digit year", example="2029")]
+
+
 YesNo = Literal["Y", "N"]  # optional everywhere: a blank flag is an absent one (BlankIsAbsent)
+
+
 Esn = Annotated[str, Checked(esn)]
+
+
 CarrierCode = Annotated[
     str,
     BeforeValidator(number_or_string),
@@ -128,36 +595,168 @@ CarrierCode = Annotated[
     AfterValidator(carrier),
     WithJsonSchema({"type": "string", "examples": ["TMB"], "description": "a carrier abbreviation or alias"}),
 ]
+
+
 CardHolder = Annotated[
     str, rule(r"[A-Za-z .'`-]{2,100}", "may contain only letters, spaces and . ' ` -", example="Pat Q Doe")
 ]
+
+
 AccountNumber = Annotated[str, rule(r"[A-Za-z0-9-]{1,30}", "must be letters, digits and hyphens, at most 30")]
+
+
 AccountPin = Annotated[str, rule(r"[A-Za-z0-9]{1,20}", "must be letters and digits, at most 20")]
+
+
 PortSsn = Annotated[str, rule(r"\d{4}|\d{9}", "must be the last 4 digits or all 9 digits")]
+
+
 # A customer's account PIN (port-out, account checks): 4 digits, a JSON number taken as its text.
 CustomerPin = Annotated[str, replace(rule(r"\d{4}", "must be exactly 4 digits", example="4821"), numbers=True)]
+
+
 PortCarrier = Annotated[str, Checked(port_carrier, {"type": "string", "examples": ["TMB", "4"]}, numbers=True)]
+
+
 Iccid18to22 = Annotated[str, rule(r"\d{18,22}", "must be 18 to 22 digits", example="890126096321234567")]
 
+
 MAIL_BODY_LIMIT = 256 * 1024
+
+
 MAX_RECIPIENTS = 50
+
+
 HeaderName = Annotated[
     str, Checked(single_line(100), {"type": "string", "maxLength": 100, "examples": ["Lineup Support"]})
 ]
+
+
 Subject = Annotated[
     str, Checked(single_line(255), {"type": "string", "maxLength": 255, "examples": ["Your line is active"]})
 ]
+
+
 HtmlBody = Annotated[str, Checked(encoded_size(MAIL_BODY_LIMIT), {"type": "string", "examples": ["<p>Welcome!</p>"]})]
+
+
 HeaderNames = Annotated[
     list[str], Listed(single_line(100), MAX_RECIPIENTS, {"type": "string", "examples": ["Pat Doe"]})
 ]
+
+
 Emails = Annotated[list[str], Listed(email, MAX_RECIPIENTS, {"type": "string", "format": "email"})]
 
+
 NOTE_LIMIT = 4000
+
+
 NoteText = Annotated[
     str,
     Checked(max_length(NOTE_LIMIT), {"type": "string", "maxLength": NOTE_LIMIT, "examples": ["Called about the bill"]}),
 ]
+
+
 ActivityType = Annotated[str, Checked(single_line(100), {"type": "string", "maxLength": 100, "examples": ["CALL"]})]
+
+
 ZeroOne = Annotated[Literal["0", "1"], BeforeValidator(number_or_string)]  # samples send 0/1 as numbers too
+
+
 Secret = Annotated[str, Plain(secret, {"type": "string", "format": "password"})]
+
+
+def accepted_names(name: str, field: FieldInfo) -> set[str]:
+    """The field's own name and every top-level alias it is validated from."""
+    names = {name}
+    alias = field.validation_alias
+    choices = alias.choices if isinstance(alias, AliasChoices) else [alias] if alias is not None else []
+    for choice in choices:
+        if isinstance(choice, str):
+            names.add(choice)
+        elif isinstance(choice, AliasPath) and len(choice.path) == 1 and isinstance(choice.path[0], str):
+            names.add(choice.path[0])
+    if field.alias:
+        names.add(field.alias)
+    return names
+
+
+@cache
+def optional_names(model: type[BaseModel]) -> frozenset[str]:
+    """Every name an optional field of `model` is accepted by (computed once per model)."""
+    return frozenset(
+        accepted
+        for name, field in model.model_fields.items()
+        if not field.is_required()
+        for accepted in accepted_names(name, field)
+    )
+
+
+class BlankIsAbsent(WellFormedText):
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_blank_optionals(cls, data: object) -> object:
+        if not isinstance(data, dict):
+            return data
+        optional = optional_names(cls)
+        return {
+            key: value
+            for key, value in data.items()
+            if not (key in optional and isinstance(value, str) and not value.strip())
+        }
+
+
+def sent(data: Mapping[str, object], *names: str) -> bool:
+    """True when any of `names` (a field and its aliases) carries a value; blank text is not a value."""
+    return any(_valued(data.get(name)) for name in names)
+
+
+def _valued(value: object) -> bool:
+    return value is not None and not (isinstance(value, str) and not value.strip())
+
+
+class ConditionalFields(BaseModel):
+    """Subclasses say which fields each rule needs; a missing one is reported as `X is required for …`."""
+
+    @classmethod
+    def required_when(cls, data: Mapping[str, object]) -> dict[str, list[str]]:
+        """{reason: the fields that reason needs and that were not sent}; the reason "" is the usual case,
+        whose fields are reported as plainly missing."""
+        return {}
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _conditional_fields(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        found = cls.required_when(data) if isinstance(data, dict) else {}
+        missing = {reason: fields for reason, fields in found.items() if fields}
+        required = PydanticCustomError("required_when", "{problems}", {"problems": missing})
+        try:
+            model = handler(data)
+        except ValidationError as error:
+            if not missing:
+                raise
+            again: list[InitErrorDetails] = [_reraised(problem) for problem in error.errors()]
+            again.append({"type": required, "input": data})
+            raise ValidationError.from_exception_data(error.title, again) from None
+        if missing:
+            raise required
+        return model
+
+
+def _reraised(problem: ErrorDetails) -> InitErrorDetails:
+    """A field's problem as it is raised again beside the conditional rules, with its type, place and context."""
+    kind = PydanticCustomError(problem["type"], problem["msg"], problem.get("ctx"))
+    return {"type": kind, "loc": problem["loc"], "input": problem["input"]}
+
+
+class ActionRequest(BlankIsAbsent):
+    """Unknown fields are ignored, as the original does; `action` itself was resolved before the model is."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    source: Text32 | None = Field(default=None, examples=["API"])
+    agent_id: NumOrStr | None = Field(default=None, examples=["demo.agent"])
+    agent_password: Raw128 | None = None
+    external_transaction_id: TransactionId | None = None  # echoed back; the request's idempotency key
+    request_name: Text64 | None = None
+    sub_source: Text64 | None = None

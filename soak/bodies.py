@@ -8,7 +8,7 @@ import secrets
 from typing import Any
 
 from bench.bodies import AGENT, AUTHENTICATE, AVAILABILITY, PLAN_LIST, line
-from models.rules import with_check_digit
+from models.types import with_check_digit
 
 __all__ = ["AUTHENTICATE", "AVAILABILITY", "PLAN_LIST", "PortNumbers", "create", "mail", "payment"]
 

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cli.children import dies_with_this_process
+from cli.run import dies_with_this_process
 
 RESTART_SECONDS = 1.0
 STOP_GRACE_SECONDS = 15.0

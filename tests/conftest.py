@@ -142,10 +142,10 @@ async def time_skipping() -> AsyncIterator[Any]:
     """A fresh time-skipping test server per test: its skipped clock is global to the server."""
     from temporalio.testing import WorkflowEnvironment
 
+    from api.temporal import register
     from bench.ports import free_port
     from tests.support.temporal import STARTUP, venv_binary
     from tests.support.workflow_runs import RunRecorder
-    from workflows.search_attributes import register
 
     env = await WorkflowEnvironment.start_time_skipping(
         port=free_port(),  # not the SDK's pick from the ephemeral range, which another process may take first

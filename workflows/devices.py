@@ -7,7 +7,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.devices import DeviceActivities
-    from models.messages.devices import DeviceQuery, DeviceReply
+    from models.devices import DeviceQuery, DeviceReply
     from workflows import policies
 
 
@@ -18,3 +18,7 @@ class DeviceCheckWorkflow:
         return await workflow.execute_activity_method(
             DeviceActivities.device_compatibility, query, **policies.lookup(query.budget_seconds)
         )
+
+
+def device_workflow_id(request_id: str) -> str:
+    return f"device-{request_id}"

@@ -7,7 +7,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.eligibility import EligibilityActivities
-    from models.messages.eligibility import NladAnswer, NladCheck
+    from models.eligibility import NladAnswer, NladCheck
     from workflows import policies
 
 
@@ -23,3 +23,7 @@ class NladCheckWorkflow:
         return await workflow.execute_activity_method(
             EligibilityActivities.check_and_record, check, **policies.lookup(check.budget_seconds)
         )
+
+
+def nlad_workflow_id(request_id: str) -> str:
+    return f"nlad-{request_id}"

@@ -7,7 +7,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.mail import MailActivities
-    from models.messages.mail import MailDelivery, MailSent
+    from models.mail import MailDelivery, MailSent
     from workflows import policies
 
 
@@ -16,3 +16,7 @@ class MailDeliveryWorkflow:
     @workflow.run
     async def run(self, delivery: MailDelivery) -> MailSent:
         return await workflow.execute_activity_method(MailActivities.send, delivery, **policies.MAIL)
+
+
+def mail_workflow_id(idempotency_key: str) -> str:
+    return f"mail-{idempotency_key}"

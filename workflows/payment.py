@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+
+# workflows/tax_registration.py: TaxRegistrationWorkflow (`taxreg-<calc_id>`, issue 27, finding 15): a tax calculation make_payment quoted from
 from datetime import timedelta
 from functools import partial
 
@@ -26,8 +28,8 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.payment import PaymentActivities
-    from models.failures import INVALID_TRANSITION
-    from models.messages.payment import (
+    from models.envelope import INVALID_TRANSITION
+    from models.payment import (
         CollectTax,
         MarkCollected,
         PaymentGuard,
@@ -37,10 +39,11 @@ with workflow.unsafe.imports_passed_through():
         TaxQuote,
         TaxQuoted,
         TaxReceipt,
+        TaxRegistrationJob,
+        TaxState,
     )
-    from models.statuses import TaxStatus
     from workflows import policies
-    from workflows.history import history_full
+    from workflows.policies import history_full
 
 STATUSES = ("temporary", "final")
 
@@ -48,7 +51,7 @@ STATUSES = ("temporary", "final")
 def refusal(calc_id: str, mark: MarkCollected, receipt: TaxReceipt | None) -> str | None:
     if mark.status not in STATUSES:
         return "Status must be temporary or final"
-    if receipt is not None and receipt.status == TaxStatus.COLLECTED_FINAL and mark.status == "temporary":
+    if receipt is not None and receipt.status == TaxState.COLLECTED_FINAL and mark.status == "temporary":
         return f"Tax calculation {calc_id} is already final; a temporary collection is refused"
     return None
 
@@ -85,7 +88,7 @@ class TaxCollectionWorkflow:
         return self._final() or self._updates != updates_seen
 
     def _final(self) -> bool:
-        return self._receipt is not None and self._receipt.status == TaxStatus.COLLECTED_FINAL
+        return self._receipt is not None and self._receipt.status == TaxState.COLLECTED_FINAL
 
     @workflow.update
     async def mark_collected(self, mark: MarkCollected) -> TaxReceipt:
@@ -160,3 +163,30 @@ class TaxEstimateWorkflow:
         return await workflow.execute_activity_method(
             PaymentActivities.tax_estimate, query, **policies.lookup(query.budget_seconds)
         )
+
+
+@workflow.defn
+class TaxRegistrationWorkflow:
+    @workflow.run
+    async def run(self, job: TaxRegistrationJob) -> str:
+        """The carrier's calc id for it."""
+        return await workflow.execute_activity_method(
+            PaymentActivities.register_held_tax, job, **policies.TAX_REGISTRATION
+        )
+
+
+def tax_workflow_id(calc_id: str) -> str:
+    return f"tax-{calc_id}"
+
+
+def tax_quote_workflow_id(idempotency_key: str) -> str:
+    return f"taxquote-{idempotency_key}"
+
+
+def tax_registration_workflow_id(calc_id: str) -> str:
+    """A calculation quoted from held rates, registered at the carrier once it is back: one per calc id."""
+    return f"taxreg-{calc_id}"
+
+
+def payment_guard_workflow_id(idempotency_key: str, attempt: int) -> str:
+    return f"payment-{idempotency_key}-{attempt}"

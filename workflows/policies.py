@@ -3,12 +3,13 @@ timeouts inline."""
 
 from __future__ import annotations
 
+# workflows/history.py: When a long-lived workflow continues as new (issue 27, finding 6): when Temporal suggests it, or past the
 from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-from models.failures import CARRIER_REJECTED, DATABASE_UNAVAILABLE, ENDPOINT_DISABLED, MAIL_REJECTED, NOT_FOUND
+from models.envelope import CARRIER_REJECTED, DATABASE_UNAVAILABLE, ENDPOINT_DISABLED, MAIL_REJECTED, NOT_FOUND
 
 
 def carrier(max_attempts: int) -> workflow.ActivityConfig:
@@ -37,6 +38,8 @@ def first_try(remaining: timedelta) -> workflow.LocalActivityConfig:
 
 # The pauses between the order's attempts at a line's carrier step, then the line's workflow takes over.
 FIRST_TRY_PAUSES = (timedelta(milliseconds=500), timedelta(seconds=1), timedelta(seconds=2))
+
+
 # Less than this left of the wait is no attempt (a timeout must be positive; a carrier call takes longer anyway).
 SHORTEST_TRY = timedelta(milliseconds=100)
 
@@ -59,6 +62,7 @@ def lookup(budget_seconds: float) -> workflow.ActivityConfig:
 # The default budget, for the workflows that run a lookup's policy without a budget of their own.
 LOOKUP = lookup(10.0)
 
+
 # Our own database, as local activities: a write costs no task round trip through the server. Retried
 # until it answers (a database outage must delay work, not lose it).
 STORE: workflow.LocalActivityConfig = {
@@ -68,6 +72,7 @@ STORE: workflow.LocalActivityConfig = {
         non_retryable_error_types=[NOT_FOUND],
     ),
 }  # fmt: skip
+
 
 # Releasing the number a line had before its ported one: until the carrier takes it back (it is idempotent).
 RELEASE: workflow.ActivityConfig = {
@@ -120,6 +125,7 @@ SETTLE: workflow.ActivityConfig = {
     ),
 }  # fmt: skip
 
+
 # A tax calculation quoted from held rates while the carrier was down: registered until the carrier takes it,
 # however long the outage lasts (backoff from 1 s, doubling, at most every 5 minutes); its refusal is final.
 TAX_REGISTRATION: workflow.ActivityConfig = {
@@ -130,6 +136,7 @@ TAX_REGISTRATION: workflow.ActivityConfig = {
         maximum_attempts=0, non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
     ),
 }  # fmt: skip
+
 
 # Giving a charge back: until the gateway takes it, however long that is.
 VOID: workflow.ActivityConfig = {
@@ -144,6 +151,8 @@ VOID: workflow.ActivityConfig = {
 # Our workflow tasks take milliseconds. When the worker that took one dies, the task goes to another worker
 # after this (Temporal's default is 10 s, which a channel waiting on an enrollment hears as a stall).
 WORKFLOW_TASK_TIMEOUT = timedelta(seconds=5)
+
+
 # How long a task waits on its worker's sticky queue before any worker may take it (default 10 s): the server
 # does not notice a killed worker, so this is the pause its workflows take after a crash. Under load a task
 # that waits longer is taken from the normal queue and replayed, which costs CPU, not correctness.
@@ -180,3 +189,8 @@ def webhook_poll(poll_seconds: float) -> workflow.ActivityConfig:
         "heartbeat_timeout": timedelta(seconds=5),
         "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=10)),
     }
+
+
+def history_full(limit: int) -> bool:
+    info = workflow.info()
+    return info.is_continue_as_new_suggested() or info.get_current_history_length() >= limit

@@ -22,25 +22,32 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.porting import PortingActivities
-    from models.messages.enrollment import LineProgress, StuckState
-    from models.messages.porting import (
+    from models.enrollment import LineProgress, LineStatus, StuckState
+    from models.porting import (
+        TERMINAL_PORT_STATES,
         PortCheck,
         PortCorrection,
-        PortEligibility,
+        PortEligibilityReply,
         PortFinish,
         PortResubmit,
         PortStart,
         PortStarted,
+        PortStatus,
         PortView,
         PortWatchPoll,
     )
-    from models.statuses import TERMINAL_PORT_STATES, LineStatus, PortStatus
     from workflows import policies
-    from workflows.carrier_step import CarrierStep, LineTracker, Rejected
+    from workflows.enrollment import CarrierStep, LineTracker, Rejected
 
 RESOLUTION_REQUIRED = PortStatus.RESOLUTION_REQUIRED
+
+
 POLLS_PER_RUN = 200  # continue-as-new after this many watch activities
+
+
 CARRIER_PUSHED = "carrier_pushed"  # the signal the API's port-status endpoint sends
+
+
 # The line's states once the port has its answer from the carrier (submitted, refused, or stuck submitting).
 ABANDONED = PortView(PortStatus.ABANDONED, carrier_response="No final answer within the port-in limit")
 
@@ -253,7 +260,7 @@ class PortValidationWorkflow:
     """validate_portin (`portcheck-<request id>`): whether a number can come in, and from which carrier."""
 
     @workflow.run
-    async def run(self, check: PortCheck) -> PortEligibility:
+    async def run(self, check: PortCheck) -> PortEligibilityReply:
         return await workflow.execute_activity_method(
             PortingActivities.validate_port, check, **policies.lookup(check.budget_seconds)
         )

@@ -14,18 +14,10 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.support import SupportActivities
-
-    # LeftBehind's fields are decoded by their type hints, looked up in the sandbox's own sys.modules.
-    from models.messages.enrollment import (
-        EnrollmentOrder,  # noqa: F401
-    )
-    from models.messages.mail import MailDelivery  # noqa: F401
-    from models.messages.support import Sweep, SweepReport
+    from models.support import Sweep, SweepReport
     from workflows import policies
-    from workflows.enrollment.left_behind import start_options
-    from workflows.enrollment.order import EnrollmentWorkflow
-    from workflows.ids import mail_workflow_id
-    from workflows.mail import MailDeliveryWorkflow
+    from workflows.enrollment import EnrollmentWorkflow, start_options
+    from workflows.mail import MailDeliveryWorkflow, mail_workflow_id
 
 
 @workflow.defn

@@ -8,17 +8,16 @@ from __future__ import annotations
 from contextlib import suppress
 
 from temporalio import workflow
-from temporalio.client import Client
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.webhooks import WebhookActivities
-    from models.messages.webhooks import DeliveryJob, Dispatch
     from models.settings import Settings
+    from models.webhooks import DeliveryJob, Dispatch
     from workflows import policies
-    from workflows.history import history_full
+    from workflows.policies import history_full
 
 
 def delivery_workflow_id(job: DeliveryJob) -> str:
@@ -67,14 +66,3 @@ class WebhookDispatchWorkflow:
             if history_full(dispatch.history_events):
                 break
         workflow.continue_as_new(dispatch)
-
-
-async def ensure_dispatch(client: Client, settings: Settings) -> None:
-    """Starts the dispatcher of this task queue unless it runs (every worker does this as it starts)."""
-    await client.start_workflow(
-        WebhookDispatchWorkflow.run,
-        Dispatch(history_events=settings.worker.history_events),
-        id=dispatch_workflow_id(settings),
-        task_queue=settings.temporal.task_queue,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-    )

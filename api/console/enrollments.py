@@ -1,41 +1,178 @@
-"""The console's enrollment page (an account's lines, each with its timeline from the event log), the fixes of a
-stuck line (a new SIM, corrected port data; then Retry) and of a port needing resolution (corrected and
-resubmitted), the bulk retry by error text and age, and the vendor's webhook endpoints with their recent
-deliveries. HTTP only, as routes.py: session, CSRF, forms, redirects; the work is the services'. Every POST is
-audited as `/ops` calls are."""
+"""The console's enrollment page and its fixes: every line of an account (the lines sharing a parent enrollment
+id) with its status, MDN, port status, last error and its timeline from the event log; for a stuck line a new SIM
+or corrected port fields (then Retry, the `/ops` retry), for a port needing resolution a correction that is
+resubmitted (update_portin's path). Each correction is audited and recorded in the timeline by field name."""
 
 from __future__ import annotations
 
+# api/console/enrollments.py: The console's enrollment page (an account's lines, each with its timeline from the event log), the fixes of a
+import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
+from sqlmodel import col, select
 
-from api.console import session as cookies
-from api.console.pages import html, problem, redirect
+from api import porting, support, webhooks
+from api.console import routes
 from api.console.routes import (
     CurrentAgent,
     SignedIn,
     audit,
     context_of,
     first_problem,
+    html,
     listing,
     posting_agent,
+    problem,
+    redirect,
     refusal,
     text_fields,
     to_sign_in,
 )
-from dispatch.context import Context
-from models.envelope import MsgCode
-from models.errors import LineupError
-from models.requests.support import LineAction, PortFix, RetryEnrollment, RetryMany, SimReplacement, WebhookForm
-from persistence.errors import RecordNotFound
-from services import webhooks
-from services.support import console, enrollment_page
-from services.support import retries as ops
+from api.dispatch import Context
+from api.enrollment import NO_CUSTOMER
+from models import events
+from models.crypto import Fields
+from models.db import RecordNotFound
+from models.enrollment import Line, LineStatus, corrected
+from models.envelope import NO_PORT_ORDER, LineupError, MsgCode, refuse
+from models.events import EventType, LineEvent
+from models.porting import PortIn, PortStatus
+from models.support import (
+    LineAction,
+    PortFix,
+    RetryEnrollment,
+    RetryMany,
+    SimReplacement,
+    WebhookForm,
+    shown_error,
+    timeline,
+)
+
+SHOWN_FACTS = ("mdn", "code", "text", "error", "field", "fields", "status", "resolution", "invoice_number", "calc_id")
+
+
+LABELS = {kind.value: kind.value.split(".", 1)[1].replace("_", " ") for kind in EventType}
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One event as the timeline shows it."""
+
+    created: datetime
+    type: str
+    label: str
+    actor: str
+    facts: str
+
+
+@dataclass(frozen=True)
+class LineView:
+    enrollment_id: str
+    status: str
+    mdn: str | None
+    last_error: str
+    port_status: str | None
+    port_number: str | None
+    is_esim: bool
+    timeline: list[Moment]
+
+    @property
+    def fixable(self) -> bool:
+        """A stuck line (the carrier refused it, or kept failing) may get a new SIM or port data, then Retry."""
+        return self.status == LineStatus.STUCK
+
+    @property
+    def resolvable(self) -> bool:
+        return self.port_status == PortStatus.RESOLUTION_REQUIRED
+
+
+@dataclass(frozen=True)
+class EnrollmentView:
+    parent_enrollment_id: str
+    lines: list[LineView]
+
+
+def moment(event: LineEvent) -> Moment:
+    data = json.loads(event.data)
+    facts = ", ".join(f"{name} {data[name]}" for name in SHOWN_FACTS if data.get(name) not in (None, ""))
+    return Moment(event.created, event.type, LABELS.get(event.type, event.type), event.actor, facts)
+
+
+async def enrollment_view(*, enrollment_id: str, ctx: Context) -> EnrollmentView:
+    """The account of this line (or parent enrollment id), every line with its timeline; the vendor's only."""
+    async with ctx.uow.transaction() as session:
+        named = await session.get(Line, enrollment_id)
+        parent = named.parent_enrollment_id if named and named.vendor_id == ctx.caller.vendor_id else enrollment_id
+        query = (
+            select(Line)
+            .where(Line.vendor_id == ctx.caller.vendor_id, Line.parent_enrollment_id == parent)
+            .order_by(col(Line.created_at), col(Line.enrollment_id))
+        )
+        lines = list((await session.exec(query)).all())
+        if not lines:
+            raise refuse(NO_CUSTOMER, rest_status=404)
+        views = []
+        for line in lines:
+            port = await session.get(PortIn, line.enrollment_id)
+            timeline = [moment(event) for event in await timeline(session, line.enrollment_id)]
+            port_status, port_number = (port.status, port.port_number) if port else (None, None)
+            error = shown_error(line)
+            views.append(
+                LineView(
+                    line.enrollment_id, line.status, line.mdn, error, port_status, port_number, line.is_esim, timeline
+                )
+            )
+    return EnrollmentView(parent, views)
+
+
+async def replace_line_sim(*, enrollment_id: str, form: SimReplacement, ctx: Context) -> str:
+    """A stuck line's new SIM (its next attempt uses it, under a new carrier key after a refusal)."""
+    async with ctx.uow.transaction() as session:
+        line = await session.get(Line, enrollment_id)
+        if line is None or line.vendor_id != ctx.caller.vendor_id:
+            raise refuse(NO_CUSTOMER, rest_status=404)
+        if line.status != LineStatus.STUCK or line.is_esim:
+            raise refuse(
+                f"Only a stuck line with a physical SIM can get a new one (status {line.status})", rest_status=409
+            )
+        given = form.given()
+        line.esn, line.iccid = given.get("esn", line.esn), given.get("uiccid", line.iccid)
+        session.add(line)
+        await corrected(session, enrollment_id, sorted(given), actor=events.support(ctx.caller.agent_username))
+    return "corrected"
+
+
+async def correct_line_port(*, enrollment_id: str, form: PortFix, ctx: Context) -> str:
+    """Corrected port data: resubmitted at once for a port needing resolution (update_portin); kept for the next
+    attempt of a stuck line's port submission (then Retry)."""
+    async with ctx.uow.transaction() as session:
+        line = await session.get(Line, enrollment_id)
+        port = await session.get(PortIn, enrollment_id)
+        if line is None or port is None or line.vendor_id != ctx.caller.vendor_id:
+            raise refuse(NO_PORT_ORDER, rest_status=404)
+        corrections = form.corrections()
+        if port.status != PortStatus.RESOLUTION_REQUIRED:
+            if line.status != LineStatus.STUCK:
+                raise refuse(
+                    f"The port-in is {port.status} and the line {line.status}: nothing to correct", rest_status=409
+                )
+            port.secrets = ctx.cipher.seal({**ctx.cipher.open(port.secrets, Fields), **corrections})
+            session.add(port)
+            await corrected(
+                session, enrollment_id, sorted(corrections), actor=events.support(ctx.caller.agent_username)
+            )
+            return "corrected"
+    await porting.correct_port(ctx, enrollment_id, corrections)
+    return "resubmitted"
+
 
 router = APIRouter(prefix="/console", include_in_schema=False)
+
 
 DONE = {
     "corrected": "Correction saved. Retry the line to send it to the carrier.",
@@ -45,12 +182,14 @@ DONE = {
     "disabled": "Endpoint disabled.",
     "again": "Delivery queued again (same event id).",
 }
+
+
 Work = Callable[[Context], Awaitable[str]]
 
 
 def _page(request: Request, signed: SignedIn, template: str, *, status: int = 200, **values: object) -> Response:
     assert signed.who is not None and signed.token is not None
-    return html(request, template, status=status, who=signed.who, csrf=cookies.session_csrf(signed.token), **values)
+    return html(request, template, status=status, who=signed.who, csrf=routes.session_csrf(signed.token), **values)
 
 
 @router.get("/enrollments/{enrollment_id}")
@@ -67,7 +206,7 @@ async def _enrollment(
     try:
         line = LineAction.model_validate({"enrollment_id": enrollment_id})
         ctx = context_of(request, signed.who, "console_enrollment")
-        view = await enrollment_page.enrollment(enrollment_id=line.enrollment_id, ctx=ctx)
+        view = await enrollment_view(enrollment_id=line.enrollment_id, ctx=ctx)
     except (ValidationError, LineupError):
         return problem(request, 404, "Not found", "No enrollment of yours has that id.")
     title = f"Enrollment {view.parent_enrollment_id}"
@@ -97,7 +236,7 @@ async def _line_post(request: Request, signed: SignedIn, enrollment_id: str, act
 async def replace_sim(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
     async def work(ctx: Context) -> str:
         form = SimReplacement.model_validate(await text_fields(request))
-        return await enrollment_page.replace_sim(enrollment_id=enrollment_id, form=form, ctx=ctx)
+        return await replace_line_sim(enrollment_id=enrollment_id, form=form, ctx=ctx)
 
     return await _line_post(request, signed, enrollment_id, "console_replace_sim", work)
 
@@ -106,7 +245,7 @@ async def replace_sim(request: Request, signed: CurrentAgent, enrollment_id: str
 async def correct_port(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
     async def work(ctx: Context) -> str:
         form = PortFix.model_validate(await text_fields(request))
-        return await enrollment_page.correct_port(enrollment_id=enrollment_id, form=form, ctx=ctx)
+        return await correct_line_port(enrollment_id=enrollment_id, form=form, ctx=ctx)
 
     return await _line_post(request, signed, enrollment_id, "console_correct_port", work)
 
@@ -114,7 +253,7 @@ async def correct_port(request: Request, signed: CurrentAgent, enrollment_id: st
 @router.post("/enrollments/lines/{enrollment_id}/retry")
 async def retry(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
     async def work(ctx: Context) -> str:
-        return await console.retry(enrollment_id=enrollment_id, ctx=ctx)
+        return await routes.retry_from_console(enrollment_id=enrollment_id, ctx=ctx)
 
     return await _line_post(request, signed, enrollment_id, "retry_enrollment", work)
 
@@ -131,18 +270,18 @@ async def retry_many(request: Request, signed: CurrentAgent) -> Response:
         body = RetryEnrollment.model_validate(
             {"action": "retry_enrollment", "all_stuck": "Y", **form.model_dump(exclude_none=True)}
         )
-        answer = await ops.retry_enrollment(body=body, ctx=ctx)
+        answer = await support.retry_enrollment(body=body, ctx=ctx)
     except ValidationError as invalid:
         return listing(
-            request, signed, "stuck", await console.stuck_lines(ctx=ctx), status=400, error=first_problem(invalid)
+            request, signed, "stuck", await routes.stuck_lines(ctx=ctx), status=400, error=first_problem(invalid)
         )
     except LineupError as refused:
         audit(request, who, "retry_enrollment", refused.code)
-        rows = await console.stuck_lines(ctx=ctx)
+        rows = await routes.stuck_lines(ctx=ctx)
         return listing(request, signed, "stuck", rows, status=refused.rest_status or 400, error=refusal(refused))
     audit(request, who, "retry_enrollment", MsgCode.SUCCESS)
     notice = f"Retry sent to {len(getattr(answer, 'retried', []))} lines."
-    return listing(request, signed, "stuck", await console.stuck_lines(ctx=ctx), notice=notice)
+    return listing(request, signed, "stuck", await routes.stuck_lines(ctx=ctx), notice=notice)
 
 
 @router.get("/webhooks")

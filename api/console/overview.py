@@ -1,40 +1,308 @@
-"""The console's first page (`/console`): the signed-in vendor's operations at a glance, its figures from
-services.support.overview, drawn as SVG charts (api/console/charts.py) with their numbers as tables. HTTP only,
-as routes.py."""
+"""The overview's charts: the geometry of each (bars, axis ticks) and its figures as a table, computed here and
+drawn by the template as inline SVG (overview.html, autoescaped like every page).
+
+Plain SVG, not a plotting library: every chart is bars, a few dozen rectangles, and the page must load nothing
+from another host, run no script and carry no inline style (its Content-Security-Policy allows none). matplotlib
+or pygal would add a dependency (numpy and fonts, or their own scripts and inline styles) to the API for what a
+hundred lines draw, and their SVG could not be styled by console.css or read by the tests as figures."""
 
 from __future__ import annotations
 
+import logging
+
+# services/support/overview.py: The console's overview (`/console`): one vendor's operations at a glance, from the event log and the tables
+# api/console/overview.py: The console's first page (`/console`): the signed-in vendor's operations at a glance, its figures from
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import partial
+from typing import TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.exc import SQLAlchemyError
 
-from api.console import charts
-from api.console import session as cookies
-from api.console.pages import html
-from api.console.routes import CurrentAgent, context_of, to_sign_in
-from persistence.overview import BANDS
-from services.support import overview as figures
+from api import support
+from api.console import routes
+from api.console.routes import CurrentAgent, context_of, html, to_sign_in
+from api.dispatch import Context
+from models import support as figures
+from models.db import Session
+from models.support import BANDS, AgeBands, FailingEndpoint, MailCounts, StuckGroup
+from models.types import CARRIER_NAMES, utcnow
+
+WIDE, NARROW, HEIGHT = 1200, 600, 160  # the drawing's own units (a whole row, half a row); scaled to its box
+
+
+LEFT, BOTTOM, TOP = 36, 22, 8  # room for the value axis, the hour labels, the top value
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    kind: str  # the CSS class that colours it
+    label: str  # what it counts, as its tooltip
+
+
+@dataclass(frozen=True)
+class Tick:
+    x: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One SVG chart and the same figures as a table (for screen readers, and for anyone who wants numbers)."""
+
+    key: str  # unique on the page: the SVG's title and description ids
+    title: str
+    summary: str  # the figures in one sentence: the SVG's description
+    bars: list[Bar]
+    ticks: list[Tick]
+    top: int  # the value axis' top label
+    columns: list[str]
+    rows: list[list[str]]
+    legend: list[tuple[str, str]]  # (CSS class, name)
+    width: int
+    height: int = HEIGHT
+
+
+def _scale(values: Sequence[int]) -> int:
+    """The value axis' top: the largest stack, at least 1 (an empty chart still draws its axis)."""
+    return max(1, *values) if values else 1
+
+
+def hourly(key: str, title: str, hours: Sequence[datetime], series: Sequence[tuple[str, str, Sequence[int]]]) -> Chart:
+    """Stacked bars per hour: `series` is (CSS class, name, a count per hour) bottom up."""
+    totals = [sum(values[i] for _, _, values in series) for i in range(len(hours))]
+    top = _scale(totals)
+    step = (WIDE - LEFT) / max(1, len(hours))
+    plot = HEIGHT - BOTTOM - TOP
+    bars: list[Bar] = []
+    for i, hour in enumerate(hours):
+        base = float(HEIGHT - BOTTOM)
+        for kind, name, values in series:
+            if values[i]:
+                height = plot * values[i] / top
+                base -= height
+                label = f"{hour:%d %b %H}:00 UTC: {values[i]} {name}"
+                bars.append(Bar(LEFT + i * step + 1, base, max(1.0, step - 2), height, kind, label))
+    ticks = [
+        Tick(LEFT + i * step, f"{hour:%d %b}" if hour.hour == 0 else f"{hour:%H}:00")
+        for i, hour in enumerate(hours)
+        if hour.hour % 6 == 0
+    ]
+    names = [name for _, name, _ in series]
+    rows = [[f"{hour:%Y-%m-%d %H}:00", *(str(values[i]) for _, _, values in series)] for i, hour in enumerate(hours)]
+    sums = ", ".join(f"{sum(values)} {name}" for _, name, values in series)
+    summary = f"{title}, per hour over the last {len(hours)} hours (UTC): {sums} in all."
+    legend = [(kind, name) for kind, name, _ in series] if len(series) > 1 else []
+    return Chart(key, title, summary, bars, ticks, top, ["hour (UTC)", *names], rows, legend, WIDE)
+
+
+def stacked(key: str, title: str, groups: Sequence[str], stacks: Sequence[tuple[str, Sequence[int]]]) -> Chart:
+    """Stacked bars per group (e.g. age bands), one colour per stack (e.g. carrier), with a legend."""
+    totals = [sum(values[i] for _, values in stacks) for i in range(len(groups))]
+    top = _scale(totals)
+    step = (NARROW - LEFT) / max(1, len(groups))
+    plot = HEIGHT - BOTTOM - TOP
+    bars: list[Bar] = []
+    for i, group in enumerate(groups):
+        base = float(HEIGHT - BOTTOM)
+        for n, (name, values) in enumerate(stacks):
+            if values[i]:
+                height = plot * values[i] / top
+                base -= height
+                bars.append(
+                    Bar(
+                        LEFT + i * step + step * 0.2,
+                        base,
+                        step * 0.6,
+                        height,
+                        f"c{n % 7}",
+                        f"{group}: {values[i]} {name}",
+                    )
+                )
+    ticks = [Tick(LEFT + i * step + step * 0.2, group) for i, group in enumerate(groups)]
+    rows = [[name, *(str(v) for v in values), str(sum(values))] for name, values in stacks]
+    rows.append(["all", *(str(total) for total in totals), str(sum(totals))])
+    parts = ", ".join(f"{total} {group}" for group, total in zip(groups, totals, strict=True))
+    summary = f"{title}: {sum(totals)} in all; {parts}."
+    legend = [(f"c{n % 7}", name) for n, (name, _) in enumerate(stacks)]
+    return Chart(key, title, summary, bars, ticks, top, ["", *groups, "in all"], rows, legend, NARROW)
+
+
+def ranked(key: str, title: str, items: Sequence[tuple[str, int]]) -> Chart:
+    """Horizontal bars, largest first (e.g. stuck lines by error); the labels are the table's, not drawn."""
+    top = _scale([value for _, value in items])
+    row_height = 18
+    height = max(1, len(items)) * row_height + 4
+    bars = [
+        Bar(0, i * row_height + 2, max(1.0, NARROW * value / top), row_height - 4, "bar", f"{name}: {value}")
+        for i, (name, value) in enumerate(items)
+    ]
+    rows = [[name, str(value)] for name, value in items]
+    summary = f"{title}: {sum(value for _, value in items)} in {len(items)} groups."
+    return Chart(key, title, summary, bars, [], top, ["", "lines"], rows, [], NARROW, height)
+
+
+def duration(since: datetime, *, now: datetime) -> str:
+    """How long ago, as a person reads it: 45 s, 12 min, 3 h, 2 d."""
+    seconds = max(0, int((now - since).total_seconds()))
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
+
+
+HOURS = 48
+
+
+ERROR_GROUPS = 12  # error texts listed; the stuck page has every line
+
+
+ENDPOINTS_SHOWN = 20
+
+
+log = logging.getLogger("lineup.console")
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CarrierTrouble:
+    """One carrier's refusals and outages per hour, aligned with Overview.hours."""
+
+    carrier: str
+    refused: list[int]
+    outages: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.refused) + sum(self.outages)
+
+
+@dataclass(frozen=True)
+class PortAges:
+    """Pending ports: per carrier, the count in each age band (BANDS order)."""
+
+    by_carrier: dict[str, list[int]]
+
+
+@dataclass
+class Overview:
+    """What the page shows; a panel left None could not be read (its name is in `unread`)."""
+
+    now: datetime
+    hours: list[datetime]  # the start of each hour, oldest first
+    activations: list[int] | None = None
+    stuck: list[StuckGroup] | None = None
+    ports: PortAges | None = None
+    carriers: list[CarrierTrouble] | None = None
+    endpoints: list[FailingEndpoint] | None = None
+    mail: MailCounts | None = None
+    unread: list[str] = field(default_factory=list)
+
+
+def hours_ending(now: datetime) -> list[datetime]:
+    """The last HOURS hours, this one included, each as the moment it began (UTC)."""
+    this_hour = now.replace(minute=0, second=0, microsecond=0)
+    return [this_hour - timedelta(hours=back) for back in range(HOURS - 1, -1, -1)]
+
+
+def bucket(hour: datetime) -> str:
+    """An hour as persistence.overview buckets it."""
+    return hour.strftime("%Y-%m-%d %H")
+
+
+async def overview_of(*, ctx: Context) -> Overview:
+    """The vendor's overview; every figure is the signed-in agent's vendor's only."""
+    now = utcnow()
+    view = Overview(now=now, hours=hours_ending(now))
+    vendor, since, keys = ctx.caller.vendor_id, view.hours[0], [bucket(hour) for hour in view.hours]
+    known = {code: code for code in CARRIER_NAMES} | dict(ctx.settings.systems.carrier_alias_map)
+
+    async def activations(session: Session) -> list[int]:
+        counted = await figures.activations_per_hour(session, vendor_id=vendor, since=since)
+        return [counted.get(key, 0) for key in keys]
+
+    async def stuck(session: Session) -> list[StuckGroup]:
+        return await figures.stuck_by_error(
+            session, support.waiting(ctx.settings), vendor_id=vendor, groups=ERROR_GROUPS
+        )
+
+    async def ports(session: Session) -> PortAges:
+        bands = AgeBands(now - timedelta(hours=1), now - timedelta(days=1), now - timedelta(days=3))
+        counted = await figures.ports_pending(session, bands, vendor_id=vendor, carriers=known)
+        return PortAges(
+            {
+                carrier: [counted.get((band, carrier), 0) for band in BANDS]
+                for carrier in sorted({carrier for _, carrier in counted})
+            }
+        )
+
+    async def carriers(session: Session) -> list[CarrierTrouble]:
+        counted = await figures.carrier_trouble_per_hour(session, vendor_id=vendor, since=since, carriers=known)
+        names = sorted({carrier for _, carrier, _ in counted})
+        return [
+            CarrierTrouble(
+                name,
+                [counted.get((key, name, "refused"), 0) for key in keys],
+                [counted.get((key, name, "outage"), 0) for key in keys],
+            )
+            for name in names
+        ]
+
+    async def endpoints(session: Session) -> list[FailingEndpoint]:
+        return await figures.failing_endpoints(session, vendor_id=vendor, limit=ENDPOINTS_SHOWN)
+
+    async def mail(session: Session) -> MailCounts:
+        return await figures.mail_undelivered(session, vendor_id=vendor, since=since)
+
+    await ctx.uow.commit_before_wait()  # each panel in its own transaction: one that fails leaves the others readable
+    view.activations = await _panel(ctx, view, "Lines activated", activations)
+    view.stuck = await _panel(ctx, view, "Lines stuck now", stuck)
+    view.ports = await _panel(ctx, view, "Ports pending", ports)
+    view.carriers = await _panel(ctx, view, "Carrier refusals and outages", carriers)
+    view.endpoints = await _panel(ctx, view, "Webhook endpoints failing", endpoints)
+    view.mail = await _panel(ctx, view, "Mail undelivered", mail)
+    return view
+
+
+async def _panel(ctx: Context, view: Overview, name: str, read: Callable[[Session], Awaitable[T]]) -> T | None:
+    """One panel's query; a database error leaves the panel out and names it, instead of failing the page."""
+    try:
+        async with ctx.uow.transaction() as session:
+            return await read(session)
+    except SQLAlchemyError as error:
+        log.warning("overview panel unreadable", extra={"fields": {"panel": name, "error": type(error).__name__}})
+        view.unread.append(name)
+        return None
+
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
 
-def drawn(view: figures.Overview) -> dict[str, charts.Chart]:
+def drawn(view: Overview) -> dict[str, Chart]:
     """The page's charts, by panel; a panel that could not be read has none."""
-    found: dict[str, charts.Chart] = {}
+    found: dict[str, Chart] = {}
     if view.activations is not None:
         series = [("activated", "lines activated", view.activations)]
-        found["activations"] = charts.hourly("activations", "Lines activated", view.hours, series)
+        found["activations"] = hourly("activations", "Lines activated", view.hours, series)
     if view.stuck is not None:
         groups = [(group.error or "(no error recorded)", group.lines) for group in view.stuck]
-        found["stuck"] = charts.ranked("stuck", "Lines stuck now, by error", groups)
+        found["stuck"] = ranked("stuck", "Lines stuck now, by error", groups)
     if view.ports is not None:
         stacks = sorted(view.ports.by_carrier.items())
-        found["ports"] = charts.stacked("ports", "Ports pending, by age", BANDS, stacks)
+        found["ports"] = stacked("ports", "Ports pending, by age", BANDS, stacks)
     for trouble in view.carriers or []:
         series = [("refused", "refusals", trouble.refused), ("outage", "outages", trouble.outages)]
         title = f"Carrier {trouble.carrier}: refusals and outages"
-        found[f"carrier-{trouble.carrier}"] = charts.hourly(f"carrier-{trouble.carrier}", title, view.hours, series)
+        found[f"carrier-{trouble.carrier}"] = hourly(f"carrier-{trouble.carrier}", title, view.hours, series)
     return found
 
 
@@ -42,15 +310,15 @@ def drawn(view: figures.Overview) -> dict[str, charts.Chart]:
 async def overview(request: Request, signed: CurrentAgent) -> Response:
     if signed.who is None or signed.token is None:
         return to_sign_in(request, signed)
-    view = await figures.overview(ctx=context_of(request, signed.who, "console_overview"))
+    view = await overview_of(ctx=context_of(request, signed.who, "console_overview"))
     return html(
         request,
         "overview.html",
         who=signed.who,
-        csrf=cookies.session_csrf(signed.token),
+        csrf=routes.session_csrf(signed.token),
         kind="overview",
         title="Overview",
         view=view,
         charts=drawn(view),
-        age=partial(charts.duration, now=view.now),
+        age=partial(duration, now=view.now),
     )

@@ -1,31 +1,410 @@
-"""The support console at `/console`: server-rendered pages for agents with the `support` role, over the same
-operations `/ops` and `/customer` run. HTTP only: the session and CSRF checks, the forms, the redirects; the
-queries and actions are services.console's. Not in the OpenAPI document: these are pages, not the API."""
+"""The console's cookies and CSRF tokens. The session cookie holds a random token (the database keeps only its
+hash): HttpOnly, SameSite=Strict, Secure in production, scoped to the console's path. Every POST carries a CSRF
+token: bound to the session (an HMAC of its token), or before sign-in to a cookie of its own (double submit)."""
 
 from __future__ import annotations
 
+# api/console/pages.py: Rendering the console's pages: Jinja2 templates (autoescaped), the stylesheet, and the headers every page
+# services/support/sign_in.py: Signing in to the support console and finding the agent of a session. Only active agents with the `support`
+# services/support/console.py: The support console's pages and actions, over the same operations `/ops` and `/customer` use: the stuck lines
+# api/console/routes.py: The support console at `/console`: server-rendered pages for agents with the `support` role, over the same
+import hashlib
+import hmac
+import secrets
 from collections.abc import Awaitable
-from dataclasses import dataclass
-from typing import Annotated, Protocol
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Literal, Protocol, TypedDict
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 
-from api.console import session as cookies
-from api.console.pages import html, problem, redirect, stylesheet
-from api.facts import facts_of
-from dispatch.context import Context
-from models.envelope import MsgCode
-from models.errors import LineupError
-from models.requests.support import LineAction, Search, SignIn
-from services.support import console
-from services.support.sign_in import ConsoleAgent, sign_in, sign_out, signed_in
+from api import enrollment, support
+from api.access import THROTTLED, Busy, LoginGates
+from api.dispatch import Caller, Context
+from api.edge import facts_of
+from models.auth import (
+    LOCKED,
+    AgentRef,
+    Throttle,
+    claim_console_attempt,
+    release_console_attempt,
+    settle_console_attempt,
+)
+from models.crypto import verify_secret_async
+from models.db import UnitOfWork
+from models.enrollment import ActivateLine, Line, LineStatus
+from models.envelope import LineupError, MsgCode, refuse
+from models.porting import PortIn, PortStatus
+from models.settings import Settings
+from models.support import (
+    AgentLogin,
+    LineAction,
+    Retried,
+    RetryEnrollment,
+    Search,
+    SessionLimits,
+    SignIn,
+    active_agent,
+    agent_logins,
+    end_session,
+    find_lines,
+    lines_in_status,
+    open_session,
+    ports_in_status,
+    shown_error,
+    touch_session,
+    waiting_lines,
+)
+from models.types import utcnow
+from workflows.enrollment import line_workflow_id, port_workflow_id
+
+SESSION_COOKIE = "lineup_console"
+
+
+LOGIN_COOKIE = "lineup_console_login"  # the sign-in form's CSRF token, before there is a session
+
+
+CSRF_FIELD = "csrf"
+
+
+def settings_of(request: Request) -> Settings:
+    settings: Settings = request.app.state.resources.settings
+    return settings
+
+
+def console_path(request: Request) -> str:
+    return f"{settings_of(request).api.base_path}/console"
+
+
+class CookieOptions(TypedDict):
+    path: str
+    httponly: bool
+    samesite: Literal["strict"]
+    secure: bool
+
+
+def _options(request: Request) -> CookieOptions:
+    """The same for setting a cookie and for deleting it: a browser deletes only the cookie they name."""
+    secure = settings_of(request).profile == "production"
+    return CookieOptions(path=console_path(request), httponly=True, samesite="strict", secure=secure)
+
+
+def keep_cookie(request: Request, response: Response, name: str, value: str) -> None:
+    response.set_cookie(name, value, **_options(request))
+
+
+def drop_cookie(request: Request, response: Response, name: str) -> None:
+    response.delete_cookie(name, **_options(request))
+
+
+def session_csrf(session_token: str) -> str:
+    """Derived from the session's token: no second secret to store, and useless with any other session."""
+    return hmac.new(session_token.encode(), b"lineup-console-csrf", hashlib.sha256).hexdigest()
+
+
+def login_csrf(request: Request) -> str:
+    """The sign-in form's token: the browser's login cookie if it has one (other tabs keep working), else new."""
+    offered = request.cookies.get(LOGIN_COOKIE, "")
+    return offered if len(offered) == 43 and offered.isascii() else secrets.token_urlsafe(32)
+
+
+def csrf_matches(expected: str | None, offered: object) -> bool:
+    if not expected or not isinstance(offered, str):
+        return False
+    return hmac.compare_digest(expected.encode(), offered.encode())
+
+
+HERE = Path(__file__).parent
+
+
+templates = Jinja2Templates(directory=HERE / "templates")
+
+
+STYLESHEET = (HERE / "static" / "console.css").read_text()
+
+
+HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+        "base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",  # pages show customers' lines: not for a shared cache or the back button
+}
+
+
+def html(request: Request, template: str, *, status: int = 200, **context: object) -> HTMLResponse:
+    context = {"console": console_path(request), **context}
+    response = templates.TemplateResponse(request, template, context, status_code=status)
+    response.headers.update(HEADERS)
+    return response
+
+
+def problem(request: Request, status: int, title: str, message: str) -> HTMLResponse:
+    """A page for a refused request (403, 404): the console answers HTML, never the API's envelope."""
+    return html(request, "problem.html", status=status, title=title, message=message)
+
+
+def problem_page(request: Request, status: int, title: str, message: str) -> HTMLResponse | None:
+    """The console's page for a failure of one of its own requests (api.edge answers others in the envelope)."""
+    return problem(request, status, title, message) if request.url.path.startswith(console_path(request)) else None
+
+
+def redirect(request: Request, page: str = "", **query: str) -> RedirectResponse:
+    """303 See Other: after a POST, the browser GETs the page (Post/Redirect/Get)."""
+    target = f"{console_path(request)}{page}" + (f"?{urlencode(query)}" if query else "")
+    return RedirectResponse(target, status_code=303, headers=HEADERS)
+
+
+def stylesheet() -> Response:
+    return Response(STYLESHEET, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+
+
+SUPPORT = "support"
+
+
+INVALID = "Invalid username or password"
+
+
+WHICH_VENDOR = "Agents of several vendors have this username: enter your vendor id as well"
+
+
+@dataclass(frozen=True)
+class ConsoleAgent:
+    """The signed-in agent and its vendor's code: everything the console shows is that vendor's."""
+
+    agent: AgentRef
+    vendor_code: str
+
+
+@dataclass(frozen=True)
+class Session:
+    token: str  # goes to the browser's cookie; the database keeps only its hash
+    who: ConsoleAgent
+
+
+def limits(settings: Settings) -> SessionLimits:
+    auth = settings.auth
+    return SessionLimits(
+        idle=timedelta(minutes=auth.console_idle_minutes), most=timedelta(hours=auth.console_max_hours)
+    )
+
+
+def may_use_console(login: AgentLogin | None) -> bool:
+    return login is not None and login.agent.active and login.vendor_active and SUPPORT in login.agent.roles
+
+
+async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings, gates: LoginGates) -> Session:
+    """A new session of the support agent, or a refusal (LineupError) that says as little as it can."""
+    if not gates.console.admit(ip):
+        raise refuse(THROTTLED, rest_status=429)
+    async with uow.transaction() as session:
+        # Only agents who may sign in are candidates: a name one vendor gives a support agent and another an
+        # agent without the role names the first alone, and needs no vendor id.
+        logins = [
+            found
+            for found in await agent_logins(session, form.username, vendor_code=form.vendor_id)
+            if may_use_console(found)
+        ]
+    if len(logins) > 1:
+        await _verify(gates, None, form.password)  # costs what any sign-in costs
+        raise refuse(WHICH_VENDOR, rest_status=401)
+    login = logins[0] if logins else None
+    if login is None:
+        # Verified against the dummy hash, uncounted: an agent who may not sign in costs and answers what a
+        # wrong password does, whatever password it was sent with.
+        await _verify(gates, None, form.password)
+        raise refuse(INVALID, rest_status=401)
+    agent, throttle = login.agent, Throttle.of(settings)
+    if not await claim_console_attempt(uow, agent.id, throttle):
+        raise refuse(LOCKED, rest_status=429)
+    try:
+        ok = await _verify(gates, login.password_hash, form.password)
+    except Exception:
+        await release_console_attempt(uow, agent.id)
+        raise
+    await settle_console_attempt(uow, agent.id, throttle, ok=ok)
+    if not ok:
+        raise refuse(INVALID, rest_status=401)
+    async with uow.transaction() as session:
+        token = await open_session(
+            session, agent_id=agent.id, vendor_id=agent.vendor_id, ip=ip, limits=limits(settings)
+        )
+    return Session(token, ConsoleAgent(agent, login.vendor_code))
+
+
+async def _verify(gates: LoginGates, stored: str | None, offered: str) -> bool:
+    """One argon2 in the shared verification queue; a full queue is a throttled sign-in."""
+    try:
+        async with gates.queue.slot():
+            return await verify_secret_async(stored, offered)
+    except Busy:
+        raise refuse(THROTTLED, rest_status=429) from None
+
+
+async def signed_in(*, token: str | None, uow: UnitOfWork, settings: Settings) -> ConsoleAgent | None:
+    """The agent of a live session, its idle clock moved; None for no session, one that ended (idle, too old,
+    or begun before its agent's last password change: now deleted), or an agent who lost the support role or
+    was disabled since signing in."""
+    if not token:
+        return None
+    async with uow.transaction() as session:
+        agent_id = await touch_session(session, token, limits=limits(settings))
+        found = await active_agent(session, agent_id) if agent_id is not None else None
+        if agent_id is not None and (found is None or SUPPORT not in found[0].roles):
+            await end_session(session, token)
+            return None
+    return ConsoleAgent(*found) if found is not None else None
+
+
+async def sign_out(*, token: str, uow: UnitOfWork) -> None:
+    async with uow.transaction() as session:
+        await end_session(session, token)
+
+
+MOST_SHOWN = 200  # rows a page lists, longest waiting first
+
+
+# The console acts as an agent, not as an API user; the operations it calls never read the API user's id.
+NO_API_USER = 0
+
+
+def console_caller(who: ConsoleAgent, action: str) -> Caller:
+    agent = who.agent
+    return Caller(agent.vendor_id, who.vendor_code, NO_API_USER, None, agent, action)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line as a console page shows it."""
+
+    enrollment_id: str
+    parent_enrollment_id: str
+    status: str
+    detail: str  # the last error, or what the port-in needs
+    since: datetime
+    workflow_url: str
+    mdn: str | None = None
+    customer_id: str | None = None
+    port_number: str | None = None
+
+    @property
+    def waited(self) -> str:
+        """How long it has been in its state, as a person reads it: 45 s, 12 min, 3 h, 2 d."""
+        seconds = max(0, int((utcnow() - self.since).total_seconds()))
+        for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+            if seconds >= size:
+                return f"{seconds // size} {unit}"
+        return f"{seconds} s"
+
+    @property
+    def retryable(self) -> bool:
+        return self.status in support.WAITING
+
+    @property
+    def activatable(self) -> bool:
+        return self.status == LineStatus.WAITING_ACTIVATION
+
+
+def workflow_url(settings: Settings, workflow_id: str) -> str:
+    """The workflow's page in the Temporal UI (LINEUP_TEMPORAL_UI_URL)."""
+    namespace = quote(settings.temporal.namespace, safe="")
+    return f"{settings.temporal.ui}/namespaces/{namespace}/workflows/{quote(workflow_id, safe='')}"
+
+
+def _row(settings: Settings, line: Line) -> Row:
+    return Row(
+        enrollment_id=line.enrollment_id,
+        parent_enrollment_id=line.parent_enrollment_id,
+        status=line.status,
+        detail=shown_error(line),
+        since=line.status_since,
+        workflow_url=workflow_url(settings, line_workflow_id(line.enrollment_id)),
+        mdn=line.mdn,
+        customer_id=line.customer_id,
+    )
+
+
+def _port_row(settings: Settings, line: Line, port: PortIn) -> Row:
+    need = " ".join(part for part in (port.resolution_code, port.resolution_description) if part)
+    return replace(
+        _row(settings, line),
+        status=port.status,
+        detail=need,
+        since=port.responded_at or line.status_since,
+        workflow_url=workflow_url(settings, port_workflow_id(line.enrollment_id)),
+        port_number=port.port_number,
+    )
+
+
+async def stuck_lines(*, ctx: Context) -> list[Row]:
+    """The lines waiting for support, as `list_stuck_enrollments` answers them."""
+    async with ctx.uow.transaction() as session:
+        lines = await waiting_lines(
+            session, support.waiting(ctx.settings), vendor_id=ctx.caller.vendor_id, limit=MOST_SHOWN
+        )
+    return [_row(ctx.settings, line) for line in lines]
+
+
+async def lines_waiting_activation(*, ctx: Context) -> list[Row]:
+    async with ctx.uow.transaction() as session:
+        lines = await lines_in_status(
+            session, LineStatus.WAITING_ACTIVATION, vendor_id=ctx.caller.vendor_id, limit=MOST_SHOWN
+        )
+    return [_row(ctx.settings, line) for line in lines]
+
+
+async def ports_awaiting_resolution(*, ctx: Context) -> list[Row]:
+    """Port-ins the old carrier sent back for a correction (update_portin fixes them)."""
+    async with ctx.uow.transaction() as session:
+        found = await ports_in_status(
+            session, PortStatus.RESOLUTION_REQUIRED, vendor_id=ctx.caller.vendor_id, limit=MOST_SHOWN
+        )
+    return [_port_row(ctx.settings, line, port) for line, port in found]
+
+
+async def search_lines(*, wanted: str, ctx: Context) -> list[Row]:
+    """The lines found; a line porting a number in (at creation or after) says which and how far it got."""
+    async with ctx.uow.transaction() as session:
+        found = await find_lines(session, wanted, vendor_id=ctx.caller.vendor_id, limit=MOST_SHOWN)
+    rows = []
+    for line, port in found:
+        row = _row(ctx.settings, line)
+        if port is not None and not row.detail:
+            row = replace(row, detail=f"Port-in of {port.port_number}: {port.status}", port_number=port.port_number)
+        rows.append(row)
+    return rows
+
+
+async def retry_from_console(*, enrollment_id: str, ctx: Context) -> str:
+    """`retry_enrollment` for one line: `retried` (its workflow tries the step again) or `started` (its order
+    had never started)."""
+    body = RetryEnrollment.model_validate({"action": "retry_enrollment", "enrollment_id": enrollment_id})
+    answer = await support.retry_enrollment(body=body, ctx=ctx)
+    return "started" if isinstance(answer, Retried) and answer.status == "STARTED" else "retried"
+
+
+async def activate_from_console(*, enrollment_id: str, ctx: Context) -> str:
+    """`activate_line` for one line, with the SIM attached to it: `activated`, or `activating` while the
+    carrier has not answered within LINEUP_SYNC_WAIT_SECONDS."""
+    body = ActivateLine.model_validate({"action": "activate_line", "enrollment_id": enrollment_id})
+    [entry] = await enrollment.activate_line(body=body, ctx=ctx)
+    return "activated" if entry.data.mdn else "activating"
+
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
+
 FORGED = "This form did not come from your console session, or the session has changed. Reload the page and try again."
+
+
 # What a line's page says after its button worked (the redirect names the outcome, never free text).
 DONE = {
     "retried": "Retry sent: the line's workflow is trying its step again. Reload to follow it.",
@@ -36,7 +415,7 @@ DONE = {
 
 
 class Listing(Protocol):
-    def __call__(self, *, ctx: Context) -> Awaitable[list[console.Row]]: ...
+    def __call__(self, *, ctx: Context) -> Awaitable[list[Row]]: ...
 
 
 class RowAction(Protocol):
@@ -44,9 +423,9 @@ class RowAction(Protocol):
 
 
 PAGES: dict[str, tuple[str, Listing]] = {
-    "stuck": ("Stuck lines", console.stuck_lines),
-    "waiting": ("Waiting for activation", console.lines_waiting_activation),
-    "ports": ("Port-ins awaiting resolution", console.ports_awaiting_resolution),
+    "stuck": ("Stuck lines", stuck_lines),
+    "waiting": ("Waiting for activation", lines_waiting_activation),
+    "ports": ("Port-ins awaiting resolution", ports_awaiting_resolution),
 }
 
 
@@ -63,8 +442,8 @@ class SignedIn:
 
 
 async def current(request: Request) -> SignedIn:
-    token = request.cookies.get(cookies.SESSION_COOKIE)
-    who = await signed_in(token=token, uow=facts_of(request).uow, settings=cookies.settings_of(request))
+    token = request.cookies.get(SESSION_COOKIE)
+    who = await signed_in(token=token, uow=facts_of(request).uow, settings=settings_of(request))
     return SignedIn(who, token)
 
 
@@ -74,14 +453,14 @@ CurrentAgent = Annotated[SignedIn, Depends(current)]
 def to_sign_in(request: Request, signed: SignedIn) -> Response:
     response = redirect(request, "/login", **({"ended": "1"} if signed.ended else {}))
     if signed.ended:
-        cookies.drop_cookie(request, response, cookies.SESSION_COOKIE)
+        drop_cookie(request, response, SESSION_COOKIE)
     return response
 
 
 def context_of(request: Request, who: ConsoleAgent, action: str) -> Context:
     """The Context the console's actions run in: the signed-in agent, acting outside any API token chain."""
     facts = facts_of(request)
-    return Context(console.console_caller(who, action), facts.uow, request.app.state.resources, facts.request_id)
+    return Context(console_caller(who, action), facts.uow, request.app.state.resources, facts.request_id)
 
 
 def audit(request: Request, who: ConsoleAgent | None, action: str, code: MsgCode) -> None:
@@ -99,8 +478,8 @@ async def text_fields(request: Request) -> dict[str, str]:
 
 async def forged(request: Request, session_token: str) -> bool:
     """True unless the form carries the session's CSRF token."""
-    offered = (await text_fields(request)).get(cookies.CSRF_FIELD)
-    return not cookies.csrf_matches(cookies.session_csrf(session_token), offered)
+    offered = (await text_fields(request)).get(CSRF_FIELD)
+    return not csrf_matches(session_csrf(session_token), offered)
 
 
 def forbidden(request: Request) -> Response:
@@ -128,7 +507,7 @@ def refusal(error: LineupError) -> str:
 
 
 def listing(
-    request: Request, signed: SignedIn, kind: str, rows: list[console.Row], *, status: int = 200, **extra: object
+    request: Request, signed: SignedIn, kind: str, rows: list[Row], *, status: int = 200, **extra: object
 ) -> Response:
     assert signed.who is not None and signed.token is not None
     title = PAGES[kind][0] if kind in PAGES else "Search"
@@ -137,7 +516,7 @@ def listing(
         "lines.html",
         status=status,
         who=signed.who,
-        csrf=cookies.session_csrf(signed.token),
+        csrf=session_csrf(signed.token),
         kind=kind,
         title=title,
         rows=rows,
@@ -159,16 +538,16 @@ async def login_page(request: Request, signed: CurrentAgent, ended: str = "") ->
 
 
 def login_form(request: Request, *, status: int = 200, error: str | None = None, notice: str | None = None) -> Response:
-    token = cookies.login_csrf(request)
+    token = login_csrf(request)
     response = html(request, "login.html", status=status, csrf=token, error=error, notice=notice)
-    cookies.keep_cookie(request, response, cookies.LOGIN_COOKIE, token)
+    keep_cookie(request, response, LOGIN_COOKIE, token)
     return response
 
 
 @router.post("/login")
 async def login(request: Request) -> Response:
     fields = await text_fields(request)
-    if not cookies.csrf_matches(request.cookies.get(cookies.LOGIN_COOKIE), fields.get(cookies.CSRF_FIELD)):
+    if not csrf_matches(request.cookies.get(LOGIN_COOKIE), fields.get(CSRF_FIELD)):
         return forbidden(request)
     try:
         form = SignIn.model_validate(fields)
@@ -177,15 +556,15 @@ async def login(request: Request) -> Response:
     ip = request.client.host if request.client else None
     try:
         gates = request.app.state.resources.gates
-        settings = cookies.settings_of(request)
+        settings = settings_of(request)
         session = await sign_in(form=form, ip=ip, uow=facts_of(request).uow, settings=settings, gates=gates)
     except LineupError as refused:
         audit(request, None, "console_sign_in", refused.code)
         return login_form(request, status=refused.rest_status or 401, error=refusal(refused))
     audit(request, session.who, "console_sign_in", MsgCode.SUCCESS)
     response = redirect(request)
-    cookies.keep_cookie(request, response, cookies.SESSION_COOKIE, session.token)
-    cookies.drop_cookie(request, response, cookies.LOGIN_COOKIE)
+    keep_cookie(request, response, SESSION_COOKIE, session.token)
+    drop_cookie(request, response, LOGIN_COOKIE)
     return response
 
 
@@ -196,7 +575,7 @@ async def logout(request: Request, signed: CurrentAgent) -> Response:
     assert signed.token is not None  # a session is signed in
     await sign_out(token=signed.token, uow=facts_of(request).uow)
     response = redirect(request, "/login")
-    cookies.drop_cookie(request, response, cookies.SESSION_COOKIE)
+    drop_cookie(request, response, SESSION_COOKIE)
     return response
 
 
@@ -232,18 +611,18 @@ async def search(request: Request, signed: CurrentAgent, q: str = "", done: str 
         wanted = Search.model_validate({"q": q})
     except ValidationError as invalid:
         return listing(request, signed, "search", [], q=q[:100], error=first_problem(invalid), status=400)
-    rows = await console.search(wanted=wanted.q, ctx=context_of(request, signed.who, "console_search"))
+    rows = await search_lines(wanted=wanted.q, ctx=context_of(request, signed.who, "console_search"))
     return listing(request, signed, "search", rows, q=wanted.q, searched=True, notice=DONE.get(done))
 
 
 @router.post("/lines/{enrollment_id}/retry")
 async def retry(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
-    return await act(request, signed, enrollment_id, "retry_enrollment", console.retry)
+    return await act(request, signed, enrollment_id, "retry_enrollment", retry_from_console)
 
 
 @router.post("/lines/{enrollment_id}/activate")
 async def activate(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
-    return await act(request, signed, enrollment_id, "activate_line", console.activate)
+    return await act(request, signed, enrollment_id, "activate_line", activate_from_console)
 
 
 async def act(request: Request, signed: SignedIn, enrollment_id: str, action: str, run: RowAction) -> Response:
@@ -261,7 +640,7 @@ async def act(request: Request, signed: SignedIn, enrollment_id: str, action: st
         done = await run(enrollment_id=line.enrollment_id, ctx=ctx)
     except LineupError as refused:
         audit(request, who, action, refused.code)
-        rows = await console.search(wanted=line.enrollment_id, ctx=ctx)
+        rows = await search_lines(wanted=line.enrollment_id, ctx=ctx)
         return listing(
             request,
             signed,

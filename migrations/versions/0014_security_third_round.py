@@ -18,8 +18,7 @@ import sqlmodel.sql.sqltypes  # autogenerate renders column types by this path
 from alembic import op
 from cryptography.exceptions import InvalidTag
 
-from models.crypto import FieldCipher, cipher_for
-from models.documents import Fields
+from models.crypto import FieldCipher, Fields, cipher_for
 from models.settings import get_settings
 
 revision: str = "0014_security"

@@ -10,7 +10,7 @@ import pytest
 
 from adapters.carrier import CarrierClient
 from models.crypto import FieldCipher, cipher_for
-from persistence.engine import Database
+from models.db import Database
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 
 @pytest.fixture
 async def db(settings: Any) -> AsyncIterator[Database]:
-    database = Database.open(settings)
+    database = Database(settings)
     yield database
     await database.dispose()
 

@@ -8,7 +8,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.devices import DeviceActivities
-from models.messages.devices import DeviceQuery
+from models.devices import DeviceQuery
 from tests.support.builders import imei
 
 

@@ -15,9 +15,8 @@ from temporalio.testing import ActivityEnvironment
 from activities.eligibility import EligibilityActivities
 from adapters.nlad import NladClient
 from models.crypto import cipher_for
-from models.messages.eligibility import NladCheck, NladOutcome
-from models.tables.eligibility import EligibilityCheck
-from persistence.engine import Database
+from models.db import Database
+from models.eligibility import EligibilityCheck, NladCheck, NladOutcome
 
 SUBJECT = {
     "first_name": "Pat", "middle_name": None, "last_name": "O'Neil", "ssn4": "1111", "dob": "1980-04-12",
@@ -32,7 +31,7 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 
 @pytest.fixture
 async def activities(settings: Any) -> AsyncIterator[EligibilityActivities]:
-    db = Database.open(settings)
+    db = Database(settings)
     client = NladClient(settings.systems.nlad_url)
     yield EligibilityActivities(client, db, cipher_for(settings))
     await client.close()
@@ -61,7 +60,7 @@ async def test_record_check_retried_leaves_one_row(settings, activities):
     outcome = NladOutcome(sealed(settings), "TPIV_FAIL_IDENTITY_NOT_FOUND")
     await ActivityEnvironment().run(activities.record_check, outcome)
     await ActivityEnvironment().run(activities.record_check, outcome)
-    db = Database.open(settings)
+    db = Database(settings)
     async with db.transaction() as session:
         rows = (await session.exec(select(EligibilityCheck))).all()
     await db.dispose()

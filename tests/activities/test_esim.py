@@ -7,9 +7,9 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.esim import PHYSICAL_SIM, EsimActivities
-from models.documents import EsimDocument
-from models.messages.esim import EsimAssigned, EsimRequest
+from activities.enrollment import PHYSICAL_SIM, EsimActivities
+from models.crypto import EsimDocument
+from models.enrollment import EsimAssigned, EsimRequest
 from tests.support.builders import new_iccid
 from tests.support.lines import event_types, stored_line
 from tests.support.received import carrier_down, received, retried

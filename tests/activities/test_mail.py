@@ -17,12 +17,11 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.mail import MailActivities
 from adapters.smtp import SmtpSender
-from models.clock import utcnow
+from models.auth import Vendor
 from models.crypto import cipher_for
-from models.messages.mail import MailDelivery
-from models.tables.auth import Vendor
-from models.tables.mail import MailOutbox
-from persistence.engine import Database
+from models.db import Database
+from models.mail import MailDelivery, MailOutbox
+from models.types import utcnow
 
 
 @pytest.fixture
@@ -32,7 +31,7 @@ def settings_overrides(sandbox_smtp_port: int) -> dict[str, Any]:
 
 @pytest.fixture
 async def db(settings: Any) -> AsyncIterator[Database]:
-    database = Database.open(settings)
+    database = Database(settings)
     yield database
     await database.dispose()
 

@@ -14,12 +14,11 @@ from temporalio.testing import ActivityEnvironment
 from activities.payment import PaymentActivities
 from adapters.carrier import CarrierClient
 from adapters.payments import Card, PaymentGateway
+from models.auth import Vendor
 from models.crypto import cipher_for
-from models.messages.payment import PaymentGuard, charge_key
-from models.tables.auth import Vendor
-from models.tables.enrollment import Enrollment
-from models.tables.payment import Payment
-from persistence.engine import Database
+from models.db import Database
+from models.enrollment import Enrollment
+from models.payment import PaymentGuard, PaymentRecord, charge_key
 
 
 @pytest.fixture
@@ -29,7 +28,7 @@ def settings_overrides(sandbox_url: str) -> dict[str, Any]:
 
 @pytest.fixture
 async def parts(settings: Any) -> AsyncIterator[tuple[PaymentActivities, PaymentGateway, Database]]:
-    db, gateway = Database.open(settings), PaymentGateway(settings.systems.payments_url)
+    db, gateway = Database(settings), PaymentGateway(settings.systems.payments_url)
     carrier = CarrierClient(settings.systems.carrier_url)
     yield PaymentActivities(gateway, carrier, db, cipher_for(settings)), gateway, db
     await carrier.close()
@@ -37,7 +36,7 @@ async def parts(settings: Any) -> AsyncIterator[tuple[PaymentActivities, Payment
     await db.dispose()
 
 
-async def pending_payment(db: Database) -> Payment:
+async def pending_payment(db: Database) -> PaymentRecord:
     """A payment whose intent the API wrote before charging."""
     key = secrets.token_hex(16)
     async with db.transaction() as session:
@@ -45,7 +44,7 @@ async def pending_payment(db: Database) -> Payment:
         assert vendor.id is not None
         session.add(Enrollment(enrollment_id=f"E{key[:10].upper()}", vendor_id=vendor.id, zip_code="30301", state="GA"))
         await session.flush()
-        payment = Payment(
+        payment = PaymentRecord(
             idempotency_key=key,
             vendor_id=vendor.id,
             enrollment_id=f"E{key[:10].upper()}",
@@ -60,9 +59,9 @@ async def pending_payment(db: Database) -> Payment:
     return payment
 
 
-async def status_of(db: Database, payment: Payment) -> Payment:
+async def status_of(db: Database, payment: PaymentRecord) -> PaymentRecord:
     async with db.transaction() as session:
-        found: Payment = (await session.exec(select(Payment).where(Payment.id == payment.id))).one()
+        found: PaymentRecord = (await session.exec(select(PaymentRecord).where(PaymentRecord.id == payment.id))).one()
         return found
 
 

@@ -9,9 +9,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.porting import PortingActivities
-from models.messages.enrollment import CarrierCall
-from models.messages.porting import PortCheck, PortFinish, PortOutcome, PortView, PortWatchPoll
-from models.statuses import LineStatus, PortStatus
+from models.enrollment import CarrierCall, LineStatus
+from models.porting import PortCheck, PortFinish, PortOutcome, PortStatus, PortView, PortWatchPoll
 from tests.support.builders import PORT_FIELDS, new_iccid
 from tests.support.lines import event_types, stored_line
 from tests.support.ports import port_number

@@ -11,12 +11,10 @@ from sqlmodel import col, select
 from temporalio.testing import ActivityEnvironment
 
 from activities.support import SupportActivities
-from models.clock import utcnow
-from models.messages.support import LeftBehind, Sweep
-from models.statuses import LineStatus
-from models.tables.auth import ApiToken
-from models.tables.enrollment import Line
-from persistence.auth.tokens import digest
+from models.auth import ApiToken, digest
+from models.enrollment import Line, LineStatus
+from models.support import LeftBehind, Sweep
+from models.types import utcnow
 from tests.support.lines import stored_line
 from tests.support.received import order_of, received
 

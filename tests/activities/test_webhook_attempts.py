@@ -19,12 +19,12 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.webhooks import WebhookActivities
 from adapters.webhooks import WebhookSender
+from models.auth import Vendor
 from models.crypto import cipher_for
-from models.failures import ENDPOINT_DISABLED
-from models.messages.webhooks import DeliveryJob
-from models.tables.auth import Vendor
-from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
-from persistence.engine import Database
+from models.db import Database
+from models.envelope import ENDPOINT_DISABLED
+from models.events import LineEvent, WebhookDelivery, WebhookEndpoint
+from models.webhooks import DeliveryJob
 from tests.support.receivers import dripping, receiver
 
 TIMEOUT = 1.0
@@ -32,7 +32,7 @@ TIMEOUT = 1.0
 
 @pytest.fixture
 async def parts(settings: Any) -> AsyncIterator[tuple[WebhookActivities, Database]]:
-    db = Database.open(settings)
+    db = Database(settings)
     sender = WebhookSender(timeout_seconds=TIMEOUT, production=False, allow_private=False)
     yield WebhookActivities(sender, db, cipher_for(settings), settings.webhooks), db
     await sender.close()

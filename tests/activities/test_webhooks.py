@@ -13,9 +13,9 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.webhooks import WebhookActivities
 from adapters.webhooks import WebhookSender
-from models.messages.webhooks import DeliveryJob, Dispatch
-from models.tables.events import WebhookDelivery
-from persistence.engine import Database
+from models.db import Database
+from models.events import WebhookDelivery
+from models.webhooks import DeliveryJob, Dispatch
 from tests.support.received import received, retried
 from tests.support.webhooks import received as delivered
 from tests.support.webhooks import receiver, register, verified

@@ -14,12 +14,12 @@ import pytest
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
-import models.passwords
-import services.auth.authenticate
+import api.auth
+import models.crypto
 from cli.accounts import AgentSpec, create_agent, create_api_user, set_api_user_active
 from cli.main import app as cli
-from models.passwords import login_secret
-from models.tables.auth import LoginLog
+from models.auth import LoginLog
+from models.crypto import login_secret
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 
@@ -107,14 +107,14 @@ async def test_agent_disable_ends_the_tokens_of_its_api_credentials(api_on):
 async def test_a_login_in_flight_when_the_user_is_disabled_gets_no_token(api_on, monkeypatch):
     username = f"api.{secrets.token_hex(4)}"
     assert await create_api_user(api_on.db, "DEMO", username, PASSWORD, PIN)
-    verify = models.passwords.verify_secret_async
+    verify = models.crypto.verify_secret_async
 
     async def disabled_meanwhile(stored: str | None, offered: str) -> bool:
         if offered == login_secret(PASSWORD, PIN):  # between reading the user and opening its session
             await set_api_user_active(api_on.db, "DEMO", username, False)
         return await verify(stored, offered)
 
-    monkeypatch.setattr(services.auth.authenticate, "verify_secret_async", disabled_meanwhile)
+    monkeypatch.setattr(api.auth, "verify_secret_async", disabled_meanwhile)
     assert await login(api_on, username) == REFUSED_LOGIN
 
 

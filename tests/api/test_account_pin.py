@@ -8,9 +8,9 @@ import logging
 
 from sqlmodel import select
 
-from models.tables.enrollment import Line
+from models.enrollment import Line
 from tests.support.builders import body, create, line
-from workflows.ids import enrollment_workflow_id, line_workflow_id
+from workflows.enrollment import enrollment_workflow_id, line_workflow_id
 
 PIN = "7391"
 

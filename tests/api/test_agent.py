@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from models.tables.agents import AgentLocation
-from models.tables.auth import LoginLog
+from models.agents import AgentLocation
+from models.auth import LoginLog
 from tests.support.builders import body
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}

@@ -14,9 +14,8 @@ from typer.testing import CliRunner
 
 from cli.accounts import AgentSpec, create_agent
 from cli.main import app as cli
-from models.tables.agents import Agent
-from models.tables.auth import Vendor
-from models.tables.events import LineEvent
+from models.auth import Agent, Vendor
+from models.events import LineEvent
 from tests.support.builders import body, create, line
 from tests.support.console import PASSWORD, csrf_of
 

@@ -9,9 +9,9 @@ from datetime import timedelta
 
 import pytest
 
-from models.clock import utcnow
-from models.tables.porting import PortIn
-from models.tables.workers import WorkerHeartbeat
+from models.porting import PortIn
+from models.support import WorkerHeartbeat
+from models.types import utcnow
 from tests.support import overview_rows as rows
 from tests.support.builders import body, new_iccid
 from tests.support.database_outage import UNREACHABLE_DB, database_at

@@ -22,17 +22,17 @@ from sqlmodel import col, select
 
 from activities.support import SupportActivities
 from cli.accounts import AgentSpec, create_agent
-from models.clock import utcnow
-from models.messages.enrollment import Pacing
-from models.messages.support import Sweep
-from models.passwords import verify_secret
-from models.tables.agents import Agent
-from models.tables.auth import PasswordChange, ProofBlob, ProofImage
+from models.agents import PasswordChange, ProofBlob, ProofImageRow
+from models.auth import Agent
+from models.crypto import verify_secret
+from models.enrollment import Pacing
+from models.support import Sweep
+from models.types import utcnow
 from tests.support.app import ApiClient, reconfigure
 from tests.support.builders import body
 from tests.support.images import GIF, JPEG, b64, data_uri, png
 from tests.support.mail_relay import REFUSING_PORT
-from workflows.ids import mail_workflow_id
+from workflows.mail import mail_workflow_id
 from workflows.support import SweepWorkflow
 
 MiB = 1024 * 1024
@@ -143,8 +143,8 @@ async def test_agent_change_password_stores_the_proofs_with_the_agent_and_locati
     async with auth_stack.db.transaction() as session:
         agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
         record = (await session.exec(select(PasswordChange).where(PasswordChange.agent_id == agent.id))).one()
-        query = select(ProofImage, ProofBlob).join(ProofBlob, col(ProofBlob.sha256) == col(ProofImage.sha256))
-        proofs = (await session.exec(query.where(ProofImage.password_change_id == record.id))).all()
+        query = select(ProofImageRow, ProofBlob).join(ProofBlob, col(ProofBlob.sha256) == col(ProofImageRow.sha256))
+        proofs = (await session.exec(query.where(ProofImageRow.password_change_id == record.id))).all()
     assert (record.latitude, record.longitude, record.vendor_id) == ("40.7128", "-74.0060", agent.vendor_id)
     assert record.changed_at == agent.password_changed_at
     assert {(p.kind, p.media_type, blob.image) for p, blob in proofs} == {
@@ -303,7 +303,7 @@ async def proofs_of(auth_stack, username: str) -> list[tuple[int, str]]:
     """(password_change_id, sha256) of the agent's proofs."""
     async with auth_stack.db.transaction() as session:
         agent = (await session.exec(select(Agent).where(Agent.username == username))).one()
-        query = select(ProofImage.password_change_id, ProofImage.sha256).join(PasswordChange)
+        query = select(ProofImageRow.password_change_id, ProofImageRow.sha256).join(PasswordChange)
         return [tuple(row) for row in (await session.exec(query.where(PasswordChange.agent_id == agent.id))).all()]
 
 

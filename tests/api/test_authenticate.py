@@ -12,11 +12,9 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-import models.passwords
-from models.clock import utcnow
-from models.tables.audit import AuditEntry
-from models.tables.auth import ApiToken, ApiUser, LoginLog
-from persistence.auth.tokens import digest
+import models.crypto
+from models.auth import ApiToken, ApiUser, AuditEntry, LoginLog, digest
+from models.types import utcnow
 from tests.support.builders import body
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}
@@ -125,14 +123,14 @@ THROTTLED = "Too many logins; try again shortly"
 def verified(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The secrets offered to argon2, in order (each verification slowed a little: a burst overlaps)."""
     offered: list[str] = []
-    verify = models.passwords.verify_secret
+    verify = models.crypto.verify_secret
 
     def counting(stored: str | None, secret: str) -> bool:
         offered.append(secret)
         time.sleep(0.2)
         return verify(stored, secret)
 
-    monkeypatch.setattr(models.passwords, "verify_secret", counting)
+    monkeypatch.setattr(models.crypto, "verify_secret", counting)
     return offered
 
 

@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import SQLModel, col, select
 
-from models.clock import utcnow
-from models.tables.auth import CustomerLogin
-from models.tables.enrollment import Line
-from models.tables.payment import SavedCard
+from models.auth import CustomerLogin
+from models.enrollment import Line
+from models.payment import SavedCard
+from models.types import utcnow
 from tests.support.builders import body, create, line
 
 INVALID = "Invalid username or password"

@@ -14,7 +14,7 @@ from google.protobuf.json_format import MessageToDict
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.converter import default
 
-from orchestration.codec import PayloadCipher
+from models.crypto import PayloadCipher
 from tests.support.builders import body
 from tests.support.keys import KEY_BYTES
 

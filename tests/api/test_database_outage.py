@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 import pytest
 from sqlalchemy import exc as sql
 
-from persistence.errors import database_unavailable
+from models.db import database_unavailable
 from tests.support.builders import body
 from tests.support.database_outage import UNREACHABLE_DB, database_at
 

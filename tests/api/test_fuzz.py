@@ -20,10 +20,10 @@ from sqlmodel import select
 
 from api.main import create_app
 from bench.ports import free_port
+from models import auth
+from models.auth import ApiUser, Vendor
+from models.db import Database
 from models.settings import Settings
-from models.tables.auth import ApiUser, Vendor
-from persistence.auth import tokens
-from persistence.engine import Database
 from tests.support.app import make_settings
 from tests.support.databases import sqlite_template
 
@@ -43,14 +43,14 @@ fuzzed: list[int] = []
 
 async def _mint(settings: Settings, count: int) -> list[str]:
     """Tokens of the demo API user, written straight to the table (no argon2 per request)."""
-    db = Database.open(settings)
+    db = Database(settings)
     try:
-        async with db.statements() as transaction:
-            session = transaction.session()
+        async with db.transaction() as transaction:
+            session = transaction
             user = (await session.exec(select(ApiUser).join(Vendor).where(Vendor.code == "DEMO"))).first()
             assert user is not None and user.id is not None
-            owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-            return [await tokens.issue(transaction, owner, 3600) for _ in range(count)]
+            owner = auth.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
+            return [await auth.issue(transaction, owner, 3600) for _ in range(count)]
     finally:
         await db.dispose()
 

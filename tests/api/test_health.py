@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from persistence.engine import Database
+from models.db import Database
 from tests.support.app import reconfigure
 from tests.support.database_outage import UNREACHABLE_DB
 from tests.support.waiting import eventually
@@ -40,7 +40,7 @@ async def test_readyz_is_ready_with_database_temporal_and_a_polling_worker(stack
 async def test_readyz_turns_unready_when_the_database_is_gone(stack):
     assert (await until_ready(stack))["msg"] == "Ready"
     resources = stack.app.state.resources
-    unreachable = Database.open(resources.settings, UNREACHABLE_DB)
+    unreachable = Database(resources.settings, UNREACHABLE_DB)
     stack.app.state.resources = replace(resources, db=unreachable)
     try:
         response = await stack.http.get("/readyz")

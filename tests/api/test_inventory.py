@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from models.rules import with_check_digit
+from models.types import with_check_digit
 from tests.support.builders import body, imei
 
 IMEI_RULE = "IMEI must be 15 digits with a valid check digit"

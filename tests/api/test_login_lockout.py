@@ -19,14 +19,12 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-import models.passwords
+import models.crypto
 from cli.accounts import AgentSpec, create_agent, create_api_user
-from models.clock import utcnow
-from models.passwords import hash_secret, login_secret
-from models.tables.agents import Agent
-from models.tables.auth import ApiUser, CustomerLogin, Vendor
-from models.tables.enrollment import Enrollment, Line
-from persistence.enrollment import email_hash
+from models.auth import Agent, ApiUser, CustomerLogin, Vendor
+from models.crypto import hash_secret, login_secret
+from models.enrollment import Enrollment, Line, email_hash
+from models.types import utcnow
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 
@@ -49,13 +47,13 @@ async def api_on(db_url: str, data_dir: Any) -> AsyncIterator[ApiClient]:
 def verified(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The secrets offered to argon2, in the order they were verified."""
     offered: list[str] = []
-    verify = models.passwords.verify_secret
+    verify = models.crypto.verify_secret
 
     def counting(stored: str | None, secret: str) -> bool:
         offered.append(secret)
         return verify(stored, secret)
 
-    monkeypatch.setattr(models.passwords, "verify_secret", counting)
+    monkeypatch.setattr(models.crypto, "verify_secret", counting)
     return offered
 
 
@@ -63,13 +61,13 @@ def verified(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def slow_verify(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each verification takes 0.2 s longer (in its thread), so every request of a burst is claimed before the
     first one is settled, whatever the machine's speed."""
-    verify = models.passwords.verify_secret
+    verify = models.crypto.verify_secret
 
     def slow(stored: str | None, secret: str) -> bool:
         time.sleep(0.2)
         return verify(stored, secret)
 
-    monkeypatch.setattr(models.passwords, "verify_secret", slow)
+    monkeypatch.setattr(models.crypto, "verify_secret", slow)
 
 
 def refusals(answers: list[Any]) -> Counter[tuple[str, str]]:

@@ -17,8 +17,8 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from cli.accounts import AgentSpec, create_agent, create_api_user
-from models.clock import utcnow
-from models.tables.auth import ApiToken, ApiUser, LoginLog
+from models.auth import ApiToken, ApiUser, LoginLog
+from models.types import utcnow
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 

@@ -6,7 +6,7 @@ import io
 import json
 import logging
 
-from observability.logs import JsonFormatter
+from models.observability import JsonFormatter
 from tests.support.builders import body
 
 

@@ -8,7 +8,7 @@ import secrets
 import pytest
 from sqlmodel import select
 
-from models.tables.mail import MailOutbox
+from models.mail import MailOutbox
 from tests.support.builders import body
 
 SENT, QUEUED = "Mail sent successfully", "Mail queued for delivery"

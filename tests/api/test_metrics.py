@@ -16,11 +16,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import update
 from sqlmodel import col
 
-import dispatch.metrics
+import models.support
 from bench.ports import free_port
-from models.clock import utcnow
-from models.tables.auth import ApiToken
-from persistence.auth import tokens
+from models import auth
+from models.auth import ApiToken
+from models.types import utcnow
 from tests.support.builders import body, create, line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +77,7 @@ async def expire(api, token: str) -> None:
     async with api.db.transaction() as session:
         stale = utcnow() - timedelta(seconds=1)
         await session.execute(
-            update(ApiToken).where(col(ApiToken.token_hash) == tokens.digest(token)).values(expires_at=stale)
+            update(ApiToken).where(col(ApiToken.token_hash) == auth.digest(token)).values(expires_at=stale)
         )
 
 
@@ -171,13 +171,13 @@ async def test_in_production_metrics_is_served_on_its_own_loopback_port_only(api
 def queries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry per database snapshot a scrape read."""
     read: list[int] = []
-    taken = dispatch.metrics.snapshot
+    taken = models.support.snapshot
 
     async def counted(db, *more):
         read.append(1)
         return await taken(db, *more)
 
-    monkeypatch.setattr(dispatch.metrics, "snapshot", counted)
+    monkeypatch.setattr(models.support, "snapshot", counted)
     return read
 
 

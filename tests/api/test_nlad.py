@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 from sqlmodel import select
 
-from models.tables.eligibility import EligibilityCheck
+from models.eligibility import EligibilityCheck
 from tests.support.builders import body
 
 NAME_RULE = "may contain only English letters, spaces, apostrophes, accents grave and hyphens"

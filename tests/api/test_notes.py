@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from models.tables.auth import ApiUser
-from models.tables.notes import Note
+from models.agents import Note
+from models.auth import ApiUser
 from tests.support.builders import body, create, line
 
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"

@@ -4,9 +4,9 @@ header required on operations, /authenticate's four fields required, every actio
 
 from __future__ import annotations
 
+from api.access import ALL_SOURCES
 from api.catalog import CATALOG
 from api.openapi import answer_name
-from dispatch.actions import ALL_SOURCES
 
 
 async def document(api):

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from models.tables.enrollment import Line
-from models.tables.payment import Payment
+from models.enrollment import Line
+from models.payment import PaymentRecord
 from tests.support.builders import PORT_FIELDS, body, create, line
 
 ALIASES = "BLUECONNECTSATT:ATT,NEXUS:TMB"
@@ -176,7 +176,7 @@ async def test_a_payment_made_elsewhere_is_recorded_and_never_reaches_the_gatewa
     assert (paid["data"]["payment_status"], paid["data"]["settlement"]) == ("SUCCESS", "RECORDED")
     assert paid["data"]["payment_method"] == method
     async with stack.db.transaction() as session:
-        payment = (await session.exec(select(Payment).where(Payment.enrollment_id == enrollment_id))).one()
+        payment = (await session.exec(select(PaymentRecord).where(PaymentRecord.enrollment_id == enrollment_id))).one()
     if method == "OTHER_PAYMENT_OPTION":
         assert (payment.transaction_id, payment.payment_method_option) == (external["transaction_id"], "STRIPE")
     else:
@@ -188,7 +188,7 @@ async def test_an_external_payment_needs_its_reference(api):
     request = body("make_payment", payment_method="OTHER_PAYMENT_OPTION", enrollment_id="E1", card_number=None)
     refused = await api.call("/payment", request)
     assert refused["errors"] == [
-        "Payment method option and Transaction Id are required for an OTHER_PAYMENT_OPTION payment"
+        "Payment method option and Session Id are required for an OTHER_PAYMENT_OPTION payment"
     ]
 
 

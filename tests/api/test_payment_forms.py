@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+from api import payment as payments
 from cli.accounts import AgentSpec, create_agent
-from models.tables.payment import Payment
-from services.payment import payments
+from models.payment import PaymentRecord
 from tests.support.builders import body
 
 NO_CARD = {
@@ -46,9 +46,11 @@ def external(enrollment_id: str, reference: str | None = None, **overrides: Any)
     return body("make_payment", enrollment_id=enrollment_id, **fields)
 
 
-async def stored(api: Any, enrollment_id: str) -> list[Payment]:
+async def stored(api: Any, enrollment_id: str) -> list[PaymentRecord]:
     async with api.db.transaction() as session:
-        return list((await session.exec(select(Payment).where(Payment.enrollment_id == enrollment_id))).all())
+        return list(
+            (await session.exec(select(PaymentRecord).where(PaymentRecord.enrollment_id == enrollment_id))).all()
+        )
 
 
 # -- Blank values ---------------------------------------------------------------------------------------
@@ -92,7 +94,7 @@ async def test_a_processor_reference_is_recorded_as_given(shared_stack, referenc
 async def test_a_reference_that_is_no_processor_reference_is_refused(shared_stack, reference):
     enrollment_id = await shared_stack.new_enrollment_id()
     refused = await shared_stack.call("/payment", external(enrollment_id, reference))
-    assert refused["errors"] == [f"Transaction Id {REFERENCE_RULE}"]
+    assert refused["errors"] == [f"Session Id {REFERENCE_RULE}"]
 
 
 async def test_charge_id_is_the_originals_name_for_the_reference(shared_stack):
@@ -107,7 +109,7 @@ async def test_charge_id_is_the_originals_name_for_the_reference(shared_stack):
 async def test_external_transaction_id_keeps_its_own_rule(shared_stack):
     enrollment_id = await shared_stack.new_enrollment_id()
     refused = await shared_stack.call("/payment", external(enrollment_id, external_transaction_id="ch_3P0k"))
-    assert refused["errors"] == ["External Transaction Id must be letters and digits only, at most 64"]
+    assert refused["errors"] == ["External Session Id must be letters and digits only, at most 64"]
     paid = await shared_stack.call("/payment", external(enrollment_id, external_transaction_id="ch3P0k"))
     assert paid["msg_code"] == "RESTAPI000", paid
 

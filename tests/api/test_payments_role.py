@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from cli.accounts import AgentSpec, create_agent
 from cli.main import app as cli
-from models.tables.agents import Agent
+from models.auth import Agent
 from tests.support.builders import body
 from tests.support.console import PASSWORD, sign_in
 

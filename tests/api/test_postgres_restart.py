@@ -16,7 +16,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from persistence import migrate
+from models import db
 from soak import postgres
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
@@ -68,7 +68,7 @@ async def private_postgres() -> AsyncIterator[tuple[Server, str]]:
         await admin.execute("CREATE DATABASE lineup")
         await admin.close()
         url = f"postgresql+asyncpg://postgres@127.0.0.1:{server.cluster.port}/lineup"
-        await migrate.upgrade_async(url)
+        await db.upgrade_async(url)
         await seed(url, home)
         yield server, url
     finally:

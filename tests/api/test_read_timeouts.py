@@ -18,8 +18,8 @@ import pytest
 import uvicorn
 from uvicorn.importer import import_from_string
 
+from api.edge import ReadTimeouts
 from api.main import create_app
-from api.server import ReadTimeouts
 from cli.run import api_command
 from models.settings import Settings
 

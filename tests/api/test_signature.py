@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from models.tables.agents import Signature
+from models.agents import Signature
 from tests.support.builders import body
 from tests.support.images import GIF, JPEG, b64, data_uri, png
 

@@ -18,11 +18,10 @@ from sqlmodel import col
 from bench import bodies
 from bench.floor_api import create_app
 from bench.stack_db import tool_engine
+from models import auth
+from models.agents import AgentLocation
+from models.auth import ApiToken, ApiUser, AuditEntry
 from models.settings import get_settings
-from models.tables.agents import AgentLocation
-from models.tables.audit import AuditEntry
-from models.tables.auth import ApiToken, ApiUser
-from persistence.auth import tokens
 
 
 @pytest.fixture
@@ -55,11 +54,11 @@ async def minted(engine: AsyncEngine) -> str:
     async with engine.begin() as connection:
         query = select(col(ApiUser.vendor_id), col(ApiUser.id)).where(col(ApiUser.username) == "demo.api")
         user = (await connection.execute(query)).one()
-        token, now = tokens.new_token(), datetime.now(UTC)
+        token, now = auth.new_token(), datetime.now(UTC)
         await connection.execute(
             sqlalchemy.insert(ApiToken),
             {
-                "token_hash": tokens.digest(token),
+                "token_hash": auth.digest(token),
                 "vendor_id": user[0],
                 "api_user_id": user[1],
                 "login_log_id": None,

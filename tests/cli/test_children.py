@@ -18,8 +18,7 @@ import pytest
 
 from bench.processes import ProcessId, descendants, identify
 from bench.stack import REPO, StackSpec, lineup_binary, stack_env
-from cli.children import log_tail, port_holder, port_is_free, taken_ports
-from cli.run import ChildSpec, Supervisor, api_command
+from cli.run import ChildSpec, Supervisor, api_command, log_tail, port_holder, port_is_free, taken_ports
 from tests.support.app import make_settings
 
 GONE_WITHIN_SECONDS = 10.0

@@ -11,9 +11,9 @@ import secrets
 import pytest
 from typer.testing import CliRunner
 
+from api.webhooks import url_refusal
 from cli.main import app as cli
 from models.settings import Settings
-from services.webhooks import url_refusal
 
 runner = CliRunner()
 KEY = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from models.tables.audit import AuditEntry
-from models.tables.enrollment import Line
-from models.tables.porting import PortIn
+from models.auth import AuditEntry
+from models.enrollment import Line
+from models.porting import PortIn
 from tests.support.builders import new_iccid
 from tests.support.console import PASSWORD, screenshot
 from tests.support.lines import waiting_line

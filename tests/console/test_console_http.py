@@ -14,10 +14,9 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from cli.accounts import AgentSpec, create_agent
-from models.clock import utcnow
-from models.tables.agents import Agent
-from models.tables.audit import AuditEntry
-from models.tables.support import ConsoleLogin, ConsoleSession
+from models.auth import Agent, AuditEntry, ConsoleLogin
+from models.support import ConsoleSession
+from models.types import utcnow
 from tests.support.app import reconfigure
 from tests.support.builders import body
 from tests.support.console import PASSWORD, csrf_of, sign_in

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from models.tables.audit import AuditEntry
+from models.auth import AuditEntry
 from tests.support.builders import new_iccid
 from tests.support.console import PASSWORD, screenshot
 from tests.support.stuck_lines import PACED, SIM_IN_USE, stuck_on_a_sim_in_use

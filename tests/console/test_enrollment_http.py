@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from models.tables.events import LineEvent, WebhookDelivery
+from models.events import LineEvent, WebhookDelivery
 from tests.support.builders import create, line, new_iccid
 from tests.support.console import csrf_of, sign_in
 from tests.support.ports import ported_line

@@ -11,10 +11,10 @@ from datetime import timedelta
 
 import pytest
 
-from models.clock import utcnow
-from models.tables.events import LineEvent
-from models.tables.mail import MailOutbox
-from models.tables.porting import PortIn
+from models.events import LineEvent
+from models.mail import MailOutbox
+from models.porting import PortIn
+from models.types import utcnow
 from tests.support import overview_rows as rows
 from tests.support.builders import new_iccid
 from tests.support.console import PASSWORD, screenshot

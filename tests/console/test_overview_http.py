@@ -10,11 +10,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import text
 
-from models.clock import utcnow
-from models.tables.events import LineEvent
-from models.tables.mail import MailOutbox
-from models.tables.porting import PortIn
-from services.support.overview import bucket, hours_ending
+from api.console.overview import bucket, hours_ending
+from models.events import LineEvent
+from models.mail import MailOutbox
+from models.porting import PortIn
+from models.types import utcnow
 from tests.support import overview_rows as rows
 from tests.support.app import make_settings
 from tests.support.console import sign_in

@@ -11,8 +11,8 @@ from datetime import timedelta
 
 import pytest
 
-from models.clock import utcnow
-from models.tables.events import LineEvent
+from models.events import LineEvent
+from models.types import utcnow
 from tests.support import overview_rows as rows
 from tests.support.app import make_settings
 from tests.support.console import sign_in

@@ -14,7 +14,7 @@ from types import ModuleType
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.ports import free_port
-from observability.metrics import Snapshot, exposition
+from models.observability import Snapshot, exposition
 from tests.support.app import make_settings
 from tests.support.metrics import scrape
 from tests.support.prometheus import ROOT

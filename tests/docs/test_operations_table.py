@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from api.catalog import CATALOG
-from api.operations_table import SECTION, table
+from codegen.docs import OPERATIONS_SECTION, operations_table
 
 
 def test_the_channels_page_holds_the_table_the_catalog_generates() -> None:
-    assert SECTION.current() == SECTION.around(table()), "run `python -m api.operations_table --write`"
+    assert OPERATIONS_SECTION.current() == OPERATIONS_SECTION.around(operations_table()), (
+        "run `python -m api.operations_table --write`"
+    )
 
 
 def test_the_interface_declares_its_13_operations_and_every_other_action_is_an_extension() -> None:
@@ -20,6 +22,6 @@ def test_the_interface_declares_its_13_operations_and_every_other_action_is_an_e
 
 
 def test_every_path_and_name_an_action_answers_to_is_in_the_table() -> None:
-    shown = table()
+    shown = operations_table()
     assert all(f"`/{group}`" in shown for group in CATALOG.groups)
     assert all(f"`{name}`" in shown for name in CATALOG.by_name)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from models.setting_groups import FLAT, GROUPS, PREFIX
-from models.settings import Settings
-from models.settings_table import SECTION, TOP_LEVEL, table
+from codegen.docs import SETTINGS_SECTION, TOP_LEVEL, settings_table
+from models.settings import FLAT, GROUPS, PREFIX, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_operations_page_holds_the_table_the_declarations_generate() -> None:
-    assert SECTION.current() == SECTION.around(table()), "run `python -m models.settings_table --write`"
+    assert SETTINGS_SECTION.current() == SETTINGS_SECTION.around(settings_table()), (
+        "run `python -m models.settings_table --write`"
+    )
 
 
 def test_every_setting_outside_a_group_has_its_row() -> None:

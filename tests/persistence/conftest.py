@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from persistence.engine import Database
+from models.db import Database
 from tests.support.app import make_settings
 
 
 @pytest.fixture
 async def db(db_url: str, data_dir: Path) -> AsyncIterator[Database]:
-    database = Database.open(make_settings(data_dir, db_url))
+    database = Database(make_settings(data_dir, db_url))
     try:
         yield database
     finally:

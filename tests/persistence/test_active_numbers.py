@@ -11,11 +11,10 @@ import secrets
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from models.clock import utcnow
-from models.tables.auth import Vendor
-from models.tables.enrollment import Enrollment, Line
-from persistence.enrollment import get_line, holding_line, ported_out
-from persistence.support import claim_retries, release_retries, release_unsent_retries
+from models.auth import Vendor
+from models.enrollment import Enrollment, Line, get_line, holding_line, ported_out
+from models.support import claim_retries, release_retries, release_unsent_retries
+from models.types import utcnow
 
 
 async def a_vendor(session) -> int:

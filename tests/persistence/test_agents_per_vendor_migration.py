@@ -13,7 +13,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from bench.stack_db import tool_engine
-from persistence.migrate import alembic_config
+from models.db import alembic_config
 from tests.support.databases import database_at
 
 VENDORS = "INSERT INTO vendor (id, code, name, active, created_at) VALUES (:id, :code, :code, true, :at)"

@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from cli.main import app as cli
-from models.tables.agents import Agent
+from models.auth import Agent
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 
@@ -123,7 +123,7 @@ async def test_seed_demo_gives_demo_agent_the_payments_role_once(db_url, data_di
     any other an operator granted), and a third seeding changes nothing."""
     from sqlalchemy import update
 
-    from models.tables.agents import Agent
+    from models.auth import Agent
 
     async with ApiClient.running(make_settings(data_dir, db_url)) as api:
         async with api.db.transaction() as session:
@@ -140,7 +140,7 @@ async def test_seed_demo_gives_demo_agent_the_payments_role_once(db_url, data_di
 async def test_temporal_setup_registers_the_search_attributes(temporal_env, monkeypatch):
     from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 
-    from workflows.search_attributes import ALL
+    from workflows.enrollment import ALL
 
     monkeypatch.setenv("LINEUP_TEMPORAL_ADDRESS", temporal_env.client.service_client.config.target_host)
     from models.settings import get_settings

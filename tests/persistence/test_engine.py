@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import make_url, text
 from sqlalchemy.exc import DBAPIError
 
-from persistence.engine import Database
+from models.db import Database
 from tests.support.app import make_settings
 
 
@@ -29,7 +29,7 @@ async def terminate(url: str, pid: int) -> None:
 
 @pytest.fixture
 async def idle_pinged(postgres_url: str, tmp_path):
-    db = Database.open(make_settings(tmp_path, postgres_url, db_ping_after_idle_seconds=0))
+    db = Database(make_settings(tmp_path, postgres_url, db_ping_after_idle_seconds=0))
     yield db
     await db.dispose()
 
@@ -43,7 +43,7 @@ async def test_a_connection_dropped_while_idle_is_replaced_before_use(idle_pinge
 async def test_a_connection_just_used_is_not_pinged(postgres_url, tmp_path):
     """The other side of the trade: within the idle window the pool trusts the connection, so one dropped
     right after use fails its next statement (and the pool replaces it after)."""
-    db = Database.open(make_settings(tmp_path, postgres_url, db_ping_after_idle_seconds=3600))
+    db = Database(make_settings(tmp_path, postgres_url, db_ping_after_idle_seconds=3600))
     try:
         await terminate(postgres_url, await backend_pid(db))
         with pytest.raises(DBAPIError):

@@ -12,11 +12,9 @@ from typing import Any
 import pytest
 from sqlmodel import func, select
 
-from models.tables.agents import Agent, Signature
-from persistence.engine import Database
-from persistence.idempotency import insert_once
-from persistence.transaction import DbSession
-from persistence.uow import UnitOfWork
+from models.agents import Signature
+from models.auth import Agent
+from models.db import Database, Session, UnitOfWork, insert_once
 from tests.support.app import make_settings
 
 
@@ -34,7 +32,7 @@ async def insert(db: Database, key: str | None, build: Any = None) -> int | None
         return await insert_once(uow, Signature, key, build or (lambda session: signature(session, key)))
 
 
-async def signature(session: DbSession, key: str | None) -> Signature:
+async def signature(session: Session, key: str | None) -> Signature:
     agent = (await session.exec(select(Agent).where(Agent.username == "demo.agent"))).one()
     assert agent.id is not None
     return Signature(
@@ -62,12 +60,12 @@ async def test_a_repeated_key_answers_the_first_rows_id(db):
 async def test_a_request_that_loses_the_race_answers_the_winners_id(postgres_url, data_dir):
     """On PostgreSQL another request can insert between this one's key check and its insert (SQLite takes one
     write transaction at a time, across processes too, so there no request can come between)."""
-    db = Database.open(make_settings(data_dir, postgres_url))
+    db = Database(make_settings(data_dir, postgres_url))
     try:
         key = secrets.token_hex(8)
         winner: list[int | None] = []
 
-        async def build(session: DbSession) -> Signature:
+        async def build(session: Session) -> Signature:
             winner.append(await asyncio.create_task(insert(db, key)))  # a request of its own, as another would be
             return await signature(session, key)
 
@@ -79,7 +77,7 @@ async def test_a_request_that_loses_the_race_answers_the_winners_id(postgres_url
 
 async def test_a_transaction_inside_another_of_the_same_task_is_refused_not_waited_for(sqlite_url, data_dir):
     """On SQLite a task that opened a second transaction inside its first would wait for itself forever."""
-    db = Database.open(make_settings(data_dir, sqlite_url))
+    db = Database(make_settings(data_dir, sqlite_url))
     try:
         async with db.transaction():
             with pytest.raises(RuntimeError, match="inside another one of the same task"):

@@ -15,11 +15,9 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from cli.accounts import create_api_user
-from models.clock import utcnow
-from models.tables.auth import ApiUser
-from persistence.auth.logins import Throttle, claim_login, settle_login
-from persistence.engine import Database
-from persistence.uow import UnitOfWork
+from models.auth import ApiUser, Throttle, claim_login, settle_login
+from models.db import Database, UnitOfWork
+from models.types import utcnow
 
 THROTTLE = Throttle(max_failures=3, lockout_seconds=900, wait_seconds=0.3)
 

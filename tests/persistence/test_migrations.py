@@ -16,13 +16,13 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 from sqlmodel import SQLModel
 
-import models.tables.all  # noqa: F401
+import migrations.tables  # noqa: F401
 from bench.stack_db import tool_engine
+from models.auth import otp_digest
 from models.crypto import cipher_for
+from models.db import upgrade_async
+from models.enrollment import email_hash
 from models.settings import get_settings
-from persistence import migrate
-from persistence.auth.logins import otp_digest
-from persistence.enrollment import email_hash
 from tests.support.databases import PG_ADMIN_DB, PG_HOST, PG_PORT, PG_USER
 
 
@@ -49,7 +49,7 @@ def _diff(connection) -> list[Any]:
 
 async def test_migrations_upgrade_an_empty_database_to_the_models(engine_name, tmp_path):
     async with empty_database(engine_name, tmp_path) as url:
-        await migrate.upgrade_async(url)
+        await upgrade_async(url)
         engine = tool_engine(url)
         try:
             async with engine.connect() as connection:
@@ -81,7 +81,7 @@ async def test_0010_rehashes_emails_and_otps_with_the_key_and_keeps_proofs_once(
     try:
         path = tmp_path / "old.db"
         url = f"sqlite+aiosqlite:///{path}"
-        await migrate.upgrade_async(url, "0013")  # the revision before this one
+        await upgrade_async(url, "0013")  # the revision before this one
         cipher = cipher_for(get_settings())
         email = "Pat.Old@Example.com"
         with sqlite3.connect(path) as db:
@@ -103,7 +103,7 @@ async def test_0010_rehashes_emails_and_otps_with_the_key_and_keeps_proofs_once(
                     media_type="image/png",
                     image=b"\x89PNG same bytes",
                 )
-        await migrate.upgrade_async(url)
+        await upgrade_async(url)
         with sqlite3.connect(path) as db:
             assert db.execute("SELECT email_hash FROM line").fetchone()[0] == email_hash(cipher, email)
             assert db.execute("SELECT otp FROM login_log").fetchone()[0] == otp_digest(cipher, "482913")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from persistence import migrate
+from models.db import upgrade
 
 OWNERS = (
     "INSERT INTO vendor (id, code, name, active, created_at) VALUES (1, 'DEMO', 'Demo', 1, '2026-11-20 10:00:00')",
@@ -26,7 +26,7 @@ PAYMENT = (
 
 def before_0011_with(tmp_path: Path, references: list[str]) -> str:
     url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
-    migrate.upgrade(url, "0010")
+    upgrade(url, "0010")
     with sqlite3.connect(tmp_path / "old.db") as db:
         for statement in OWNERS:
             db.execute(statement)
@@ -37,7 +37,7 @@ def before_0011_with(tmp_path: Path, references: list[str]) -> str:
 
 def test_references_recorded_once_keep_their_rows_under_the_index(tmp_path):
     url = before_0011_with(tmp_path, ["ch_1", "ch_2", "", ""])  # pending card payments have no reference yet
-    migrate.upgrade(url)
+    upgrade(url)
     with sqlite3.connect(tmp_path / "old.db") as db:
         assert db.execute("SELECT COUNT(*) FROM payment").fetchone() == (4,)
         with pytest.raises(sqlite3.IntegrityError):
@@ -47,4 +47,4 @@ def test_references_recorded_once_keep_their_rows_under_the_index(tmp_path):
 def test_a_reference_recorded_twice_stops_the_upgrade(tmp_path):
     url = before_0011_with(tmp_path, ["ch_1", "ch_1"])
     with pytest.raises(RuntimeError, match="1 payment reference"):
-        migrate.upgrade(url)
+        upgrade(url)

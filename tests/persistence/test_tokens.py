@@ -6,27 +6,27 @@ import asyncio
 
 from sqlmodel import select
 
-from models.errors import LineupError
-from models.tables.auth import ApiUser
-from persistence.auth import tokens
-from persistence.uow import UnitOfWork
+from models import auth
+from models.auth import ApiUser
+from models.db import UnitOfWork
+from models.envelope import LineupError
 
 CONCURRENT_USES = 20
 
 
 async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
-    async with db.statements() as transaction:
-        user = (await transaction.session().exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
+    async with db.transaction() as transaction:
+        user = (await transaction.exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
         assert user.id is not None
-        owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-        token = await tokens.issue(transaction, owner, 900)
+        owner = auth.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
+        token = await auth.issue(transaction, owner, 900)
 
     async def use() -> str:
         uow = UnitOfWork(db)
         try:
-            transaction = await uow.transaction_now()
-            presented = await tokens.present(transaction, token, username=None)
-            await tokens.claim(transaction, presented.hashed)
+            transaction = await uow.session()
+            presented = await auth.present(transaction, token, username=None)
+            await auth.claim(transaction, presented.hashed)
             await uow.commit()
             return "accepted"
         except LineupError as refusal:

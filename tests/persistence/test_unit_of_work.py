@@ -7,7 +7,7 @@ import sqlite3
 
 from sqlalchemy import make_url, text
 
-from persistence.uow import UnitOfWork
+from models.db import UnitOfWork
 from tests.support.builders import body
 from tests.support.statements import counted
 
@@ -41,7 +41,7 @@ async def test_a_unit_of_work_committed_before_a_wait_holds_no_transaction(api):
     """Committed before an outside wait (its one named step), the request's transaction is over and SQLite's
     write lock free: another connection can take it at once."""
     uow = UnitOfWork(api.db)
-    await (await uow.transaction_now()).rows(text("SELECT 1"))
+    await (await uow.session()).rows(text("SELECT 1"))
     await uow.commit_before_wait()
     assert uow.commits == 1 and not uow.open
     assert api.db.engine is not None

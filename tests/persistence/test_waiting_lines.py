@@ -9,12 +9,10 @@ from datetime import timedelta
 
 from sqlmodel import col, select
 
-from models.clock import utcnow
-from models.messages.enrollment import Pacing
-from models.tables.auth import Vendor
-from models.tables.enrollment import Enrollment, Line
-from persistence.enrollment import orders_of
-from persistence.support import NEVER_STARTED, Waiting, count_waiting, shown_error, waiting_lines
+from models.auth import Vendor
+from models.enrollment import Enrollment, Line, Pacing, orders_of
+from models.support import NEVER_STARTED, Waiting, count_waiting, shown_error, waiting_lines
+from models.types import utcnow
 
 NOW = utcnow()
 GRACE = Waiting(received_before=NOW - timedelta(minutes=2))

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 
-from cli.children import port_is_free
+from cli.run import port_is_free
 from soak.options import Options
 from soak.runner import soak
 from tests.support.databases import PG_ADMIN_DB, PG_HOST, PG_PORT, PG_USER

@@ -13,11 +13,10 @@ from sqlmodel import select
 
 from api.catalog import CATALOG
 from api.main import create_app
+from models import auth
+from models.auth import ApiUser, Vendor, otp_digest
+from models.db import Database
 from models.settings import Settings
-from models.tables.auth import ApiUser, Vendor
-from persistence.auth import tokens
-from persistence.auth.logins import otp_digest
-from persistence.engine import Database
 from tests.support.keys import TEST_ENCRYPTION_KEY
 
 
@@ -70,15 +69,15 @@ class ApiClient:
         return otp_digest(self.app.state.resources.cipher, str(otp))
 
     async def token(self, vendor: str = "DEMO", username: str | None = None) -> str:
-        async with self.db.statements() as transaction:
-            session = transaction.session()
+        async with self.db.transaction() as transaction:
+            session = transaction
             query = select(ApiUser).join(Vendor).where(Vendor.code == vendor)
             if username:
                 query = query.where(ApiUser.username == username)
             user = (await session.exec(query)).first()
             assert user is not None and user.id is not None
-            owner = tokens.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
-            return await tokens.issue(transaction, owner, self.app.state.settings.auth.token_ttl_seconds)
+            owner = auth.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)
+            return await auth.issue(transaction, owner, self.app.state.settings.auth.token_ttl_seconds)
 
     async def post(self, path: str, body: Any = None, *, token: str | None = None, **kwargs: Any) -> httpx.Response:
         headers = dict(kwargs.pop("headers", {}))

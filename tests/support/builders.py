@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from models.rules import with_check_digit
+from models.types import with_check_digit
 from tests.support.images import JPEG, b64, data_uri, png
 
 BASE: dict[str, Any] = {"source": "API", "agent_id": "demo.agent"}

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
-from persistence.engine import Database
+from models.db import Database
 
 UNREACHABLE_DB = "postgresql+asyncpg://postgres@127.0.0.1:1/gone"
 
@@ -16,7 +16,7 @@ UNREACHABLE_DB = "postgresql+asyncpg://postgres@127.0.0.1:1/gone"
 async def database_at(api: Any, url: str) -> AsyncIterator[None]:
     """The app's Database pointed at `url` for the block, as a cut connection or a lost volume would."""
     resources = api.app.state.resources
-    unreachable = Database.open(resources.settings, url)
+    unreachable = Database(resources.settings, url)
     api.app.state.resources = replace(resources, db=unreachable)
     try:
         yield

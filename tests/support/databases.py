@@ -12,16 +12,16 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from cli.demo import seed_demo
+from cli.accounts import seed_demo
+from models import db
+from models.db import Database
 from models.settings import Settings
-from persistence import migrate
-from persistence.engine import Database
 
 PG_HOST, PG_PORT, PG_USER, PG_ADMIN_DB = "127.0.0.1", 5432, "postgres", "test"
 
 
 async def seed(url: str, data_dir: Path) -> None:
-    db = Database.open(Settings(data_dir=data_dir), url)
+    db = Database(Settings(data_dir=data_dir), url)
     try:
         await seed_demo(db)
     finally:
@@ -31,7 +31,7 @@ async def seed(url: str, data_dir: Path) -> None:
 def sqlite_template(directory: Path) -> Path:
     path = directory / "template.db"
     url = f"sqlite+aiosqlite:///{path}"
-    migrate.upgrade(url)
+    db.upgrade(url)
     asyncio.run(seed(url, directory))
     return path
 
@@ -55,7 +55,7 @@ async def postgres_database() -> AsyncIterator[str]:
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
         url = f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
-        await migrate.upgrade_async(url)
+        await db.upgrade_async(url)
         await seed(url, Path("/nonexistent-unused"))
         yield url
     finally:
@@ -69,7 +69,7 @@ async def database_at(revision: str, engine_name: str, directory: Path) -> Async
     revision before left it, then upgrades); dropped afterwards."""
     if engine_name == "sqlite":
         url = f"sqlite+aiosqlite:///{directory / 'at_revision.db'}"
-        await migrate.upgrade_async(url, revision)
+        await db.upgrade_async(url, revision)
         yield url
         return
     name = f"lineup_at_{secrets.token_hex(4)}"
@@ -77,7 +77,7 @@ async def database_at(revision: str, engine_name: str, directory: Path) -> Async
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
         url = f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
-        await migrate.upgrade_async(url, revision)
+        await db.upgrade_async(url, revision)
         yield url
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

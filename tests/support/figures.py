@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from persistence.engine import Database
+from models.db import Database
 
 
 class _Tables(HTMLParser):

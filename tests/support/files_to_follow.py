@@ -14,8 +14,8 @@ from pathlib import Path
 
 from temporalio.testing import WorkflowEnvironment
 
-from models.doc_sections import DOCS, DocSection
-from persistence import line_passwords
+from codegen.docs import DOCS, DocSection
+from models import enrollment
 from tests.support.builders import body, create, line, new_iccid
 from tests.support.databases import sqlite_template
 from tests.support.lines import SUPPORT, stored_line
@@ -24,7 +24,7 @@ from tests.support.stuck_lines import stuck_on_a_sim_in_use
 from tests.support.temporal import dev_server, sandbox_server
 from tests.support.trace import FileTrace, Followed, unrecorded
 from tests.support.waiting import eventually
-from workflows.ids import enrollment_workflow_id
+from workflows.enrollment import enrollment_workflow_id
 
 SECTION = DocSection(DOCS / "architecture.md", "files to follow", "tests.support.files_to_follow")
 
@@ -34,7 +34,7 @@ async def password_hashed(stack: Stack, enrollment_id: str) -> None:
     it is that call's work, and it must not run into the next call's."""
 
     async def hashed() -> bool:
-        return (await stored_line(stack, enrollment_id)).password_hash != line_passwords.PENDING
+        return (await stored_line(stack, enrollment_id)).password_hash != enrollment.PENDING
 
     await eventually(hashed, what=f"the password of {enrollment_id} hashed")
 

@@ -16,10 +16,10 @@ from unittest import mock
 
 from sqlmodel import select
 
-from models.rules import luhn_ok
-from models.tables.mail import MailOutbox
-from services.payment import charges
-from services.porting.push import signature
+from api import payment as charges
+from api.porting import signature
+from models.mail import MailOutbox
+from models.types import luhn_ok
 from tests.support.builders import body, create, imei, line, new_iccid
 from tests.support.left_behind import created_while_temporal_was_away, sweep_now, while_temporal_is_away
 from tests.support.lines import SUPPORT, event_types, wait_for, waiting_line

@@ -6,7 +6,7 @@ import base64
 
 from temporalio.converter import DataConverter
 
-from orchestration.codec import data_converter
+from models.crypto import data_converter
 
 KEY_BYTES = bytes(range(32))
 TEST_ENCRYPTION_KEY = base64.urlsafe_b64encode(KEY_BYTES).decode()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from models.messages.enrollment import Pacing
-from models.messages.support import Sweep
+from models.enrollment import Pacing
+from models.support import Sweep
 from tests.support.app import ApiClient
 from tests.support.builders import create, line
 from workflows.support import SweepWorkflow

@@ -9,8 +9,8 @@ from typing import Any
 from sqlmodel import col, select
 from temporalio.service import RPCError
 
-from models.tables.enrollment import Line
-from models.tables.events import LineEvent
+from models.enrollment import Line
+from models.events import LineEvent
 from tests.support.builders import create, line
 from tests.support.received import carrier_lines
 from tests.support.waiting import eventually

@@ -13,11 +13,11 @@ from typing import Any
 from sqlalchemy import Table, insert
 from sqlmodel import select
 
-from models.clock import utcnow
-from models.tables.auth import Vendor
-from models.tables.enrollment import Enrollment, Line
-from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
-from persistence.engine import Database
+from models.auth import Vendor
+from models.db import Database
+from models.enrollment import Enrollment, Line
+from models.events import LineEvent, WebhookDelivery, WebhookEndpoint
+from models.types import utcnow
 
 MOST_PARAMETERS = 30_000  # per statement: under SQLite's 32,766 and asyncpg's 32,767
 

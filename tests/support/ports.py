@@ -9,7 +9,7 @@ import secrets
 from typing import Any
 
 from adapters.carrier import CarrierClient
-from models.tables.porting import PortIn
+from models.porting import PortIn
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.waiting import attempted, eventually
 

@@ -13,10 +13,8 @@ import httpx
 from sqlmodel import select
 from temporalio.testing import ActivityEnvironment
 
-from models.messages.enrollment import EnrollmentOrder, Pacing
-from models.tables.enrollment import Line
-from persistence.engine import Database
-from persistence.enrollment import orders_of
+from models.db import Database
+from models.enrollment import EnrollmentOrder, Line, Pacing, orders_of
 from tests.support.builders import body, create, line
 
 

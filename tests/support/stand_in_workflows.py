@@ -12,10 +12,9 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from models.messages.enrollment import EnrollmentOrder, LineProgress, LineStart
-    from models.messages.mail import MailDelivery, MailSent
-    from models.messages.porting import PortStart, PortView
-    from models.statuses import LineStatus
+    from models.enrollment import EnrollmentOrder, LineProgress, LineStart, LineStatus
+    from models.mail import MailDelivery, MailSent
+    from models.porting import PortStart, PortView
 
 SLOW = timedelta(hours=1)  # how long the carrier takes over a line whose id says SLOW
 

@@ -22,7 +22,7 @@ from sandbox.config import SandboxConfig
 from sandbox.mail_sink import start_smtp_sink
 from sandbox.store import Store
 from tests.support.keys import encrypting_converter
-from workflows.search_attributes import ALL
+from workflows.enrollment import ALL
 
 # sdk-python#300: an interpreter that exits right after a Temporal server shuts down may abort.
 SHUTDOWN_SETTLE_SECONDS = 1.0

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 from sqlmodel import select
 
+from api.webhooks import Registered, add_endpoint
+from models.auth import Vendor
 from models.crypto import cipher_for
-from models.tables.auth import Vendor
-from services.webhooks import Registered, add_endpoint
 
 
 async def register(stack: Any, *, vendor: str = "DEMO", events: str | None = None) -> Registered:

@@ -8,10 +8,10 @@ from typing import Any
 from sqlmodel import select
 from temporalio.api.enums.v1 import EventType
 
-from models.tables.enrollment import Line
+from models.enrollment import Line
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.lines import line_workflow, waiting_line
-from workflows.search_attributes import LINE_STATUS
+from workflows.enrollment import LINE_STATUS
 
 
 async def line_status(stack: Any, enrollment_id: str) -> str | None:

@@ -18,7 +18,7 @@ import pytest
 from temporalio.client import WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
 
-from orchestration.link import started_anyway
+from api.temporal import started_anyway
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body, create, line
 

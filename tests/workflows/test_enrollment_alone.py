@@ -19,8 +19,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
-from models.failures import CARRIER_REJECTED, UNAVAILABLE
-from models.messages.enrollment import (
+from models.enrollment import (
     CarrierCall,
     EnrollmentOrder,
     EnrollmentResult,
@@ -28,14 +27,15 @@ from models.messages.enrollment import (
     LinePlan,
     LineStart,
     LineState,
+    LineStatus,
     Pacing,
 )
-from models.messages.porting import PortFinish, PortOutcome, PortStart, PortSubmission
-from models.statuses import LineStatus
+from models.envelope import CARRIER_REJECTED, UNAVAILABLE
+from models.porting import PortFinish, PortOutcome, PortStart, PortSubmission
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from tests.support.stand_in_workflows import StandInLine, StandInPort, mdn_of
 from tests.support.waiting import eventually
-from workflows.enrollment.order import EnrollmentWorkflow
+from workflows.enrollment import EnrollmentWorkflow
 
 RUN = 6  # the length of a test's own prefix of its enrollment ids
 PACING = Pacing(carrier_max_attempts=3, port_poll_seconds=60.0, stuck_retry_minutes=5.0, sync_wait_seconds=5.0)

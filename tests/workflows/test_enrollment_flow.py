@@ -9,11 +9,11 @@ import sqlite3
 
 from sqlmodel import func, select
 
-from models.tables.enrollment import Enrollment, Line
-from models.tables.payment import Payment, SavedCard
+from models.enrollment import Enrollment, Line
+from models.payment import PaymentRecord, SavedCard
 from tests.support.builders import body, create, line
 from tests.support.lines import line_workflow
-from workflows.ids import enrollment_workflow_id
+from workflows.enrollment import enrollment_workflow_id
 
 
 async def test_full_flow_availability_plans_payment_customer_inquiry(stack):
@@ -117,7 +117,7 @@ async def test_make_payment_stores_no_cvv_and_no_full_card_number(stack, data_di
     async with stack.db.transaction() as session:
         card = (await session.exec(select(SavedCard))).one()
         assert (card.brand, card.last4) == ("Visa", "1111")
-        assert (await session.exec(select(Payment))).one().card_id == card.id
+        assert (await session.exec(select(PaymentRecord))).one().card_id == card.id
     raw = (data_dir / "lineup.db").read_bytes()
     assert b"4111111111111111" not in raw
     # Three digits turn up by chance in a database file (timestamps, ids), so the CVV is looked for as a value.

@@ -7,12 +7,12 @@ import asyncio
 import pytest
 from sqlmodel import col, select
 
-from models.tables.enrollment import Line
+from models.enrollment import Line
 from tests.support.builders import body, create, line, new_iccid
 from tests.support.lines import SUPPORT, activations_sent, lines_by_status, sandbox_lines, wait_for
 from tests.support.waiting import eventually
 from tests.support.worker_process import kill, own_queue, worker_process
-from workflows.enrollment.line import LineWorkflow
+from workflows.enrollment import LineWorkflow
 
 
 async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(stack):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from models.tables.events import LineEvent, WebhookDelivery, WebhookEndpoint
+from models.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from tests.support.builders import body, create, line
 from tests.support.lines import wait_for, waiting_line
 from tests.support.ports import ported_line

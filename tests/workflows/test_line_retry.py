@@ -17,20 +17,20 @@ from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateStage
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from models.failures import CARRIER_REJECTED, DATABASE_UNAVAILABLE, UNAVAILABLE
-from models.messages.enrollment import (
+from models.enrollment import (
     Activation,
     CarrierCall,
     LineActivated,
     LinePlan,
     LineStart,
     LineState,
+    LineStatus,
     Pacing,
     SimChange,
     StuckState,
 )
-from models.statuses import LineStatus
-from workflows.enrollment.line import LineWorkflow
+from models.envelope import CARRIER_REJECTED, DATABASE_UNAVAILABLE, UNAVAILABLE
+from workflows.enrollment import LineWorkflow
 
 PACING = Pacing(carrier_max_attempts=1, stuck_retry_minutes=15, stuck_retry_hours=24)
 MDN = "4045550178"

@@ -16,18 +16,24 @@ import pytest
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from models.failures import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
-from models.messages.devices import DeviceQuery, DeviceReply
-from models.messages.eligibility import NladAnswer, NladCheck
-from models.messages.enrollment import CarrierEntry, CarrierList, CarrierListQuery, InquiryRequest, LineInquiryAnswer
-from models.messages.esim import EsimAssigned, EsimRequest
-from models.messages.payment import TaxEstimate, TaxEstimateQuery, TaxItem, TaxQuote, TaxQuoted
-from models.messages.porting import PortCheck, PortEligibility
+from models.devices import DeviceQuery, DeviceReply
+from models.eligibility import NladAnswer, NladCheck
+from models.enrollment import (
+    CarrierEntry,
+    CarrierList,
+    CarrierListQuery,
+    EsimAssigned,
+    EsimRequest,
+    InquiryRequest,
+    LineInquiryAnswer,
+)
+from models.envelope import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
+from models.payment import TaxEstimate, TaxEstimateQuery, TaxLine, TaxQuote, TaxQuoted
+from models.porting import PortCheck, PortEligibilityReply
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from workflows.devices import DeviceCheckWorkflow
 from workflows.eligibility import NladCheckWorkflow
-from workflows.enrollment.esim import EsimAssignmentWorkflow
-from workflows.enrollment.lookups import CarrierListWorkflow, LineInquiryWorkflow
+from workflows.enrollment import CarrierListWorkflow, EsimAssignmentWorkflow, LineInquiryWorkflow
 from workflows.payment import TaxEstimateWorkflow, TaxQuoteWorkflow
 from workflows.porting import PortValidationWorkflow
 
@@ -65,10 +71,10 @@ CASES = [
          TaxQuote("pay-1", "DEMO", "GA", 2500, budget_seconds=BUDGET), TaxQuote, TaxQuoted("TX1", 175)),
     Case(TaxEstimateWorkflow, TaxEstimateWorkflow.run, "tax_estimate",
          TaxEstimateQuery("DEMO", "GA", 2500, budget_seconds=BUDGET), TaxEstimateQuery,
-         TaxEstimate(175, [TaxItem("State tax", 175)])),
+         TaxEstimate(175, [TaxLine("State tax", 175)])),
     Case(PortValidationWorkflow, PortValidationWorkflow.run, "validate_port",
          PortCheck("DEMO", "4045551234", "30301", budget_seconds=BUDGET), PortCheck,
-         PortEligibility("4045551234", True, "TMB", "T-Mobile")),
+         PortEligibilityReply("4045551234", True, "TMB", "T-Mobile")),
     Case(EsimAssignmentWorkflow, EsimAssignmentWorkflow.run, "assign_esim_profile",
          EsimRequest("E1", "DEMO", budget_seconds=BUDGET), EsimRequest, EsimAssigned(reserved=True)),
 ]  # fmt: skip

@@ -11,8 +11,8 @@ import pytest
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from models.failures import MAIL_REJECTED, NOT_FOUND, UNAVAILABLE
-from models.messages.mail import MailDelivery, MailSent
+from models.envelope import MAIL_REJECTED, NOT_FOUND, UNAVAILABLE
+from models.mail import MailDelivery, MailSent
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from workflows.mail import MailDeliveryWorkflow
 

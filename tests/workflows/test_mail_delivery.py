@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import select
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 
-from models.tables.mail import MailOutbox
+from models.mail import MailOutbox
 from tests.support.builders import body
 from tests.support.mail_relay import REFUSING_PORT
 from tests.support.waiting import eventually

@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.ports import free_port
-from models.rules import with_check_digit
+from models.types import with_check_digit
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.metrics import scrape
@@ -101,7 +101,7 @@ async def test_a_carrier_refusal_and_failed_webhook_deliveries_log_one_line_each
     record of the failure is BENIGN (DEBUG), so no traceback anywhere."""
     from sqlmodel import select
 
-    from models.tables.events import WebhookDelivery
+    from models.events import WebhookDelivery
     from tests.support.builders import create, line, new_iccid
     from tests.support.lines import wait_for
     from tests.support.webhooks import receiver, register

@@ -15,9 +15,8 @@ from sqlmodel import select
 from temporalio import activity
 from temporalio.worker import Worker
 
-from models.messages.payment import PaymentGuard, charge_key
-from models.tables.payment import Payment, SavedCard
-from services.payment import charges
+from api import payment as charges
+from models.payment import PaymentGuard, PaymentRecord, SavedCard, charge_key
 from tests.support.builders import body
 from workflows.payment import PaymentGuardWorkflow
 
@@ -27,13 +26,15 @@ def settings_overrides() -> dict[str, Any]:
     return {"payment_guard_seconds": 1.0}
 
 
-async def payment_of(stack: Any, enrollment_id: str) -> Payment:
+async def payment_of(stack: Any, enrollment_id: str) -> PaymentRecord:
     async with stack.db.transaction() as session:
-        found: Payment = (await session.exec(select(Payment).where(Payment.enrollment_id == enrollment_id))).one()
+        found: PaymentRecord = (
+            await session.exec(select(PaymentRecord).where(PaymentRecord.enrollment_id == enrollment_id))
+        ).one()
         return found
 
 
-async def settled(stack: Any, enrollment_id: str, *, within: float = 20.0) -> Payment:
+async def settled(stack: Any, enrollment_id: str, *, within: float = 20.0) -> PaymentRecord:
     deadline = asyncio.get_running_loop().time() + within
     while (payment := await payment_of(stack, enrollment_id)).status == "PENDING":
         assert asyncio.get_running_loop().time() < deadline, "the guard never settled the payment"

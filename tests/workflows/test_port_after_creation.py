@@ -16,12 +16,12 @@ import httpx
 import pytest
 from sqlmodel import select
 
-from models.tables.auth import Vendor
+from models.auth import Vendor
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.lines import event_types, stored_line, until_status
 from tests.support.waiting import eventually
 from tests.support.webhooks import received, register, verified
-from workflows.search_attributes import ACTIVATION_TYPE, LINE_STATUS, MDN
+from workflows.enrollment import ACTIVATION_TYPE, LINE_STATUS, MDN
 
 FAST_POLLS = {"port_poll_seconds": 0.5}
 CREATE_PORTIN = "create_portin_v2_when_create_customer_was_called_without_portin_tag"

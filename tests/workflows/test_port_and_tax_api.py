@@ -11,13 +11,13 @@ import pytest
 from temporalio.client import WorkflowExecutionDescription
 from temporalio.common import TypedSearchAttributes
 
-from models.messages.payment import TaxReceipt
+from models.payment import TaxReceipt
 from tests.support.builders import body, new_iccid
 from tests.support.ports import FAST_POLLS, port_number, ported_line, query, wait_for_port
 from tests.support.taxes import paid_calculation, tax
 from tests.support.waiting import eventually
 from tests.support.worker_process import kill, own_queue, worker_process
-from workflows.search_attributes import LINE_STATUS, MDN
+from workflows.enrollment import LINE_STATUS, MDN
 
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.porting.push import signature
+from api.porting import signature
 from tests.support.ports import carrier_port_id, done_at_the_carrier, ported_line, query, wait_for_port
 from tests.support.temporal import sandbox_server
 from tests.support.waiting import eventually
@@ -104,7 +104,7 @@ async def test_pushes_are_refused_when_no_secret_is_set(api):
 async def carrier_pushed_signals(stack, enrollment_id: str) -> int:
     from temporalio.api.enums.v1 import EventType
 
-    from workflows.ids import port_workflow_id
+    from workflows.enrollment import port_workflow_id
     from workflows.porting import CARRIER_PUSHED
 
     handle = stack.env.client.get_workflow_handle(port_workflow_id(enrollment_id))

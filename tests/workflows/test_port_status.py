@@ -18,9 +18,9 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from temporalio.worker import Worker
 
 from bench import actions
-from models.failures import CARRIER_REJECTED, UNAVAILABLE
-from models.messages.enrollment import CarrierCall, LineState, Pacing
-from models.messages.porting import (
+from models.enrollment import CarrierCall, LineState, Pacing
+from models.envelope import CARRIER_REJECTED, UNAVAILABLE
+from models.porting import (
     PortCorrection,
     PortFinish,
     PortOutcome,

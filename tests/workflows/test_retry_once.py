@@ -11,7 +11,7 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.service import RPCError, RPCStatusCode
 
-from services.support import retries
+from api import support as retries
 from tests.support.builders import body, create, line
 from tests.support.lines import stored_line, until_status
 

@@ -20,8 +20,7 @@ from tests.support.lines import wait_for
 from tests.support.ports import port_number
 from tests.support.stuck_lines import PACED, SIM_IN_USE, stuck_on_a_sim_in_use
 from tests.support.webhooks import received, register
-from workflows.enrollment.line import LineWorkflow
-from workflows.ids import enrollment_workflow_id, line_workflow_id
+from workflows.enrollment import LineWorkflow, enrollment_workflow_id, line_workflow_id
 
 CARD = "4242424242424242"  # Luhn-valid: the sandbox gateway approves it
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from api import support as ops
 from cli.main import app as cli
 from models.settings import get_settings
-from persistence.support import NEVER_STARTED, claim_retries
-from services.support import retries as ops
+from models.support import NEVER_STARTED, claim_retries
 from tests.support.app import reconfigure
 from tests.support.builders import body, new_iccid
 from tests.support.keys import TEST_ENCRYPTION_KEY

@@ -11,12 +11,12 @@ from sqlalchemy import update
 from sqlmodel import col, select
 from temporalio.service import RPCError, RPCStatusCode
 
-from models.clock import utcnow
-from models.messages.enrollment import Pacing
-from models.messages.support import Sweep
-from models.tables.auth import ApiToken
-from models.tables.mail import MailOutbox
-from orchestration.schedules import ensure_sweep_schedule, sweep_schedule_id
+from api.temporal import ensure_sweep_schedule, sweep_schedule_id
+from models.auth import ApiToken
+from models.enrollment import Pacing
+from models.mail import MailOutbox
+from models.support import Sweep
+from models.types import utcnow
 from tests.support.builders import body, create, line
 from tests.support.left_behind import created_while_temporal_was_away, settings_of, sweep_now, while_temporal_is_away
 from tests.support.lines import lines_by_status, wait_for

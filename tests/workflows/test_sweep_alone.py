@@ -14,13 +14,13 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from models.failures import UNAVAILABLE
-from models.messages.enrollment import EnrollmentOrder, LinePlan, Pacing
-from models.messages.mail import MailDelivery, MailSent
-from models.messages.support import LeftBehind, Sweep, SweepReport
+from models.enrollment import EnrollmentOrder, LinePlan, Pacing
+from models.envelope import UNAVAILABLE
+from models.mail import MailDelivery, MailSent
+from models.support import LeftBehind, Sweep, SweepReport
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from tests.support.stand_in_workflows import StandInEnrollment, StandInMail
-from workflows.search_attributes import AGENT_ID, PARENT_ENROLLMENT_ID
+from workflows.enrollment import AGENT_ID, PARENT_ENROLLMENT_ID
 from workflows.support import SweepWorkflow
 
 SWEEP = Sweep(grace_seconds=90, token_retention_hours=12, pacing=Pacing(carrier_max_attempts=2))

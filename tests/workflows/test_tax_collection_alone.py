@@ -16,20 +16,19 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from models.failures import CARRIER_REJECTED
-from models.messages.payment import CollectTax, MarkCollected, TaxCollect, TaxReceipt
-from models.statuses import TaxStatus
+from models.envelope import CARRIER_REJECTED
+from models.payment import CollectTax, MarkCollected, TaxCollect, TaxReceipt, TaxState
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from workflows.payment import TaxCollectionWorkflow
 
 ICCID = "890126096321234567"
-STATUS_OF = {"temporary": TaxStatus.COLLECTED_TEMPORARY, "final": TaxStatus.COLLECTED_FINAL}
+STATUS_OF = {"temporary": TaxState.COLLECTED_TEMPORARY, "final": TaxState.COLLECTED_FINAL}
 
 
 class Carrier:
     """The stored calculation and the carrier's collections: a reference per collection, refused on demand."""
 
-    def __init__(self, env, stored: TaxStatus = TaxStatus.PENDING_COLLECTION) -> None:
+    def __init__(self, env, stored: TaxState = TaxState.PENDING_COLLECTION) -> None:
         self.calls, self.stored, self.refuse, self.slow = Calls(env), stored, False, False
         self.collecting = asyncio.Event()
 
@@ -87,10 +86,10 @@ async def test_temporary_twice_then_final_each_collected_once_recorded_and_final
         receipts += await asyncio.gather(mark(handle, "final"), mark(handle, "final"))
         result = await handle.result()
     assert [(r.status, r.reference_number) for r in receipts] == [
-        (TaxStatus.COLLECTED_TEMPORARY, "REF-1"),
-        (TaxStatus.COLLECTED_TEMPORARY, "REF-2"),
-        (TaxStatus.COLLECTED_FINAL, "REF-3"),
-        (TaxStatus.COLLECTED_FINAL, "REF-3"),  # the same answer again
+        (TaxState.COLLECTED_TEMPORARY, "REF-1"),
+        (TaxState.COLLECTED_TEMPORARY, "REF-2"),
+        (TaxState.COLLECTED_FINAL, "REF-3"),
+        (TaxState.COLLECTED_FINAL, "REF-3"),  # the same answer again
     ]
     assert result == receipts[-1]
     collected = [collect for (collect,) in carrier.calls.of("collect_tax")]
@@ -134,7 +133,7 @@ async def test_a_temporary_behind_a_final_is_refused_and_collects_nothing(time_s
         await carrier.collecting.wait()  # the final is at the carrier
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await mark(handle, "temporary")
-        assert (await final).status == TaxStatus.COLLECTED_FINAL
+        assert (await final).status == TaxState.COLLECTED_FINAL
         assert (await handle.result()) == await final
     assert "Tax calculation TX1 is already final; a temporary collection is refused" in str(refused.value.cause)
     assert [collect.status for (collect,) in carrier.calls.of("collect_tax")] == ["final"]
@@ -149,7 +148,7 @@ async def test_a_carrier_refusal_fails_that_update_only(time_skipping):
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await mark(handle, "temporary")
         carrier.refuse = False
-        assert (await handle.query(TaxCollectionWorkflow.status)).status == TaxStatus.PENDING_COLLECTION
+        assert (await handle.query(TaxCollectionWorkflow.status)).status == TaxState.PENDING_COLLECTION
         final = await mark(handle, "final")
         assert (await handle.result()) == final
     failure = refused.value.cause
@@ -172,17 +171,17 @@ async def test_left_idle_for_idle_days_it_ends_and_each_update_restarts_the_cloc
         ended = await handle.result()
         described = await handle.describe()
     assert still == WorkflowExecutionStatus.RUNNING  # 40 days in, but only 20 idle
-    assert (ended.status, ended.reference_number) == (TaxStatus.COLLECTED_TEMPORARY, "REF-2")
+    assert (ended.status, ended.reference_number) == (TaxState.COLLECTED_TEMPORARY, "REF-2")
     assert described.close_time is not None
     assert timedelta(days=50) <= described.close_time - began < timedelta(days=51)
 
 
 async def test_a_calculation_already_final_ends_at_once_with_its_stored_receipt(time_skipping):
-    carrier = Carrier(time_skipping, stored=TaxStatus.COLLECTED_FINAL)
+    carrier = Carrier(time_skipping, stored=TaxState.COLLECTED_FINAL)
     running, begin = start(time_skipping, carrier)
     async with running:
         result = await (await begin()).result()
-    assert result == TaxReceipt("TX1", TaxStatus.COLLECTED_FINAL, "REF-STORED")
+    assert result == TaxReceipt("TX1", TaxState.COLLECTED_FINAL, "REF-STORED")
     assert carrier.calls.names() == ["load_tax"]
 
 
@@ -203,7 +202,7 @@ async def test_a_calculation_collected_again_and_again_continues_as_new_before_i
         first = time_skipping.client.get_workflow_handle("tax-TX1", run_id=first_run)
         events = [event async for event in first.fetch_history_events()]
     assert [r.reference_number for r in receipts] == [f"REF-{n}" for n in range(1, 13)]
-    assert result == final and final.status == TaxStatus.COLLECTED_FINAL
+    assert result == final and final.status == TaxState.COLLECTED_FINAL
     assert (await first.describe()).status == WorkflowExecutionStatus.CONTINUED_AS_NEW
     assert len(events) <= 50 + 15  # the limit, and the one update that crossed it
     assert carrier.calls.names().count("load_tax") >= 2  # each run loads what the last recorded

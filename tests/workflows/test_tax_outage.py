@@ -12,7 +12,7 @@ import httpx
 import pytest
 from sqlmodel import select
 
-from models.tables.payment import TaxRate, TaxRegistration
+from models.payment import TaxRate, TaxRegistration
 from tests.support.builders import body
 from tests.support.taxes import tax
 

@@ -11,11 +11,10 @@ import pytest
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from models.failures import CARRIER_REJECTED, UNAVAILABLE
-from models.messages.payment import TaxRegistrationJob
+from models.envelope import CARRIER_REJECTED, UNAVAILABLE
+from models.payment import TaxRegistrationJob
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
-from workflows.ids import tax_registration_workflow_id
-from workflows.tax_registration import TaxRegistrationWorkflow
+from workflows.payment import TaxRegistrationWorkflow, tax_registration_workflow_id
 
 JOB = TaxRegistrationJob("LX0123456789ABCDEF012345")
 

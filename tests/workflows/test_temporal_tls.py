@@ -12,10 +12,10 @@ import pytest
 from pydantic import SecretStr, ValidationError
 from typer.testing import CliRunner
 
+from api.temporal import connect
 from cli.main import app as cli
-from models.rules import with_check_digit
 from models.settings import Settings
-from orchestration.client import connect
+from models.types import with_check_digit
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.tls_proxy import SERVER_NAME, make_pki, tls_proxy
@@ -126,7 +126,7 @@ async def test_the_api_key_is_sent_as_bearer_authorization_on_every_call(
 
 def test_an_api_key_alone_turns_tls_on_with_the_systems_trust_store(data_dir, sqlite_url):
     """Temporal Cloud: address and key are enough. The SDK enables TLS itself when tls is None and a key is set."""
-    from orchestration.client import tls_config
+    from api.temporal import tls_config
 
     settings = make_settings(data_dir, sqlite_url, temporal_api_key=SecretStr("k"))
     assert tls_config(settings) is None and settings.temporal.api_key.get_secret_value() == "k"

@@ -14,9 +14,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from models.rules import with_check_digit
-from observability.tracing import tracer_provider
-from orchestration.client import connect
+from api.temporal import connect
+from models.observability import tracer_provider
+from models.types import with_check_digit
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.stack import Stack

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from models.tables.events import LineEvent, WebhookDelivery
+from models.events import LineEvent, WebhookDelivery
 from tests.support.builders import create, line, new_iccid
 from tests.support.lines import wait_for
 from tests.support.webhooks import received, receiver, register, verified

@@ -11,8 +11,8 @@ from datetime import timedelta
 
 from temporalio.exceptions import ApplicationError
 
-from models.failures import UNAVAILABLE
-from models.messages.webhooks import DeliveryJob, Dispatch
+from models.envelope import UNAVAILABLE
+from models.webhooks import DeliveryJob, Dispatch
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from tests.support.waiting import eventually
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow, delivery_workflow_id
@@ -115,8 +115,8 @@ async def test_the_dispatcher_continues_as_new_before_its_history_grows(time_ski
     number of looks, and keeps dispatching."""
     from temporalio.client import WorkflowExecutionStatus
 
+    from api.temporal import ensure_dispatch
     from tests.support.app import make_settings
-    from workflows.webhooks import ensure_dispatch
 
     calls, queue = Calls(time_skipping), fresh_queue("dispatch")
     settings = make_settings(data_dir, sqlite_url, temporal_task_queue=queue, workflow_history_events=100)

@@ -9,7 +9,7 @@ import secrets
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.ports import free_port
-from models.rules import with_check_digit
+from models.types import with_check_digit
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body
 from tests.support.metrics import scrape
@@ -56,7 +56,7 @@ async def test_the_worker_serves_the_sdks_metrics_on_its_port(data_dir, sqlite_u
 
 
 def test_port_zero_turns_the_endpoint_off():
-    from observability.metrics import temporal_runtime
+    from models.observability import temporal_runtime
 
     assert temporal_runtime(0) is None
 

@@ -1,0 +1,788 @@
+"""The enrollment domain's supporting operations: check_service_availability (issues enrollment ids), plan_list
+and company_carrier_list."""
+
+from __future__ import annotations
+
+import asyncio
+
+# services/enrollment/entries.py: What answers say of a created line beside its record (decisions.md): the customer's account PIN and, for an
+# services/enrollment/paid.py: Payment before activation (issue 19, finding 6): an `invoice_number` given at creation must be a settled
+# services/enrollment/intake.py: Accepting a create_customer_prepaid_multiline request: every enrollment-id and parent rule is checked
+# services/enrollment/passwords.py: Line passwords off the create's critical path (issue 20 target 5, issue 19 finding 8). The request checks
+# services/enrollment/create.py: The enrollment domain's creation: create_customer_prepaid_multiline (and the original's names for it). The
+# orchestration/lines.py: Reaching a line's workflow from the API before its order may have started it: the order answers the channel
+# services/enrollment/lines.py: The enrollment domain's lines once created: activate_line (a line enrolled with activation_later=Y),
+# services/enrollment/esim.py: assign_esim (`/customer`): a line's eSIM profile as its creation entry gives it. The profile the carrier
+import base64
+import contextlib
+import hmac
+import secrets
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import NamedTuple, TypedDict
+
+from sqlalchemy import or_, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, select
+from temporalio.client import Client, WithStartWorkflowOperation, WorkflowUpdateFailedError
+from temporalio.common import TypedSearchAttributes, WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.enrollment import PHYSICAL_SIM
+from api.access import WEB_SOURCES
+from api.dispatch import Caller, Context, action, lookup_workflow_id, run_lookup
+from api.temporal import started_anyway
+from models import enrollment
+from models.address import city_of_zip, state_of_zip
+from models.auth import Vendor
+from models.crypto import EsimDocument, FieldCipher, Fields, hash_secret_async, verify_secret_async
+from models.db import Database, Session
+from models.enrollment import (
+    ALIASES,
+    AVAILABILITY,
+    CARRIERS,
+    CREATED,
+    CUSTOMER_INFO,
+    INQUIRY,
+    LPA_EXAMPLE,
+    PASSWORD,
+    PENDING,
+    PLANS,
+    ActivateLine,
+    Activation,
+    AssignEsim,
+    Availability,
+    CarrierItem,
+    CarrierListQuery,
+    CheckServiceAvailability,
+    CompanyCarrierList,
+    CreateMultiline,
+    CustomerInfo,
+    CustomerLine,
+    Enrollment,
+    EnrollmentOrder,
+    EnrollmentResult,
+    EsimProfile,
+    EsimRequest,
+    InquiryRequest,
+    Line,
+    LineEntry,
+    LineInquiry,
+    LineInquiryData,
+    LinePlan,
+    LineProgress,
+    LineRequest,
+    LineStart,
+    LineStatus,
+    NewNumberActivation,
+    Pacing,
+    Plan,
+    PlanItem,
+    PlanList,
+    accounts_lines,
+    customer_line,
+    email_hash,
+    email_lines,
+    give_pin,
+    hash_all,
+    lines_of_order,
+    plan_of,
+    sealed_extras,
+    settle,
+    vendor_line,
+)
+from models.envelope import (
+    NO_RECORD,
+    PLANS_NOT_FOUND,
+    PORT_IN_PROGRESS,
+    LineupError,
+    invalid_enrollment_id,
+    not_waiting_for_activation,
+    refuse,
+)
+from models.observability import enrollment_started
+from models.payment import account_plans, paid_plans, settled_invoice
+from models.porting import PortIn, ports_in_progress, second_port
+from models.settings import Settings
+from models.types import carrier_problem, resolve_carrier, utcnow
+from workflows.enrollment import (
+    CarrierListWorkflow,
+    EnrollmentWorkflow,
+    EsimAssignmentWorkflow,
+    LineInquiryWorkflow,
+    LineWorkflow,
+    enrollment_search_attributes,
+    enrollment_workflow_id,
+    esim_workflow_id,
+    inquiry_workflow_id,
+    line_attributes,
+    line_workflow_id,
+)
+
+CARRIERS_SOLD = ["TMB", "ATT", "VER"]
+
+
+NOT_SERVED = "We do not provide services at the users Zip Code"
+
+
+def new_enrollment_id() -> str:
+    """'E' and 80 random bits in base32: unguessable, so ids cannot be enumerated."""
+    return "E" + base64.b32encode(secrets.token_bytes(10)).decode()
+
+
+@action("enrollment", example=AVAILABILITY)
+async def check_service_availability(*, body: CheckServiceAvailability, ctx: Context) -> Availability:
+    """Issues a new, unused enrollment id for a ZIP the service covers, with its city and state as USPS names
+    them."""
+    state = state_of_zip(body.zip_code)
+    if state is None:
+        raise refuse(NOT_SERVED)
+    slot = Enrollment(
+        enrollment_id=new_enrollment_id(),
+        vendor_id=ctx.caller.vendor_id,
+        zip_code=body.zip_code,
+        state=state,
+        enrollment_type=body.enrollment_type,
+        issued_by=ctx.caller.agent_username,
+    )
+    async with ctx.uow.transaction() as session:
+        session.add(slot)
+    return Availability(
+        enrollment_id=slot.enrollment_id,
+        zip_code=body.zip_code,
+        city=city_of_zip(body.zip_code),
+        state=state,
+        carriers=CARRIERS_SOLD,
+    )
+
+
+@action("plan", example=PLANS)
+async def plan_list(*, body: PlanList, ctx: Context) -> list[PlanItem]:
+    """The plans a channel can sell: every active plan, one plan, or those sold in a ZIP (every covered ZIP sells
+    them all)."""
+    if body.zip_code is not None and state_of_zip(body.zip_code) is None:
+        raise refuse(NOT_SERVED)
+    query = select(Plan).where(col(Plan.active)).order_by(col(Plan.plan_id))
+    if body.plan_id is not None:
+        query = query.where(Plan.plan_id == int(body.plan_id))
+    async with ctx.uow.transaction() as session:
+        plans = (await session.exec(query)).all()
+    if not plans:
+        raise refuse(PLANS_NOT_FOUND, rest_status=404)
+    return [PlanItem.of(plan) for plan in plans]
+
+
+@action("enrollment", example=CARRIERS)
+async def company_carrier_list(*, body: CompanyCarrierList, ctx: Context) -> list[CarrierItem]:
+    """The carriers the company sells on, with the carrier's own numeric ids (query_portin takes either)."""
+    query = CarrierListQuery(ctx.caller.vendor_code, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
+    found = await run_lookup(
+        ctx, CarrierListWorkflow.run, query, workflow_id=lookup_workflow_id("carriers", ctx.request_id)
+    )
+    return [
+        CarrierItem(carrier_id=c.carrier_id, carrier=c.carrier, carrier_name=c.carrier_name) for c in found.carriers
+    ]
+
+
+PIN_DIGITS = 4
+
+
+def new_pin() -> str:
+    """A customer's account PIN when the channel gives none: 4 random digits."""
+    return f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+
+
+class Extras(NamedTuple):
+    pin: str
+    esim: EsimProfile | None
+
+
+async def line_extras(ctx: Context, enrollment_ids: Collection[str]) -> dict[str, Extras]:
+    """Each line's PIN and eSIM profile. A line made before every customer had a PIN gets one now, once."""
+    async with ctx.uow.transaction() as session:
+        sealed = await sealed_extras(session, enrollment_ids)
+        without = [enrollment_id for enrollment_id, (pin, _) in sealed.items() if pin is None]
+        for enrollment_id in without:
+            await give_pin(session, enrollment_id, ctx.cipher.encrypt(new_pin()))
+        if without:
+            sealed = await sealed_extras(session, enrollment_ids)
+    found = {}
+    for enrollment_id, (pin, profile) in sealed.items():
+        assert pin is not None  # given above
+        esim = None
+        if profile is not None:
+            opened = ctx.cipher.open(profile, EsimDocument)
+            esim = EsimProfile.of(opened["iccid"], opened["activation_code"])
+        found[enrollment_id] = Extras(ctx.cipher.decrypt(pin), esim)
+    return found
+
+
+async def line_entries(
+    ctx: Context, plans: list[LinePlan], *, invoice_number: str | None, pins: Mapping[str, str] | None = None
+) -> list[LineEntry]:
+    """The entries of customer creation's answer (activate_line's too), one per line, in the plans' order.
+    `pins`: those intake just gave (no read for them unless the line is an eSIM's, whose profile is needed)."""
+    pins = pins or {}
+    known = {plan.enrollment_id: Extras(pins[plan.enrollment_id], None) for plan in plans if plan.enrollment_id in pins}
+    wanted = [plan.enrollment_id for plan in plans if plan.enrollment_id not in known or plan.esim]
+    extras = {**known, **(await line_extras(ctx, wanted) if wanted else {})}
+    return [
+        LineEntry.of(plan, invoice_number, pin=extras[plan.enrollment_id].pin, esim=extras[plan.enrollment_id].esim)
+        for plan in plans
+    ]
+
+
+INVALID_INVOICE = "Invalid invoice number"
+
+
+# Lines that hold no paid plan: waiting for activation, or a port that ended without the number.
+NOT_ACTIVATED = frozenset(
+    {
+        LineStatus.WAITING_ACTIVATION,
+        LineStatus.PORT_REJECTED,
+        LineStatus.PORT_CANCELLED,
+        LineStatus.PORT_ABANDONED,
+    }
+)
+
+
+def unpaid(plan_id: int) -> str:
+    return f"No settled payment covers plan {plan_id} of this line; make_payment first"
+
+
+async def payment_problems(
+    session: Session, body: CreateMultiline, *, vendor_id: int, require_payment: bool
+) -> list[str]:
+    """The request's invoice, and, when the vendor requires it, payment for every line activated now."""
+    ids = [line.enrollment_id for line in body.lines]
+    found: list[str] = []
+    if body.invoice_number is not None:
+        family = {body.parent_enrollment_id, *ids}
+        if not await settled_invoice(session, vendor_id, body.invoice_number, family):
+            found.append(INVALID_INVOICE)
+    if require_payment:
+        activating = {line.enrollment_id: int(line.plan_id) for line in body.lines if not line.later}
+        uncovered = await _uncovered(session, vendor_id, body.parent_enrollment_id, activating)
+        found += [
+            f"Line {number}: {unpaid(plan)}"
+            for number, line in enumerate(body.lines, start=1)
+            if line.enrollment_id in activating and (plan := int(line.plan_id)) in uncovered
+        ]
+    return found
+
+
+async def activation_refusal(session: Session, line: Line) -> LineupError | None:
+    """The refusal (402) of a line waiting for activation that may not activate yet: its vendor requires payment
+    and the account's settled payments do not cover its plan. None: it may."""
+    vendor = await session.get(Vendor, line.vendor_id)
+    if vendor is None or not vendor.require_payment:
+        return None
+    uncovered = await _uncovered(session, line.vendor_id, line.parent_enrollment_id, {line.enrollment_id: line.plan_id})
+    return refuse(unpaid(line.plan_id), rest_status=402) if line.plan_id in uncovered else None
+
+
+async def _uncovered(session: Session, vendor_id: int, parent: str, activating: dict[str, int]) -> set[int]:
+    """Plans the account's settled payments do not cover once `activating` (enrollment id → plan) activate too:
+    lines already active or on their way count first, so a payment is never spent twice."""
+    account = await account_plans(session, vendor_id, parent)
+    earlier = [plan for eid, plan, status in account if eid not in activating and status not in NOT_ACTIVATED]
+    family = {parent, *activating, *(eid for eid, _plan, _status in account)}
+    paid = Counter(await paid_plans(session, vendor_id, family))
+    needed = Counter(_plans(earlier, activating.values()))
+    return {plan for plan, count in needed.items() if count > paid[plan]}
+
+
+def _plans(*groups: Iterable[int]) -> list[int]:
+    return [plan for group in groups for plan in group]
+
+
+CUSTOMER_ID_ATTEMPTS = 5
+
+
+PII_FIELDS = (
+    "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
+    "service_address_two", "service_city", "service_state", "service_zip", "billing_address_one",
+    "billing_address_two", "billing_city", "billing_state", "billing_zip",
+)  # fmt: skip
+
+
+PORT_SECRETS = {
+    "port_account_number": "account_number", "port_account_password": "account_password", "port_ssn": "ssn",
+    "port_first_name": "first_name", "port_last_name": "last_name", "port_address_one": "address_one",
+    "port_address_two": "address_two", "port_city": "city", "port_state": "state", "port_zip_code": "zip",
+}  # fmt: skip
+
+
+async def problems(
+    session: Session, body: CreateMultiline, settings: Settings, *, caller: Caller, order_id: str
+) -> list[str]:
+    """Every reason to refuse the request, for all lines at once."""
+    ids, aliases = [line.enrollment_id for line in body.lines], settings.systems.carrier_alias_map
+    vendor_id = caller.vendor_id
+    found: list[str] = [f"Enrollment id {eid} appears more than once" for eid in sorted(set(ids)) if ids.count(eid) > 1]
+    found += [
+        problem
+        for number, line in enumerate(body.lines, start=1)
+        if line.carrier is not None
+        and (problem := carrier_problem(line.carrier, aliases, label=f"Line {number}: Carrier"))
+    ]
+    issued = {
+        e.enrollment_id: e
+        for e in (await session.exec(select(Enrollment).where(col(Enrollment.enrollment_id).in_(ids)))).all()
+    }
+    for eid in dict.fromkeys(ids):
+        slot = issued.get(eid)
+        if slot is None or slot.vendor_id != vendor_id:
+            found.append(invalid_enrollment_id(eid))
+        elif slot.claimed_by not in (None, order_id):
+            found.append(f"Enrollment id {eid} is already used by another request")
+    if body.parent_enrollment_id not in ids:
+        holder = await session.get(Line, body.parent_enrollment_id)
+        if holder is None or holder.vendor_id != vendor_id or holder.customer_id is None:
+            parent = body.parent_enrollment_id
+            found.append(f"Parent enrollment id {parent} is neither an existing account nor a line of this request")
+    found += await _numbers_held(session, body)
+    plan_ids = {int(line.plan_id) for line in body.lines}
+    known = set(
+        (await session.exec(select(Plan.plan_id).where(col(Plan.plan_id).in_(plan_ids), col(Plan.active)))).all()
+    )
+    found += [f"Plan id {plan_id} is not a plan of the plan list" for plan_id in sorted(plan_ids - known)]
+    # The invoice, and payment when the vendor requires it.
+    found += await payment_problems(session, body, vendor_id=vendor_id, require_payment=caller.require_payment)
+    return found
+
+
+async def _numbers_held(session: Session, body: CreateMultiline) -> list[str]:
+    """A number with a port in progress on another line (of any vendor) is not ported twice at once."""
+    numbers = [line.port_number for line in body.lines if line.activation_type == "PORTIN" and line.port_number]
+    own = {line.enrollment_id for line in body.lines}  # a repeated request finds its own lines porting
+    porting = await ports_in_progress(session, numbers, besides=own)
+    found = [
+        f"Line {number}: {PORT_IN_PROGRESS}"
+        for number, line in enumerate(body.lines, start=1)
+        if line.activation_type == "PORTIN" and line.port_number in porting
+    ]
+    found += [f"Port number {mdn} appears more than once" for mdn in sorted(set(numbers)) if numbers.count(mdn) > 1]
+    return found
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What intake did: whether this request stored the lines, each line's plan, and the PINs it gave them (a
+    repeated request's stored lines are read for their PINs instead)."""
+
+    stored: bool
+    plans: list[LinePlan]
+    pins: dict[str, str]
+
+
+async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accepted:
+    """Checks, claims and stores the request's lines, each with its customer record (the account holder's id is
+    each line's cust_id), in the request's one transaction; a repeated request changes nothing. A line's
+    password is stored sealed; the caller hashes it once the lines are committed (services.enrollment.passwords)."""
+    for _ in range(CUSTOMER_ID_ATTEMPTS):
+        try:
+            return await _accept(ctx, body, order_id=order_id)
+        except IntegrityError as clash:  # two requests porting one number at once: the index lets one in
+            if second_port(clash):
+                raise refuse(PORT_IN_PROGRESS, rest_status=409) from None
+            if "customer_id" not in str(clash.orig):
+                raise
+            # Two random customer ids met: draw again.
+    raise RuntimeError("could not allocate unique customer ids")
+
+
+async def _accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accepted:
+    vendor_id, agent = ctx.caller.vendor_id, ctx.caller.agent_username
+    async with ctx.uow.transaction() as session:
+        if found := await problems(session, body, ctx.settings, caller=ctx.caller, order_id=order_id):
+            raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
+        ids = [line.enrollment_id for line in body.lines]
+        claimed = await session.execute(
+            update(Enrollment)
+            .where(col(Enrollment.enrollment_id).in_(ids))
+            .where(or_(col(Enrollment.claimed_by).is_(None), col(Enrollment.claimed_by) == order_id))
+            .values(claimed_by=order_id, claimed_at=utcnow())
+        )
+        if claimed.rowcount != len(ids):  # type: ignore[attr-defined]  # another request won the race
+            raise refuse("An enrollment id of this request is already used by another request", rest_status=409)
+        # One read for every line of the request: a repeated request finds the lines the first one stored.
+        already = {
+            line.enrollment_id: line
+            for line in (await session.exec(select(Line).where(col(Line.enrollment_id).in_(ids)))).all()
+        }
+        if already:
+            return Accepted(False, [plan_of(already[eid]) for eid in ids], {})
+        # An existing account's holder, read by the checks above (a line of this request is stored below).
+        holder = None if body.parent_enrollment_id in ids else await session.get(Line, body.parent_enrollment_id)
+        requests = sorted(body.lines, key=lambda line: line.enrollment_id != body.parent_enrollment_id)
+        account = holder.customer_id if holder is not None else None
+        stored: dict[str, Line] = {}
+        pins: dict[str, str] = {}
+        aliases = ctx.settings.systems.carrier_alias_map
+        for line in requests:  # the account holder first: its customer id is every line's cust_id
+            carrier = resolve_carrier(line.carrier, aliases) if line.carrier else None
+            pins[line.enrollment_id] = line.pin or new_pin()
+            row = _store(
+                session,
+                ctx.cipher,
+                body,
+                line,
+                carrier,
+                vendor_id=vendor_id,
+                agent=agent,
+                order_id=order_id,
+                pin=pins[line.enrollment_id],
+                account=account,
+            )
+            account = account or row.customer_id
+            stored[row.enrollment_id] = row
+        enrollment.received(session, [stored[eid] for eid in ids], actor=ctx.caller.actor)
+        return Accepted(True, [plan_of(stored[eid]) for eid in ids], pins)
+
+
+def _store(
+    session: Session,
+    cipher: FieldCipher,
+    body: CreateMultiline,
+    line: LineRequest,
+    carrier: str | None,
+    *,
+    vendor_id: int,
+    agent: str | None,
+    order_id: str,
+    pin: str,
+    account: str | None,
+) -> Line:
+    values: dict[str, object] = line.model_dump()
+    pii = {name: values[name] for name in PII_FIELDS if values[name] is not None}
+    if line.password:  # sealed with the PII until services.enrollment.passwords hashes it
+        pii[PASSWORD] = line.password
+    customer_id = f"{secrets.randbelow(9 * 10**8) + 10**8}"
+    row = Line(
+        enrollment_id=line.enrollment_id,
+        parent_enrollment_id=body.parent_enrollment_id,
+        order_id=order_id,
+        vendor_id=vendor_id,
+        agent_username=agent,
+        plan_id=int(line.plan_id),
+        activation_type=line.activation_type,
+        enrollment_type=line.enrollment_type,
+        activation_later=line.later,
+        phone_type=line.phone_type,
+        device_type=line.device_type,
+        brand_code=line.brand_code,
+        sku_type=line.sku_type,
+        model_id=line.model_id,
+        device_id=line.device_id,
+        iccid=None if line.esim else line.uiccid,
+        esn=None if line.esim else line.esn,
+        is_esim=line.esim,
+        carrier=carrier,
+        invoice_number=body.invoice_number,
+        coupon_code=line.coupon_code,
+        email_hash=email_hash(cipher, line.email),
+        password_hash=PENDING if line.password else None,
+        pin=cipher.encrypt(pin),
+        pii=cipher.seal(pii),
+        customer_id=customer_id,
+        cust_id=account or customer_id,
+        # A line to activate later waits from here (a channel may ask for it as soon as it is answered);
+        # any other is RECEIVED until its order's first try moves it (the sweep starts an order left so).
+        status=LineStatus.WAITING_ACTIVATION if line.later else LineStatus.RECEIVED,
+    )
+    session.add(row)
+    if line.activation_type == "PORTIN":
+        assert line.port_number is not None and line.port_current_carrier is not None
+        old_account = {target: values[source] for source, target in PORT_SECRETS.items() if values[source] is not None}
+        session.add(
+            PortIn(
+                enrollment_id=line.enrollment_id,
+                port_number=line.port_number,
+                current_carrier=line.port_current_carrier,
+                secrets=cipher.seal(old_account),
+            )
+        )
+    return row
+
+
+_running: set[asyncio.Task[int]] = set()  # held, so a task is not collected before it ends
+
+
+def hash_later(db: Database, cipher: FieldCipher, lines: Sequence[LineRequest]) -> None:
+    """After the request's lines are committed: one hash per distinct password, written to every line that has it."""
+    lines_by_password: dict[str, list[str]] = {}
+    for line in lines:
+        if line.password:
+            lines_by_password.setdefault(line.password, []).append(line.enrollment_id)
+    if lines_by_password:
+        task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
+        _running.add(task)
+        task.add_done_callback(_running.discard)
+
+
+async def verify_line_password(db: Database, cipher: FieldCipher, line: Line | None, offered: str) -> bool:
+    """The customer's password check (saved_card_list): argon2 against the hash, or, while it is pending,
+    against the sealed password (an argon2 of the dummy besides, so both take as long) and then hashed."""
+    if line is None or line.password_hash != PENDING:
+        return await verify_secret_async(line.password_hash if line else None, offered)
+    stored = cipher.open(line.pii, Fields).get(PASSWORD, "")
+    await verify_secret_async(None, offered)
+    ok = bool(stored) and hmac.compare_digest(stored.encode(), offered.encode())
+    if ok:
+        await settle(db, cipher, [line.enrollment_id], await hash_secret_async(offered))
+    return ok
+
+
+@action("customer", interface=True, aliases=ALIASES, sources=WEB_SOURCES, example=CREATED)
+async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Context) -> list[LineEntry]:
+    """Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines): accepted
+    all or nothing, then the enrollment's workflow is started (or found, for a repeated request) and waited for."""
+    settings = ctx.settings
+    if len(body.lines) > settings.enrollment.max_lines:
+        raise refuse(f"Lines must hold at most {settings.enrollment.max_lines} lines")
+    ids = [line.enrollment_id for line in body.lines]
+    order_id = enrollment_workflow_id(body.parent_enrollment_id, ids)
+    accepted = await accept(ctx, body, order_id=order_id)
+    if accepted.stored:
+        enrollment_started()
+    vendor, agent = ctx.caller.vendor_code, ctx.caller.agent_username
+    order = EnrollmentOrder(order_id, body.parent_enrollment_id, accepted.plans, vendor, agent, Pacing.of(settings))
+    try:
+        result = await _run(ctx, order)
+    finally:  # the lines this request stored are committed by now, whatever Temporal said
+        if accepted.stored:
+            hash_later(ctx.resources.db, ctx.cipher, body.lines)
+    return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
+
+
+async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
+    """Starts or finds the enrollment's workflow and waits for its customer records (and, a little, MDNs)."""
+    settings = ctx.settings
+    start = WithStartWorkflowOperation(
+        EnrollmentWorkflow.run,
+        order,
+        id=order.order_id,
+        task_queue=ctx.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        task_timeout=timedelta(seconds=settings.temporal.workflow_task_timeout_seconds),
+        search_attributes=enrollment_search_attributes(order),
+    )
+    wait = settings.enrollment.sync_wait_seconds
+    client = await ctx.temporal_client()
+    try:
+        async with ctx.outside("The workflow engine", within=wait + ctx.lookup_seconds()):
+            try:
+                return await client.execute_update_with_start_workflow(
+                    EnrollmentWorkflow.customers, start_workflow_operation=start
+                )
+            except RPCError as error:
+                if error.status != RPCStatusCode.NOT_FOUND:
+                    raise
+                # The order completed while this repeated request's update was on its way: as below.
+    except WorkflowAlreadyStartedError:
+        pass  # the enrollment finished long ago: its lines' records are the answer to the repeated request
+    finally:
+        await started_anyway(start)  # its outcome read: no error left unread
+    async with ctx.uow.transaction() as session:
+        return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order.order_id)])
+
+
+def line_start(line: Line, *, vendor_code: str, settings: Settings) -> LineStart:
+    """The input the line's order gives its workflow, rebuilt from the line's row."""
+    return LineStart(
+        plan_of(line), line.order_id, line.parent_enrollment_id, vendor_code, line.agent_username, Pacing.of(settings)
+    )
+
+
+class StartOptions(TypedDict):
+    id: str
+    task_queue: str
+    id_conflict_policy: WorkflowIDConflictPolicy
+    id_reuse_policy: WorkflowIDReusePolicy
+    task_timeout: timedelta
+    search_attributes: TypedSearchAttributes
+
+
+def _options(line: Line, settings: Settings) -> StartOptions:
+    return StartOptions(
+        id=line_workflow_id(line.enrollment_id),
+        task_queue=settings.temporal.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        task_timeout=timedelta(seconds=settings.temporal.workflow_task_timeout_seconds),
+        search_attributes=line_attributes(
+            plan_of(line), parent_enrollment_id=line.parent_enrollment_id, agent_id=line.agent_username
+        ),
+    )
+
+
+def with_line_start(
+    line: Line, *, vendor_code: str, settings: Settings
+) -> WithStartWorkflowOperation[LineWorkflow, LineProgress]:
+    """The line's workflow for an update-with-start: the running one, or one started now."""
+    start = line_start(line, vendor_code=vendor_code, settings=settings)
+    return WithStartWorkflowOperation(LineWorkflow.run, start, **_options(line, settings))
+
+
+async def hand_over(client: Client, line: Line, *, vendor_code: str, settings: Settings) -> None:
+    """A line waiting for activation is ported in: its workflow (started now if the order has not yet) stops
+    waiting for activate_line and ends; the port's workflow activates the line on the ported number."""
+    start = line_start(line, vendor_code=vendor_code, settings=settings)
+    with contextlib.suppress(WorkflowAlreadyStartedError):  # it ended already: nothing waits to be handed over
+        await client.start_workflow(LineWorkflow.run, start, start_signal="hand_over", **_options(line, settings))
+
+
+INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
+
+
+NO_CUSTOMER = "No customer found against this enrolment ID"
+
+
+@action("customer", sources=WEB_SOURCES, example=CREATED)
+async def activate_line(*, body: ActivateLine, ctx: Context) -> list[LineEntry]:
+    """Activates a line created with activation_later=Y (a new SIM, esn or uiccid, may replace the attached one)
+    through its workflow's `activate` update, whose validator refuses any other state before it reaches history;
+    answers as customer creation does."""
+    return await activate(ctx, body.enrollment_id, esn=body.esn, iccid=body.uiccid)
+
+
+@action("inventory", example=CREATED)
+async def new_number_activation_with_zip_code(*, body: NewNumberActivation, ctx: Context) -> list[LineEntry]:
+    """activate_line as the mobile channels call it: the line waiting for activation gets a new number in the
+    area of `zip_code` (a SIM sent with it replaces the attached one)."""
+    if state_of_zip(body.zip_code) is None:
+        raise refuse(f"Zip code {body.zip_code} is not in a served area")
+    return await activate(ctx, body.enrollment_id, esn=body.esn, iccid=body.sim_number, zip_code=body.zip_code)
+
+
+async def activate(
+    ctx: Context, enrollment_id: str, *, esn: str | None, iccid: str | None, zip_code: str | None = None
+) -> list[LineEntry]:
+    """The line's workflow's `activate` update, answered as customer creation answers."""
+    async with ctx.uow.transaction() as session:
+        line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
+    if line is None:
+        raise refuse(NO_CUSTOMER, rest_status=404)
+    if line.status == LineStatus.ACTIVE:
+        # The original's channels create the customer, then ask for its activation: a line checkout already
+        # activated answers with its entry and MDN, and nothing goes to the carrier or its workflow.
+        return await line_entries(ctx, [plan_of(line)], invoice_number=line.invoice_number)
+    if line.status != LineStatus.WAITING_ACTIVATION:
+        raise refuse(not_waiting_for_activation(line.status), rest_status=409)
+    await _paid_for(ctx, line)
+    wait = ctx.settings.enrollment.sync_wait_seconds
+    client = await ctx.temporal_client()
+    # Its workflow, started here if the order has not started it yet (the channel asked right after creation).
+    start = with_line_start(line, vendor_code=ctx.caller.vendor_code, settings=ctx.settings)
+    activation = Activation(wait, esn, iccid, zip_code)
+    try:
+        async with ctx.outside("The carrier", within=wait + ctx.lookup_seconds()):
+            progress = await client.execute_update_with_start_workflow(
+                LineWorkflow.activate, activation, start_workflow_operation=start
+            )
+    except WorkflowUpdateFailedError as failure:  # another request activated it meanwhile
+        raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+    except WorkflowAlreadyStartedError:  # its workflow ended: the line was ported in meanwhile
+        raise refuse(not_waiting_for_activation("porting"), rest_status=409) from None
+    finally:
+        await started_anyway(start)
+    async with ctx.uow.transaction() as session:
+        line = await session.get(Line, enrollment_id) or line  # as the activation left it
+    plan = replace(plan_of(line), status=progress.status, mdn=progress.mdn, msid=progress.msid, msl=progress.msl)
+    return await line_entries(ctx, [plan], invoice_number=line.invoice_number)
+
+
+async def _paid_for(ctx: Context, line: Line) -> None:
+    """A vendor that requires payment activates a line only once a settled payment covers its plan."""
+    async with ctx.uow.transaction() as session:
+        refused = await activation_refusal(session, line)
+    if refused is not None:
+        raise refused
+
+
+@action("customer", sources=WEB_SOURCES, example=CUSTOMER_INFO)
+async def customer_info(*, body: CustomerInfo, ctx: Context) -> list[CustomerLine]:
+    """The calling vendor's customers matching an enrollment id, a customer id or an e-mail (which may match
+    several), one element per line of their accounts: the matching lines first, then their accounts' other
+    lines, oldest first."""
+    vendor_id = ctx.caller.vendor_id
+    async with ctx.uow.transaction() as session:
+        found = await _matching(session, body, vendor_id=vendor_id, cipher=ctx.cipher)
+        matched = [line for line in found if line.cust_id is not None]
+        if not matched:
+            raise refuse(NO_RECORD, rest_status=404)
+        cust_ids = [line.cust_id for line in matched if line.cust_id is not None]
+        held = await accounts_lines(session, cust_ids=dict.fromkeys(cust_ids), vendor_id=vendor_id)
+    first = {line.enrollment_id for line in matched}
+    held = [row for row in held if row[0].customer_id is not None]
+    held.sort(key=lambda row: row[0].enrollment_id not in first)  # stable: each group stays oldest first
+    pins = await line_extras(ctx, [line.enrollment_id for line, _, _ in held])
+    return [
+        CustomerLine.of(
+            line, pii=ctx.cipher.open(line.pii, Fields), zip_code=zip_code, plan=plan, pin=pins[line.enrollment_id].pin
+        )
+        for line, zip_code, plan in held
+    ]
+
+
+async def _matching(session: Session, body: CustomerInfo, *, vendor_id: int, cipher: FieldCipher) -> list[Line]:
+    """The lines the request's key names: one for an enrollment id or a customer id, any number for an e-mail."""
+    if body.enrollment_id is not None:
+        line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
+    elif body.customer_id is not None:
+        line = await customer_line(session, customer_id=body.customer_id, vendor_id=vendor_id)
+    else:
+        assert body.email is not None  # CustomerInfo needs one of the three
+        return await email_lines(session, cipher=cipher, email=body.email, vendor_id=vendor_id)
+    return [] if line is None else [line]
+
+
+@action("customer", interface=True, sources=WEB_SOURCES, example=INQUIRY)
+async def line_inquiry(*, body: LineInquiry, ctx: Context) -> LineInquiryData:
+    """Asks the carrier about a line, as the flags select (none set: everything); a number the carrier does
+    not hold for the vendor (909) passes through as the carrier said it."""
+    async with ctx.uow.transaction() as session:
+        line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
+    if line is None:
+        raise refuse(NO_CUSTOMER, rest_status=404)
+    flags = {name: getattr(body, name) == "Y" for name in INQUIRY_FLAGS}
+    if not any(flags.values()):
+        flags = dict.fromkeys(INQUIRY_FLAGS, True)
+    inquiry = InquiryRequest(
+        body.enrollment_id, ctx.caller.vendor_code, budget_seconds=ctx.settings.systems.lookup_budget_seconds, **flags
+    )
+    workflow_id = inquiry_workflow_id(body.enrollment_id, ctx.request_id)
+    answer = await run_lookup(ctx, LineInquiryWorkflow.run, inquiry, workflow_id=workflow_id)
+    return LineInquiryData.of(answer, mdn=line.mdn, esn=line.iccid or line.esn)
+
+
+ESIM = EsimProfile.of("8901261234567890128", LPA_EXAMPLE)
+
+
+# Sources: the interface's core three, as the mobile channels that install eSIMs call it (TABLET among them).
+@action("customer", example=ESIM)
+async def assign_esim(*, body: AssignEsim, ctx: Context) -> EsimProfile:
+    """The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has, or
+    one the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line is
+    refused, as another vendor's enrollment id is (it names nothing)."""
+    async with ctx.uow.transaction() as session:
+        line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
+    if line is None:
+        raise refuse(NO_CUSTOMER, rest_status=404)
+    if line.esim_profile is None:
+        if line.physical_sim:
+            raise refuse(PHYSICAL_SIM, rest_status=409)
+        if line.status != LineStatus.WAITING_ACTIVATION:  # its activation (under way) brings the profile
+            raise refuse(not_waiting_for_activation(line.status), rest_status=409)
+        budget = ctx.settings.systems.lookup_budget_seconds
+        request = EsimRequest(line.enrollment_id, ctx.caller.vendor_code, budget_seconds=budget)
+        workflow_id = esim_workflow_id(line.enrollment_id)
+        await run_lookup(ctx, EsimAssignmentWorkflow.run, request, workflow_id=workflow_id, shared=True)
+    profile = (await line_extras(ctx, [line.enrollment_id]))[line.enrollment_id].esim
+    assert profile is not None  # sealed by the activity before its workflow answered
+    return profile

@@ -1,0 +1,578 @@
+"""Tables of the porting domain: a PORTIN line's port-in order, its old-account data encrypted (`secrets`), and
+the carrier's port-status pushes taken."""
+
+from __future__ import annotations
+
+# models/messages/porting.py: Messages of the porting domain: the port-in workflow (submission, polling, corrections, completion) and the
+# models/requests/porting.py: `/port`: query_portin, update_portin and submit_portin (corrections), validate_portin (also on `/inventory`),
+# models/answers/porting.py: `data` of the porting domain: query_portin, update_portin (and submit_portin), validate_portin, get_list and
+# persistence/porting.py: Repository of the porting domain: port-in rows.
+# persistence/port_pushes.py: Repository of the carrier's port-status pushes (issue 27, finding 9): whose port it is, and taking a push once,
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from pydantic import AliasChoices, BaseModel, Field, model_validator
+from pydantic_core import PydanticCustomError
+from sqlalchemy import Index, delete, func, text
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Field as Column
+from sqlmodel import SQLModel, col, select
+
+from models.auth import Vendor
+from models.db import Database, RecordNotFound, Session
+from models.enrollment import Line, LineStatus, Pacing, StuckState
+from models.envelope import Budget, Shape, omitted_when_none
+from models.events import EventType, record
+from models.types import (
+    AccountNumber,
+    AccountPin,
+    ActionRequest,
+    AddressLine,
+    Alnum,
+    City,
+    Esn,
+    Iccid,
+    Imei,
+    LastName,
+    Mdn,
+    PersonName,
+    PortCarrier,
+    PortSsn,
+    State,
+    Text32,
+    YesNo,
+    Zip5,
+    utcnow,
+)
+
+
+class PortStatus(StrEnum):
+    RECEIVED = "RECEIVED"  # stored, not submitted yet
+    SUBMITTED = "SUBMITTED"
+    CONFIRMED = "CONFIRMED"
+    RESOLUTION_REQUIRED = "RESOLUTION_REQUIRED"
+    COMPLETED = "COMPLETED"
+    REJECTED = "REJECTED"
+    CANCELLED = "CANCELLED"
+    ABANDONED = "ABANDONED"  # no final answer within LINEUP_PORT_MAX_DAYS
+
+
+TERMINAL_PORT_STATES = frozenset(
+    {PortStatus.COMPLETED, PortStatus.REJECTED, PortStatus.CANCELLED, PortStatus.ABANDONED}
+)
+
+
+def line_status_after(port: PortStatus) -> LineStatus:
+    """The line's state once its port ended without giving it a number (REJECTED, CANCELLED, ABANDONED)."""
+    return LineStatus(f"PORT_{port.value}")
+
+
+# One port in progress per number (issue 27): the backstop behind intake's refusal of a second.
+PENDING_PORT = text("status IN ('RECEIVED', 'SUBMITTED', 'CONFIRMED', 'RESOLUTION_REQUIRED')")
+
+
+class PortIn(SQLModel, table=True):
+    """The port-in order of a PORTIN line. `secrets` holds the old account's data, encrypted."""
+
+    __tablename__ = "port_in"
+    __table_args__ = (
+        Index(
+            "uq_port_in_progress",
+            "port_number",
+            unique=True,
+            sqlite_where=PENDING_PORT,
+            postgresql_where=PENDING_PORT,
+        ),
+    )
+
+    enrollment_id: str = Column(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
+    port_number: str = Column(max_length=10, index=True)
+    current_carrier: str = Column(max_length=32)
+    secrets: str
+    carrier_port_id: str | None = Column(default=None, max_length=32)
+    status: str = Column(default=PortStatus.RECEIVED.value, max_length=24)
+    resolution_code: str | None = Column(default=None, max_length=8)
+    resolution_description: str | None = Column(default=None, max_length=200)
+    carrier_response: str | None = Column(default=None, max_length=200)
+    requested_at: datetime | None = None
+    responded_at: datetime | None = None
+
+
+class PortPush(SQLModel, table=True):
+    """A carrier's port-status push, taken once (issue 27, finding 9): the digest of its signed timestamp and body
+    is unique, so a replay is known; rows older than the signature's tolerance and the poll window are purged as
+    new pushes arrive. `signalled`: it made the port's workflow poll (at most LINEUP_PORT_PUSH_POLLS_PER_HOUR)."""
+
+    __tablename__ = "port_push"
+
+    id: int | None = Column(default=None, primary_key=True)
+    digest: str = Column(max_length=64, unique=True)  # sha256 of "t.body", as signed
+    enrollment_id: str = Column(max_length=24, index=True)
+    signalled: bool = False
+    received_at: datetime = Column(default_factory=utcnow, index=True)
+
+
+@dataclass(frozen=True)
+class PortStart:
+    """Input of PortInWorkflow (`port-<enrollment_id>`); carried over continue-as-new with what it has done."""
+
+    enrollment_id: str
+    vendor_code: str
+    pacing: Pacing = field(default_factory=Pacing)
+    line_active: bool = False  # a port into an ACTIVE line: it keeps its number and status until completion
+    submitted: PortSubmission | None = None  # the submission the order made, or this workflow's earlier run's
+    stuck: StuckState | None = None  # its submission is stuck
+    polls: int = 0
+    corrections: int = 0
+    view: PortView | None = None
+
+
+@dataclass(frozen=True)
+class PortSubmission:
+    """A submission's outcome: the carrier's port, or (`port_id` None) a port of a number an active line of
+    Lineup holds whose old-account data did not match: never sent, `view` says RESOLUTION_REQUIRED and why."""
+
+    port_id: str | None
+    submitted_at: str  # ISO time of the first submission: the port's age counts from it
+    view: PortView | None = None
+
+
+@dataclass(frozen=True)
+class PortFinish:
+    """The port's end as it reaches the line; `released`: the number the line had before the ported one."""
+
+    enrollment_id: str
+    vendor_code: str
+    view: PortView
+    released: str | None = None
+
+
+@dataclass(frozen=True)
+class PortOutcome:
+    """What the port's end made of the line."""
+
+    status: str
+    mdn: str | None = None
+    error: str | None = None
+    released: str | None = None
+
+
+@dataclass(frozen=True)
+class PortView:
+    """What query_portin answers: the port's state as the carrier last reported it."""
+
+    status: str
+    resolution_code: str | None = None
+    resolution_description: str | None = None
+    carrier_response: str | None = None
+    request_datetime: str | None = None
+    response_datetime: str | None = None
+    mdn: str | None = None
+    msid: str | None = None
+    msl: str | None = None
+
+
+@dataclass(frozen=True)
+class PortWatchPoll:
+    """watch_port's input: the port, and the state the workflow knows (an answer with the same state is no
+    news, and waits for the next retry)."""
+
+    enrollment_id: str
+    vendor_code: str
+    port_id: str
+    known: PortView
+
+
+def same_state(one: PortView, other: PortView) -> bool:
+    """Whether two answers say the same thing about the port: its status and resolution. The carrier's
+    RESPONSE_DATETIME changes on every answer, so comparing whole answers would make every poll news."""
+    return (one.status, one.resolution_code, one.resolution_description) == (
+        other.status,
+        other.resolution_code,
+        other.resolution_description,
+    )
+
+
+@dataclass(frozen=True)
+class PortCorrection(Budget):
+    """update_portin's corrections are already stored (encrypted) with the port; this says resubmit."""
+
+    enrollment_id: str
+    correction_id: str
+
+
+@dataclass(frozen=True)
+class PortResubmit:
+    enrollment_id: str
+    vendor_code: str
+    port_id: str
+    idempotency_key: str
+
+
+@dataclass(frozen=True)
+class PortCheck(Budget):
+    vendor_code: str
+    port_number: str
+    zip_code: str | None = None
+
+
+@dataclass(frozen=True)
+class PortEligibilityReply:
+    port_number: str
+    eligible: bool
+    current_carrier: str
+    current_carrier_name: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class PortStarted:
+    """The update's answer: the line's state once the carrier took (or refused) the port, or it got stuck."""
+
+    status: str
+    port_id: str | None = None
+    reason: str | None = None
+
+
+class PortAccountFields(BaseModel):
+    """The old account's data a port-in carries, any subset of it: what update_portin and submit_portin correct,
+    and what the support console's port fix corrects."""
+
+    port_account_number: AccountNumber | None = None
+    port_account_password: AccountPin | None = None
+    port_first_name: PersonName | None = None
+    port_last_name: LastName | None = None
+    port_address_one: AddressLine | None = None
+    port_city: City | None = None
+    port_state: State | None = None
+    port_zip_code: Zip5 | None = None
+
+    def corrections(self) -> dict[str, str]:
+        """The values given, under the names the port's sealed secrets use."""
+        return {
+            name.removeprefix("port_").replace("zip_code", "zip"): value
+            for name in PortAccountFields.model_fields
+            if (value := getattr(self, name)) is not None
+        }
+
+
+class QueryPortin(ActionRequest):
+    """The status of a pending port-in order, named by its enrollment id, ESN/SIM and number together; without
+    an ESN (mobile channels send `"esn": ""`, which is none) by its enrollment id and number alone."""
+
+    enroll_id: Alnum
+    esn: Esn | None = None
+    mdn: Mdn
+    carrier: PortCarrier
+
+
+class PortCorrections(PortAccountFields, ActionRequest):
+    """Corrected old-account data for a port the carrier marked RESOLUTION_REQUIRED; any subset."""
+
+    @model_validator(mode="after")
+    def _at_least_one_correction(self) -> PortCorrections:
+        if not self.corrections():
+            raise PydanticCustomError("rule", "Please provide at least one corrected port field")
+        return self
+
+
+class UpdatePortin(PortCorrections):
+    """update_portin: corrections for the port of line `enroll_id`."""
+
+    enroll_id: Alnum
+
+
+class SubmitPortin(PortCorrections):
+    """submit_portin (the mobile channels' name): corrections for the port `portin_enrollment_id` (a
+    port_subscriber_id from get_list) of the account of `enrollment_id`; `password_pin` is the old PIN."""
+
+    enrollment_id: Alnum
+    portin_enrollment_id: Alnum
+    port_account_password: AccountPin | None = Field(
+        default=None, validation_alias=AliasChoices("port_account_password", "password_pin")
+    )
+
+
+class ValidatePortin(ActionRequest):
+    """Whether a number can be ported in, and the carrier it is with now (the carrier answers); the mobile
+    channels send it as `mdn` on `/inventory`."""
+
+    port_number: Mdn = Field(validation_alias=AliasChoices("port_number", "mdn"))
+    zip_code: Zip5 | None = None
+
+
+class GetPortList(ActionRequest):
+    """The port orders of a line, or with get_child_list Y of its whole account."""
+
+    enroll_id: Alnum
+    get_child_list: YesNo | None = None
+
+
+def _either(ours: str, theirs: str) -> AliasChoices:
+    """A field under Lineup's name or the original's (decisions.md: both forms are accepted)."""
+    return AliasChoices(ours, theirs)
+
+
+class CreatePortin(ActionRequest):
+    """create_portin_v2_when_create_customer_was_called_without_portin_tag: a port for a line created without
+    PORTIN. The line is named by `enrollment_id`, or by its `sim` alone. The old account's data comes under
+    Lineup's `port_*` names or the original's documented ones (`first_name`, `account_number`, `password_pin`,
+    `zip_code`, …), both onto one port order; no SSN is needed here (the carrier's port request carries none),
+    and without a current carrier the carrier is asked for it."""
+
+    enrollment_id: Alnum | None = None
+    sim: Iccid | None = None
+    imei: Imei | None = None  # the device the number moves to: checked, not part of the port order
+    port_number: Mdn
+    port_current_carrier: Text32 | None = Field(
+        default=None, validation_alias=_either("port_current_carrier", "current_carrier")
+    )
+    port_first_name: PersonName = Field(validation_alias=_either("port_first_name", "first_name"))
+    port_last_name: LastName = Field(validation_alias=_either("port_last_name", "last_name"))
+    port_address_one: AddressLine = Field(validation_alias=_either("port_address_one", "address_one"))
+    port_address_two: AddressLine | None = Field(
+        default=None, validation_alias=_either("port_address_two", "address_two")
+    )
+    port_city: City = Field(validation_alias=_either("port_city", "city"))
+    port_state: State = Field(validation_alias=_either("port_state", "state"))
+    port_zip_code: Zip5 = Field(validation_alias=_either("port_zip_code", "zip_code"))
+    port_account_number: AccountNumber = Field(validation_alias=_either("port_account_number", "account_number"))
+    port_account_password: AccountPin = Field(validation_alias=_either("port_account_password", "password_pin"))
+    port_ssn: PortSsn | None = None
+
+    @model_validator(mode="after")
+    def _names_a_line(self) -> CreatePortin:
+        if self.enrollment_id is None and self.sim is None:
+            raise PydanticCustomError("rule", "Please enter Enrollment Id (or the line's Sim)")
+        return self
+
+    def __repr__(self) -> str:  # the old account's data: never in a log line
+        return f"CreatePortin(enrollment_id={self.enrollment_id!r})"
+
+
+class PortRecord(Shape):
+    portin_status: str
+    resolution_description: str
+    carrier_response: str
+    request_datetime: str
+    response_datetime: str
+
+    @classmethod
+    def of(cls, view: PortView) -> PortRecord:
+        return cls(
+            portin_status=view.status,
+            resolution_description=view.resolution_description or "",
+            carrier_response=view.carrier_response or "",
+            request_datetime=view.request_datetime or "",
+            response_datetime=view.response_datetime or "",
+        )
+
+
+class PortQuery(Shape):
+    records: list[PortRecord]
+
+
+class PortUpdate(Shape):
+    enroll_id: str
+    portin_status: str
+
+
+class PortEligibility(Shape):
+    port_number: str
+    eligible: str
+    current_carrier: str
+    current_carrier_name: str
+    reason: str | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, found: PortEligibilityReply) -> PortEligibility:
+        return cls(
+            port_number=found.port_number,
+            eligible="Y" if found.eligible else "N",
+            current_carrier=found.current_carrier,
+            current_carrier_name=found.current_carrier_name,
+            reason=found.reason or None,
+        )
+
+
+class PortListRecord(Shape):
+    port_subscriber_id: str  # the line the port brings the number to
+    enroll_id: str
+    portin_status: str
+    number_to_port: str
+    carrier: str
+    attempt_count: int  # submissions: the first and each resubmission with corrections
+    portin_company: str
+    account_number: str  # its last 4 only
+    first_name: str
+    last_name: str
+    address_one: str
+    city: str
+    state: str
+    zip_code: str
+    resolution_description: str
+    request_datetime: str
+
+
+class PortList(Shape):
+    records: list[PortListRecord]
+
+
+class PortCreateResult(Shape):
+    accountId: str
+    portRequestNumber: str
+
+
+class PortCreated(Shape):
+    MDN: str
+    REFRENCENO: str  # sic: the original's spelling
+    RESULT: PortCreateResult
+
+
+PORT_QUERY = PortQuery(
+    records=[
+        PortRecord(
+            portin_status="CONFIRMED",
+            resolution_description="",
+            carrier_response="Port confirmed",
+            request_datetime="2026-11-22T10:15:02+00:00",
+            response_datetime="2026-11-22T10:15:32+00:00",
+        )
+    ]
+)
+
+
+PORT_UPDATE = PortUpdate(enroll_id="EA7KQ2M4XZP9R3TBWVC", portin_status="SUBMITTED")
+
+
+PORT_ELIGIBILITY = PortEligibility(
+    port_number="4045551234", eligible="Y", current_carrier="TMB", current_carrier_name="T-Mobile USA"
+)
+
+
+PORT_LIST = PortList(
+    records=[
+        PortListRecord(
+            port_subscriber_id="EA7KQ2M4XZP9R3TBWVC",
+            enroll_id="EA7KQ2M4XZP9R3TBWVC",
+            portin_status="SUBMITTED",
+            number_to_port="4045551234",
+            carrier="TMB",
+            attempt_count=1,
+            portin_company="T-Mobile USA",
+            account_number="6789",
+            first_name="John",
+            last_name="Doe",
+            address_one="1 Main St",
+            city="Atlanta",
+            state="GA",
+            zip_code="30301",
+            resolution_description="",
+            request_datetime="2026-11-22T10:15:02+00:00",
+        )
+    ]
+)
+
+
+PORT_CREATED = PortCreated(
+    MDN="4045551234",
+    REFRENCENO="PORT_CREATE_EA7KQ2M4XZP9R3TBWVC",
+    RESULT=PortCreateResult(accountId="482913746", portRequestNumber="PRT5K2M9Q4XZ"),
+)
+
+
+async def get_port(session: Session, enrollment_id: str) -> PortIn:
+    """The port-in order of this line, or RecordNotFound."""
+    port = await session.get(PortIn, enrollment_id)
+    if port is None:
+        raise RecordNotFound(f"port-in of line {enrollment_id} not found")
+    return port
+
+
+async def ports_of(session: Session, *, enrollment_id: str, cust_id: str | None, vendor_id: int) -> list[PortIn]:
+    """The port orders of the vendor's line `enrollment_id`, or with `cust_id` of every line of that account."""
+    query = select(PortIn).join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
+    query = query.where(Line.vendor_id == vendor_id)
+    query = query.where(Line.cust_id == cust_id) if cust_id else query.where(Line.enrollment_id == enrollment_id)
+    return list((await session.exec(query.order_by(col(PortIn.enrollment_id)))).all())
+
+
+IN_PROGRESS = (PortStatus.RECEIVED, PortStatus.SUBMITTED, PortStatus.CONFIRMED, PortStatus.RESOLUTION_REQUIRED)
+
+
+async def ports_in_progress(session: Session, numbers: Collection[str], *, besides: Collection[str]) -> set[str]:
+    """Which of these numbers have a port in progress on a line other than `besides` (any vendor's)."""
+    if not numbers:
+        return set()
+    query = select(PortIn.port_number).where(
+        col(PortIn.port_number).in_(numbers),
+        col(PortIn.status).in_(IN_PROGRESS),
+        col(PortIn.enrollment_id).not_in(besides),
+    )
+    return set((await session.exec(query)).all())
+
+
+def second_port(clash: BaseException) -> bool:
+    """Whether a refused write was a second port in progress of one number (PostgreSQL names the index,
+    SQLite the column)."""
+    text = str(getattr(clash, "orig", clash))
+    return "uq_port_in_progress" in text or "port_in.port_number" in text
+
+
+POLL_WINDOW = timedelta(hours=1)
+
+
+class Taken(StrEnum):
+    POLL = "poll"  # a new push: its port is asked now
+    WITHIN_LIMIT = "limited"  # a new push, but its port was asked as often as an hour allows: the next poll will see
+    REPLAYED = "replayed"  # taken before
+
+
+async def vendor_of_line(session: Session, enrollment_id: str) -> str | None:
+    """The code of the vendor whose line this is (what the carrier knows it by), None for no such line."""
+    query = select(Vendor.code).join(Line, col(Line.vendor_id) == col(Vendor.id))
+    found: str | None = (await session.exec(query.where(col(Line.enrollment_id) == enrollment_id))).first()
+    return found
+
+
+async def take(db: Database, *, digest: str, enrollment_id: str, polls_per_hour: int, keep: timedelta) -> Taken:
+    """Records the push once (its digest unique: a replay, even one arriving at the same moment, is REPLAYED) and
+    whether it may make its port poll; pushes older than `keep` are purged meanwhile."""
+    now = utcnow()
+    try:
+        async with db.transaction() as session:
+            await session.execute(delete(PortPush).where(col(PortPush.received_at) < now - max(keep, POLL_WINDOW)))
+            polls = await _recent_polls(session, enrollment_id, since=now - POLL_WINDOW)
+            signalled = polls < polls_per_hour
+            session.add(PortPush(digest=digest, enrollment_id=enrollment_id, signalled=signalled, received_at=now))
+            await session.flush()
+    except IntegrityError:
+        return Taken.REPLAYED
+    return Taken.POLL if signalled else Taken.WITHIN_LIMIT
+
+
+async def forget(db: Database, digest: str) -> None:
+    """A push whose poll could not be asked for: the carrier's next delivery of it is taken as new."""
+    async with db.transaction() as session:
+        await session.execute(delete(PortPush).where(col(PortPush.digest) == digest))
+
+
+async def _recent_polls(session: Session, enrollment_id: str, *, since: datetime) -> int:
+    query = select(func.count()).where(
+        col(PortPush.enrollment_id) == enrollment_id, col(PortPush.signalled), col(PortPush.received_at) >= since
+    )
+    return int((await session.exec(query)).one())
+
+
+async def port_moved(session: Session, port: PortIn, status: str, resolution: str | None = None) -> None:
+    """Before a port's status is stored: a change is recorded, and a resolution or completion besides."""
+    if status == port.status:
+        return
+    eid, line = port.enrollment_id, await session.get(Line, port.enrollment_id)
+    record(session, eid, EventType.PORT_STATUS_CHANGED, line=line, status=status, previous=port.status)
+    if status == PortStatus.RESOLUTION_REQUIRED:
+        record(session, eid, EventType.PORT_RESOLUTION_REQUIRED, line=line, resolution=resolution)
+    elif status == PortStatus.COMPLETED:
+        record(session, eid, EventType.PORT_COMPLETED, line=line, ported_number=port.port_number)

@@ -1,0 +1,825 @@
+"""Tables about Lineup's own processes: each worker's heartbeat, which /readyz reads to know a worker is alive
+(not only registered as a poller: a frozen process stays one for a minute or more)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+# models/messages/support.py: Messages of the support domain's sweep: what a write-then-start pair left behind (a row written, its
+# models/requests/support.py: Requests of the support domain: `/ops` (the lines waiting for support and the retry that resumes one or
+# models/answers/support.py: `data` of the support domain: the lines waiting for support and the retries.
+# persistence/support.py: Repository of the support domain: the lines waiting for support, the console's views of a vendor's lines
+# persistence/overview.py: Queries of the console's overview: one vendor's activations, stuck lines, pending ports, carrier trouble,
+# persistence/counts.py: Counts for the metrics scrape: each one aggregate query whose answer is bounded by the statuses there are,
+# persistence/workers.py: Worker heartbeats: a worker keeps its row fresh; readiness asks when a worker of a task queue last did.
+# dispatch/metrics.py: The database half of a metrics scrape: lines by status (every status, zero included, so a series never
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic_core import PydanticCustomError
+from sqlalchemy import (
+    ColumnElement,
+    SQLColumnExpression,
+    String,
+    and_,
+    case,
+    delete,
+    exists,
+    false,
+    func,
+    insert,
+    literal,
+    nulls_last,
+    or_,
+    update,
+)
+from sqlalchemy import select as select_rows
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
+from sqlmodel import Field as Column
+from sqlmodel import SQLModel, col, select
+
+from models.auth import Agent, AgentRef, Vendor, digest
+from models.db import Database, Session, database_unavailable
+from models.enrollment import EnrollmentOrder, Line, LineStatus, Pacing, Plan
+from models.envelope import Shape
+from models.events import EventType, LineEvent, WebhookDelivery, WebhookEndpoint
+from models.mail import MailDelivery, MailOutbox, MailStatus
+from models.observability import Snapshot
+from models.porting import TERMINAL_PORT_STATES, PortAccountFields, PortIn, PortStatus
+from models.types import (
+    ActionRequest,
+    Alnum,
+    BlankIsAbsent,
+    ConditionalFields,
+    Esn,
+    Iccid,
+    Text32,
+    Text100,
+    YesNo,
+    sent,
+    utcnow,
+)
+
+
+class ConsoleSession(SQLModel, table=True):
+    __tablename__ = "console_session"
+
+    id: int | None = Column(default=None, primary_key=True)
+    token_hash: str = Column(max_length=64, unique=True)  # sha256 hex of the cookie; the cookie is never stored
+    agent_id: int = Column(foreign_key="agent.id", index=True)
+    vendor_id: int = Column(foreign_key="vendor.id")
+    ip_address: str | None = Column(default=None, max_length=45)
+    started_at: datetime = Column(default_factory=utcnow)
+    # Moved by every request; a session idle past LINEUP_CONSOLE_IDLE_MINUTES is over (and deleted when seen).
+    last_seen_at: datetime = Column(default_factory=utcnow, index=True)
+
+
+class WorkerHeartbeat(SQLModel, table=True):
+    __tablename__ = "worker_heartbeat"
+
+    identity: str = Column(primary_key=True, max_length=200)  # <pid>@<host>:<task queue>
+    task_queue: str = Column(max_length=200, index=True)
+    seen_at: datetime = Column(default_factory=utcnow)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Input of SweepWorkflow (run by the `lineup-sweep` schedule)."""
+
+    grace_seconds: float = 120.0  # a row younger than this may still be starting its own workflow
+    token_retention_hours: float = 24.0  # used and expired tokens are kept this long for the audit trail
+    pacing: Pacing = field(default_factory=Pacing)
+    proof_retention_days: float = 365.0  # password-change proof images are purged this long after their change
+
+
+@dataclass(frozen=True)
+class LeftBehind:
+    orders: list[EnrollmentOrder] = field(default_factory=list)
+    mails: list[MailDelivery] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    enrollments_started: int = 0
+    mails_started: int = 0
+    tokens_purged: int = 0
+
+
+A_YEAR_OF_MINUTES = 525_600
+
+
+class ListStuckEnrollments(ActionRequest):
+    """Lines waiting for support (STUCK, or RECEIVED and never started), longest waiting first."""
+
+    limit: int = Field(default=100, ge=1, le=500)
+
+
+class RetryEnrollment(ActionRequest, ConditionalFields):
+    """Resumes one waiting line (`enrollment_id`), or with `all_stuck` Y every waiting line of the vendor,
+    narrowed by `error_contains` and `stuck_minutes`: a stuck line's workflow tries its failed step again, a
+    line that never started has its order's workflow started."""
+
+    enrollment_id: Alnum | None = None
+    all_stuck: YesNo | None = None
+    error_contains: Text100 | None = Field(default=None, description="Part of the last error (any case); all_stuck Y")
+    stuck_minutes: int | None = Field(
+        default=None, ge=1, le=A_YEAR_OF_MINUTES, description="Waiting at least this many minutes; all_stuck Y"
+    )
+
+    @classmethod
+    def required_when(cls, data: Mapping[str, object]) -> dict[str, list[str]]:
+        """One line needs its enrollment id; a bulk retry (`all_stuck` Y) names none."""
+        if data.get("all_stuck") == "Y":
+            return {}
+        return {"": [] if sent(data, "enrollment_id") else ["enrollment_id"]}
+
+    @model_validator(mode="after")
+    def _one_or_all(self) -> RetryEnrollment:
+        if self.bulk and self.enrollment_id is not None:
+            raise PydanticCustomError("rule", "Send either enrollment_id or all_stuck Y, not both")
+        if not self.bulk and (self.error_contains is not None or self.stuck_minutes is not None):
+            raise PydanticCustomError("rule", "error_contains and stuck_minutes narrow a retry with all_stuck Y")
+        return self
+
+    @property
+    def bulk(self) -> bool:
+        return self.all_stuck == "Y"
+
+
+# What a login form may carry: a longer name names no agent, and argon2 has nothing to gain from a longer secret.
+Username = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+
+
+Password = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+class ConsoleForm(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class SignIn(ConsoleForm, BlankIsAbsent):
+    """An agent's username is its vendor's own: the vendor id picks the agent when several vendors have one of
+    that name (decisions.md, "Agents per vendor"); blank otherwise."""
+
+    username: Username = Field(title="Username")
+    password: Password = Field(title="Password")
+    vendor_id: Text32 | None = Field(default=None, title="Vendor id")
+
+
+class Search(ConsoleForm):
+    """An enrollment id (or parent enrollment id), an MDN or a customer id: all letters and digits."""
+
+    q: Alnum = Field(title="Enrollment id, MDN or customer id")
+
+
+class LineAction(ConsoleForm):
+    """Retry or Activate, posted from a row: the line's enrollment id comes in the path."""
+
+    enrollment_id: Alnum
+
+
+class FixForm(ConsoleForm, BlankIsAbsent):
+    """A correction form: a field left blank is not corrected; at least one must be given."""
+
+    def given(self) -> dict[str, str]:
+        return {name: value for name, value in self.model_dump().items() if isinstance(value, str)}
+
+    @model_validator(mode="after")
+    def _something(self) -> FixForm:
+        if not self.given():
+            raise PydanticCustomError("rule", "Please enter at least one corrected field")
+        return self
+
+
+class SimReplacement(FixForm):
+    """A new SIM for a stuck line, checked as at creation (esn, or uiccid with its check digit)."""
+
+    esn: Esn | None = Field(default=None, title="ESN")
+    uiccid: Iccid | None = Field(default=None, title="SIM (ICCID)")
+
+
+class PortFix(PortAccountFields, FixForm):
+    """Corrected old-account data of a line's port-in (the same fields and rules as update_portin)."""
+
+
+class RetryMany(ConsoleForm, BlankIsAbsent):
+    """The console's bulk retry: every stuck line whose last error contains the text and that waited long enough."""
+
+    error_contains: Text100 | None = None
+    stuck_minutes: int | None = Field(default=None, ge=1, le=A_YEAR_OF_MINUTES)
+
+
+class WebhookForm(ConsoleForm):
+    url: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] = Field(title="URL")
+    events: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] = ""
+
+
+class StuckLine(Shape):
+    enrollment_id: str
+    parent_enrollment_id: str
+    status: str
+    last_error: str
+    since: str
+
+
+class Retried(Shape):
+    """One line: RETRYING (a stuck line's workflow tries again) or STARTED (its order's workflow started)."""
+
+    enrollment_id: str
+    status: str
+
+
+class RetriedAll(Shape):
+    """all_stuck Y: the lines resumed by this call, and how many more match for the next one."""
+
+    retried: list[str]
+    remaining: int
+
+
+STUCK = [
+    StuckLine(
+        enrollment_id="EA7KQ2M4XZP9R3TBWVC", parent_enrollment_id="EA7KQ2M4XZP9R3TBWVC", status="STUCK",
+        last_error="The carrier is unavailable", since="2026-11-22T10:15:02+00:00",
+    )
+]  # fmt: skip
+
+
+RETRIED = Retried(enrollment_id="EA7KQ2M4XZP9R3TBWVC", status="RETRYING")
+
+
+async def lines_in_status(session: Session, status: LineStatus, *, vendor_id: int, limit: int) -> list[Line]:
+    """The vendor's lines in `status`, longest in it first."""
+    query = (
+        select(Line)
+        .where(Line.vendor_id == vendor_id, Line.status == status)
+        .order_by(col(Line.status_since), col(Line.enrollment_id))
+    )
+    return list((await session.exec(query.limit(limit))).all())
+
+
+async def ports_in_status(
+    session: Session, status: PortStatus, *, vendor_id: int, limit: int
+) -> list[tuple[Line, PortIn]]:
+    """The vendor's port-in orders in `status` with their lines, longest waiting first."""
+    query = (
+        select(Line, PortIn)
+        .join(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
+        .where(Line.vendor_id == vendor_id, PortIn.status == status)
+        .order_by(col(PortIn.responded_at), col(Line.enrollment_id))
+    )
+    return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
+
+
+async def find_lines(session: Session, wanted: str, *, vendor_id: int, limit: int) -> list[tuple[Line, PortIn | None]]:
+    """The vendor's lines whose enrollment id, parent enrollment id, MDN, customer id or account id is `wanted`,
+    or that port the number `wanted` in, each with its port order if it has one."""
+    columns = (Line.enrollment_id, Line.parent_enrollment_id, Line.mdn, Line.customer_id, Line.cust_id)
+    query = (
+        select(Line, PortIn)
+        .outerjoin(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
+        .where(
+            Line.vendor_id == vendor_id,
+            or_(*(col(column) == wanted for column in columns), col(PortIn.port_number) == wanted),
+        )
+        .order_by(col(Line.created_at), col(Line.enrollment_id))
+    )
+    return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
+
+
+@dataclass(frozen=True)
+class AgentLogin:
+    """An agent as the console's sign-in reads it: the row to verify, and its vendor's code and state."""
+
+    agent: AgentRef
+    password_hash: str
+    vendor_code: str
+    vendor_active: bool
+
+
+async def agent_logins(session: Session, username: str, *, vendor_code: str | None) -> list[AgentLogin]:
+    """The agents with this username, with their vendors: of every vendor (a username is unique within its
+    vendor only), or of the one named."""
+    query = select(Agent, Vendor).join(Vendor, col(Vendor.id) == col(Agent.vendor_id)).where(Agent.username == username)
+    if vendor_code is not None:
+        query = query.where(Vendor.code == vendor_code.upper())
+    rows = (await session.exec(query.order_by(col(Agent.id)))).all()
+    return [
+        AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active) for agent, vendor in rows
+    ]
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    idle: timedelta  # unused this long: over
+    most: timedelta  # begun this long ago: over, however busy
+
+
+async def open_session(
+    session: Session, *, agent_id: int, vendor_id: int, ip: str | None, limits: SessionLimits
+) -> str:
+    """A new session's token. Sessions over (of anyone) are deleted here, so the table holds little more than
+    the sessions in use."""
+    token, now = secrets.token_urlsafe(32), utcnow()
+    over = or_(
+        col(ConsoleSession.last_seen_at) <= now - limits.idle, col(ConsoleSession.started_at) <= now - limits.most
+    )
+    await session.execute(delete(ConsoleSession).where(over))
+    await session.execute(
+        insert(ConsoleSession).values(
+            token_hash=digest(token),
+            agent_id=agent_id,
+            vendor_id=vendor_id,
+            ip_address=ip,
+            started_at=now,
+            last_seen_at=now,
+        )
+    )
+    return token
+
+
+async def touch_session(session: Session, token: str, *, limits: SessionLimits) -> int | None:
+    """The session's agent id, moving its idle clock; None (and the row deleted) once it sat idle too long,
+    lasted longer than the limits allow, or its agent's password changed after it began (the old password's
+    holder must not keep a way in). The conditional UPDATE decides alone, so a request racing a limit sees one
+    answer."""
+    hashed, now = digest(token), utcnow()
+    password_changed = exists().where(
+        col(Agent.id) == col(ConsoleSession.agent_id), col(Agent.password_changed_at) >= col(ConsoleSession.started_at)
+    )
+    touched = await session.execute(
+        update(ConsoleSession)
+        .where(col(ConsoleSession.token_hash) == hashed, col(ConsoleSession.last_seen_at) > now - limits.idle)
+        .where(col(ConsoleSession.started_at) > now - limits.most, ~password_changed)
+        .values(last_seen_at=now)
+        .returning(col(ConsoleSession.agent_id))
+    )
+    row = touched.first()
+    if row is None:
+        await end_session(session, token)
+        return None
+    agent_id: int = row[0]
+    return agent_id
+
+
+async def end_session(session: Session, token: str) -> None:
+    await session.execute(delete(ConsoleSession).where(col(ConsoleSession.token_hash) == digest(token)))
+
+
+async def active_agent(session: Session, agent_id: int) -> tuple[AgentRef, str] | None:
+    """The agent and its vendor's code while both are active; None once either was disabled."""
+    query = (
+        select(Agent, Vendor.code)
+        .join(Vendor, col(Vendor.id) == col(Agent.vendor_id))
+        .where(col(Agent.id) == agent_id, col(Agent.active), col(Vendor.active))
+    )
+    row = (await session.exec(query)).first()
+    return (AgentRef.of_entity(row[0]), row[1]) if row is not None else None
+
+
+# What support reads as the last error of a line intake stored while Temporal was away (RECEIVED, no workflow).
+NEVER_STARTED = "Never started: the workflow engine was unavailable when it was accepted"
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The lines waiting for support: STUCK ones, and RECEIVED ones older than the sweep's grace (intake stored
+    them, their workflow never started). Optionally narrowed by their last error and how long they waited."""
+
+    received_before: datetime  # a younger RECEIVED line may still be starting its own workflow
+    error_contains: str | None = None  # case-insensitive, in the last error as support reads it
+    waiting_since: datetime | None = None  # waiting at least since then
+
+    def clause(self) -> ColumnElement[bool]:
+        stuck: list[ColumnElement[bool]] = [col(Line.status) == LineStatus.STUCK]
+        received: list[ColumnElement[bool]] = [
+            col(Line.status) == LineStatus.RECEIVED,
+            col(Line.created_at) < self.received_before,
+        ]
+        if self.waiting_since is not None:
+            stuck.append(col(Line.status_since) <= self.waiting_since)
+            received.append(col(Line.created_at) <= self.waiting_since)
+        if self.error_contains:
+            wanted = self.error_contains.lower()
+            stuck.append(func.lower(col(Line.last_error)).contains(wanted, autoescape=True))
+            if wanted not in NEVER_STARTED.lower():
+                received.append(false())
+        return or_(and_(*stuck), and_(*received))
+
+
+async def waiting_lines(session: Session, waiting: Waiting, *, vendor_id: int | None, limit: int) -> list[Line]:
+    """Lines waiting for support, longest waiting first (all vendors when vendor_id is None)."""
+    query = select(Line).where(waiting.clause()).order_by(col(Line.status_since), col(Line.enrollment_id))
+    if vendor_id is not None:
+        query = query.where(Line.vendor_id == vendor_id)
+    return list((await session.exec(query.limit(limit))).all())
+
+
+async def count_waiting(session: Session, waiting: Waiting, *, vendor_id: int | None) -> int:
+    query = select(func.count()).select_from(Line).where(waiting.clause())
+    if vendor_id is not None:
+        query = query.where(Line.vendor_id == vendor_id)
+    return (await session.exec(query)).one()
+
+
+def shown_error(line: Line) -> str:
+    """The last error as support reads it; a RECEIVED line has none of its own."""
+    return line.last_error or (NEVER_STARTED if line.status == LineStatus.RECEIVED else "")
+
+
+async def claim_retries(session: Session, enrollment_ids: list[str]) -> set[str]:
+    """Support's retry of these lines, taken once: one conditional write moves each line still STUCK to
+    RETRYING (its workflow moves it on). The ids it moved; of N retries of one line at once, one gets it."""
+    if not enrollment_ids:
+        return set()
+    moved = await session.execute(
+        update(Line)
+        .where(col(Line.enrollment_id).in_(enrollment_ids), col(Line.status) == LineStatus.STUCK)
+        # Stamped: a claim older than the sweep's grace never reached its workflow (release_unsent_retries).
+        .values(status=LineStatus.RETRYING, status_since=utcnow())
+        .returning(col(Line.enrollment_id))
+    )
+    return set(moved.scalars().all())
+
+
+async def release_unsent_retries(session: Session, claimed_before: datetime) -> list[str]:
+    """Claims whose signal never left (the API died between the RETRYING write and the signal): a workflow
+    that took its retry has moved its line on within seconds, so a line RETRYING since before the sweep's grace
+    is STUCK again, for support (or its own timer) to retry. A retry still on its way finds the line STUCK and
+    moves it on as usual. The ids released."""
+    released = await session.execute(
+        update(Line)
+        .where(col(Line.status) == LineStatus.RETRYING, col(Line.status_since) < claimed_before)
+        .values(status=LineStatus.STUCK)
+        .returning(col(Line.enrollment_id))
+    )
+    return sorted(released.scalars().all())
+
+
+async def release_retries(session: Session, enrollment_ids: list[str]) -> None:
+    """Retries that never reached their workflow (the engine was away): the lines are STUCK again."""
+    if enrollment_ids:
+        await session.execute(
+            update(Line)
+            .where(col(Line.enrollment_id).in_(enrollment_ids), col(Line.status) == LineStatus.RETRYING)
+            .values(status=LineStatus.STUCK)
+        )
+
+
+ACTIVATED = (EventType.ACTIVATED.value, EventType.ACTIVATED_LATER.value)
+
+
+OUTAGE_MARK = "is unavailable"  # in a stuck event's error: the step kept finding the carrier down (adapters.http)
+
+
+OTHER = "other"  # a carrier code that is none of the known ones: a label stays one of a known few
+
+
+SAMPLES = 5  # line ids shown per error group
+
+
+class hour_of(FunctionElement[str]):  # lower case, as SQLAlchemy's own functions read
+    """The UTC hour of a timestamp as text `YYYY-MM-DD HH`."""
+
+    type = String()
+    name = "hour_of"
+    inherit_cache = True
+
+
+@compiles(hour_of, "sqlite")
+def _hour_sqlite(element: hour_of, compiler: SQLCompiler, **kw: object) -> str:
+    return f"substr({compiler.process(element.clauses, **kw)}, 1, 13)"
+
+
+@compiles(hour_of, "postgresql")
+def _hour_postgresql(element: hour_of, compiler: SQLCompiler, **kw: object) -> str:
+    return f"to_char(({compiler.process(element.clauses, **kw)}) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24')"
+
+
+def carrier_label(
+    column: SQLColumnExpression[str] | SQLColumnExpression[str | None], known: Mapping[str, str]
+) -> ColumnElement[str]:
+    """A carrier code as a label: its abbreviation when it names a known carrier (or an alias of one), else
+    `other`, so free text a channel typed never becomes a label."""
+    upper = func.upper(func.trim(column))
+    return case(*((upper == code, literal(abbreviation)) for code, abbreviation in known.items()), else_=literal(OTHER))
+
+
+async def activations_per_hour(session: Session, *, vendor_id: int, since: datetime) -> dict[str, int]:
+    """Lines activated (now or later) per hour since `since`, from the event log."""
+    hour = hour_of(col(LineEvent.created))
+    query = (
+        select_rows(hour, func.count())
+        .where(col(LineEvent.vendor_id) == vendor_id, col(LineEvent.type).in_(ACTIVATED))
+        .where(col(LineEvent.created) >= since)
+        .group_by(hour)
+    )
+    return {str(bucket): int(count) for bucket, count in (await session.execute(query)).all()}
+
+
+@dataclass(frozen=True)
+class StuckGroup:
+    error: str
+    lines: int
+    oldest: datetime
+    samples: tuple[str, ...]  # enrollment ids, longest waiting first
+
+
+async def stuck_by_error(session: Session, waiting: Waiting, *, vendor_id: int, groups: int) -> list[StuckGroup]:
+    """The lines waiting for support now, grouped by their last error (most lines first), each with the ids
+    of its longest-waiting few: one query, the samples picked by a window function."""
+    error = func.coalesce(
+        col(Line.last_error), case((col(Line.status) == LineStatus.RECEIVED, NEVER_STARTED), else_="")
+    ).label("error")
+    rank = func.row_number().over(partition_by=error, order_by=(col(Line.status_since), col(Line.enrollment_id)))
+    waiting_now = (
+        select_rows(col(Line.enrollment_id), error, col(Line.status_since).label("since"), rank.label("rank"))
+        .where(col(Line.vendor_id) == vendor_id, waiting.clause())
+        .subquery()
+    )
+    samples = [func.max(case((waiting_now.c.rank == n, waiting_now.c.enrollment_id))) for n in range(1, SAMPLES + 1)]
+    query = (
+        select_rows(waiting_now.c.error, func.count(), func.min(waiting_now.c.since), *samples)
+        .group_by(waiting_now.c.error)
+        .order_by(func.count().desc(), waiting_now.c.error)
+        .limit(groups)
+    )
+    found = []
+    for text, lines, oldest, *ids in (await session.execute(query)).all():
+        found.append(StuckGroup(str(text), int(lines), _aware(oldest), tuple(str(i) for i in ids if i is not None)))
+    return found
+
+
+@dataclass(frozen=True)
+class AgeBands:
+    """The limits of the pending ports' age bands: requested after `hour` is under 1 h old, and so on."""
+
+    hour: datetime
+    day: datetime
+    three_days: datetime
+
+
+BANDS = ("under 1 h", "1–24 h", "1–3 days", "older")
+
+
+def age_band(bands: AgeBands) -> ColumnElement[str]:
+    """A pending port's age band (BANDS), from its submission, else from its line's creation (it has not
+    been submitted yet): for queries that join port_in to line."""
+    since = func.coalesce(col(PortIn.requested_at), col(Line.created_at))
+    return case(
+        (since >= bands.hour, BANDS[0]),
+        (since >= bands.day, BANDS[1]),
+        (since >= bands.three_days, BANDS[2]),
+        else_=BANDS[3],
+    )
+
+
+def pending_ports() -> ColumnElement[bool]:
+    return col(PortIn.status).not_in([status.value for status in TERMINAL_PORT_STATES])
+
+
+async def ports_pending(
+    session: Session, bands: AgeBands, *, vendor_id: int, carriers: Mapping[str, str]
+) -> dict[tuple[str, str], int]:
+    """Ports not yet final by age band (since requested, else since the line was created) and losing carrier."""
+    band = age_band(bands).label("band")
+    carrier = carrier_label(col(PortIn.current_carrier), carriers).label("carrier")
+    query = (
+        select_rows(band, carrier, func.count())
+        .select_from(PortIn)
+        .join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
+        .where(col(Line.vendor_id) == vendor_id, pending_ports())
+        .group_by(band, carrier)
+    )
+    return {(str(b), str(c)): int(n) for b, c, n in (await session.execute(query)).all()}
+
+
+async def carrier_trouble_per_hour(
+    session: Session, *, vendor_id: int, since: datetime, carriers: Mapping[str, str]
+) -> dict[tuple[str, str, str], int]:
+    """(hour, carrier, `refused` or `outage`) → events since `since`: the carrier's refusals, and the lines
+    that got stuck because the carrier stayed unavailable through their step's retries. The line's carrier is
+    the one it asked for, else its plan's."""
+    hour = hour_of(col(LineEvent.created))
+    refused = col(LineEvent.type) == EventType.CARRIER_REFUSED.value
+    outage = and_(col(LineEvent.type) == EventType.STUCK.value, col(LineEvent.data).contains(OUTAGE_MARK))
+    kind = case((refused, literal("refused")), else_=literal("outage")).label("kind")
+    carrier = carrier_label(func.coalesce(col(Line.carrier), col(Plan.carrier)), carriers).label("carrier")
+    query = (
+        select_rows(hour, carrier, kind, func.count())
+        .select_from(LineEvent)
+        .join(Line, col(Line.enrollment_id) == col(LineEvent.enrollment_id))
+        .join(Plan, col(Plan.plan_id) == col(Line.plan_id))
+        .where(col(LineEvent.vendor_id) == vendor_id, col(LineEvent.created) >= since)
+        .where(col(LineEvent.type).in_([EventType.CARRIER_REFUSED.value, EventType.STUCK.value]), or_(refused, outage))
+        .group_by(hour, carrier, kind)
+    )
+    return {(str(h), str(c), str(k)): int(n) for h, c, k, n in (await session.execute(query)).all()}
+
+
+@dataclass(frozen=True)
+class FailingEndpoint:
+    public_id: str
+    active: bool
+    failing_since: datetime | None
+    undelivered: int  # deliveries queued, sending or failed
+    last_status: int | None  # the receiver's last HTTP status (None: it did not answer)
+
+
+async def failing_endpoints(session: Session, *, vendor_id: int, limit: int) -> list[FailingEndpoint]:
+    """The vendor's endpoints failing now, or disabled for failing, with their undelivered deliveries."""
+    pending = ("QUEUED", "SENDING", "FAILED")
+    stuck = (
+        select_rows(
+            col(WebhookDelivery.endpoint_id).label("endpoint_id"),
+            func.count().label("undelivered"),
+            func.max(col(WebhookDelivery.last_status)).label("last_status"),
+        )
+        .where(col(WebhookDelivery.status).in_(pending))
+        .group_by(col(WebhookDelivery.endpoint_id))
+        .subquery()
+    )
+    query = (
+        select_rows(
+            col(WebhookEndpoint.public_id),
+            col(WebhookEndpoint.active),
+            col(WebhookEndpoint.failing_since),
+            func.coalesce(stuck.c.undelivered, 0),
+            stuck.c.last_status,
+        )
+        .outerjoin(stuck, stuck.c.endpoint_id == col(WebhookEndpoint.id))
+        .where(col(WebhookEndpoint.vendor_id) == vendor_id)
+        .where(or_(col(WebhookEndpoint.failing_since).is_not(None), col(WebhookEndpoint.disabled_reason).is_not(None)))
+        .order_by(nulls_last(col(WebhookEndpoint.failing_since)), col(WebhookEndpoint.id))
+        .limit(limit)
+    )
+    rows = (await session.execute(query)).all()
+    return [
+        FailingEndpoint(str(pid), bool(active), _aware(since) if since else None, int(n), status)
+        for pid, active, since, n, status in rows
+    ]
+
+
+@dataclass(frozen=True)
+class MailCounts:
+    queued: int
+    oldest_queued: datetime | None
+    rejected: int  # refused for good since the window's start
+
+
+async def mail_undelivered(session: Session, *, vendor_id: int, since: datetime) -> MailCounts:
+    """Mail still queued (and the oldest of it), and mail rejected since `since`: one pass, counts only."""
+    status, created = col(MailOutbox.status), col(MailOutbox.created_at)
+    queued = status == MailStatus.QUEUED.value
+    rejected = and_(status == MailStatus.REJECTED.value, created >= since)
+    query = select_rows(
+        func.count(case((queued, 1))), func.min(case((queued, created))), func.count(case((rejected, 1)))
+    ).where(col(MailOutbox.vendor_id) == vendor_id, status.in_([MailStatus.QUEUED.value, MailStatus.REJECTED.value]))
+    waiting, oldest, refused = (await session.execute(query)).one()
+    return MailCounts(int(waiting), _aware(oldest) if oldest else None, int(refused))
+
+
+def _aware(value: datetime | str) -> datetime:
+    """An aggregate's timestamp: MIN() over SQLite's text comes back as text, and without the column's type."""
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+async def lines_by_status(session: Session) -> dict[str, int]:
+    rows = await session.exec(select(Line.status, func.count()).group_by(col(Line.status)))
+    return dict(rows.all())
+
+
+async def mail_queued(session: Session) -> int:
+    query = select(func.count()).select_from(MailOutbox).where(col(MailOutbox.status) == MailStatus.QUEUED.value)
+    return (await session.exec(query)).one()
+
+
+# Issue 30: what the alert rules need from the database, each one aggregate query.
+
+
+async def ports_pending_by_age(session: Session, bands: AgeBands) -> dict[str, int]:
+    """Ports not yet final, every vendor's, by age band (persistence.overview.BANDS)."""
+    band = age_band(bands).label("band")
+    query = (
+        select(band, func.count())
+        .select_from(PortIn)
+        .join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
+        .where(pending_ports())
+        .group_by(band)
+    )
+    return {str(name): int(count) for name, count in (await session.execute(query)).all()}
+
+
+async def webhook_endpoints_failing(session: Session) -> int:
+    """Active endpoints whose deliveries fail since their last success."""
+    query = select(func.count()).select_from(WebhookEndpoint)
+    query = query.where(col(WebhookEndpoint.active), col(WebhookEndpoint.failing_since).is_not(None))
+    return (await session.exec(query)).one()
+
+
+async def workers_alive(session: Session, seen_since: datetime) -> dict[str, int]:
+    """Workers that wrote their heartbeat since `seen_since`, by task queue."""
+    query = (
+        select(col(WorkerHeartbeat.task_queue), func.count())
+        .where(col(WorkerHeartbeat.seen_at) >= seen_since)
+        .group_by(col(WorkerHeartbeat.task_queue))
+    )
+    return {str(queue): int(count) for queue, count in (await session.execute(query)).all()}
+
+
+async def beat(db: Database, identity: str, task_queue: str) -> None:
+    """This worker is alive now (one writer per identity: update, else insert)."""
+    async with db.transaction() as session:
+        moved = await session.execute(
+            update(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity).values(seen_at=utcnow())
+        )
+        if not moved.rowcount:  # type: ignore[attr-defined]
+            session.add(WorkerHeartbeat(identity=identity, task_queue=task_queue))
+
+
+async def stopped(db: Database, identity: str) -> None:
+    """A worker that stops says so: readiness need not wait for its row to go stale."""
+    async with db.transaction() as session:
+        await session.execute(delete(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity))
+
+
+async def last_beat(session: Session, task_queue: str) -> datetime | None:
+    query = select(func.max(WorkerHeartbeat.seen_at)).where(WorkerHeartbeat.task_queue == task_queue)
+    found: datetime | None = (await session.exec(query)).one()
+    return found
+
+
+# The age bands as metric labels, in persistence.overview.BANDS' order.
+AGE_LABELS = dict(zip(BANDS, ("under_1h", "1h_to_24h", "1d_to_3d", "over_3d"), strict=True))
+
+
+log = logging.getLogger("lineup.metrics")
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Which task queue this deployment's workers poll, and how fresh a live one's heartbeat is."""
+
+    task_queue: str = "lineup"
+    stale_seconds: float = 30.0
+
+
+async def snapshot(db: Database, workers: Workers = Workers()) -> Snapshot:  # frozen: one shared default is safe
+    now = utcnow()
+    bands = AgeBands(now - timedelta(hours=1), now - timedelta(days=1), now - timedelta(days=3))
+    async with db.transaction() as session:
+        counted = await lines_by_status(session)
+        queued = await mail_queued(session)
+        ports = await ports_pending_by_age(session, bands)
+        failing = await webhook_endpoints_failing(session)
+        alive = await workers_alive(session, now - timedelta(seconds=workers.stale_seconds))
+    lines = {status.value: counted.get(status.value, 0) for status in LineStatus}
+    return Snapshot(
+        lines=lines,
+        stuck_lines=lines[LineStatus.STUCK.value],
+        mail_queued=queued,
+        ports_pending={label: ports.get(band, 0) for band, label in AGE_LABELS.items()},
+        webhook_endpoints_failing=failing,
+        workers_alive={workers.task_queue: 0} | alive,
+    )
+
+
+class SnapshotCache:
+    """The last snapshot and when it was read; concurrent scrapes of a stale one wait for one query."""
+
+    def __init__(self, seconds: float, workers: Workers | None = None) -> None:
+        self.seconds = seconds
+        self.workers = workers or Workers()
+        self._value: Snapshot | None = None
+        self._read_at = 0.0
+        self._lock = asyncio.Lock()
+
+    async def get(self, db: Database) -> Snapshot:
+        async with self._lock:
+            if self._value is None or time.monotonic() - self._read_at >= self.seconds:
+                self._value = await self._read(db)
+                self._read_at = time.monotonic()
+            return self._value
+
+    async def _read(self, db: Database) -> Snapshot:
+        try:
+            return await snapshot(db, self.workers)
+        except Exception as error:  # only an outage is answered; anything else is raised again
+            if not database_unavailable(error):
+                raise
+            log.warning("metrics: database unavailable", extra={"fields": {"error": type(error).__name__}})
+            return Snapshot(database_up=False)
+
+
+async def timeline(session: Session, enrollment_id: str) -> list[LineEvent]:
+    """The line's events, oldest first."""
+    query = select(LineEvent).where(LineEvent.enrollment_id == enrollment_id).order_by(col(LineEvent.id))
+    return list((await session.exec(query)).all())

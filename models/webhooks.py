@@ -1,0 +1,105 @@
+"""Messages of webhook delivery: ids only (the event row holds what is sent, the endpoint row the secret)."""
+
+from __future__ import annotations
+
+# persistence/webhooks.py: Repository of webhooks: a vendor's endpoints and their deliveries (written by persistence.events with each
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import col, select
+
+from models.db import RecordNotFound, Session
+from models.events import LineEvent, WebhookDelivery, WebhookEndpoint
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """Input of WebhookDispatchWorkflow: how long one look for queued deliveries waits for one to appear."""
+
+    poll_seconds: float = 20.0
+    rounds: int = 100  # looks per run before it continues as new (its history stays short)
+    # …or sooner, past this many history events (LINEUP_WORKFLOW_HISTORY_EVENTS) or when Temporal suggests it: a
+    # look may start a hundred deliveries, two events each.
+    history_events: int = 4000
+
+
+@dataclass(frozen=True)
+class DeliveryJob:
+    """Input of WebhookDeliveryWorkflow: one delivery row, one round of it ("send again" starts another)."""
+
+    delivery_id: int
+    round: int = 0
+    give_up_hours: float = 72.0
+    max_backoff_seconds: float = 3600.0
+    # `<endpoint id>-<event id>` (both random): the workflow id stays unique in a namespace that several
+    # deployments (or a database started afresh) share, where delivery ids repeat.
+    key: str = ""
+    timeout_seconds: float = 10.0  # LINEUP_WEBHOOK_TIMEOUT_SECONDS: the whole POST, so an attempt ends within it
+
+
+async def vendor_endpoints(session: Session, vendor_id: int) -> list[WebhookEndpoint]:
+    query = select(WebhookEndpoint).where(WebhookEndpoint.vendor_id == vendor_id).order_by(col(WebhookEndpoint.id))
+    return list((await session.exec(query)).all())
+
+
+async def endpoint_by_public_id(session: Session, public_id: str, *, vendor_id: int | None) -> WebhookEndpoint:
+    """The endpoint (of this vendor; any when vendor_id is None), or RecordNotFound."""
+    endpoint = (await session.exec(select(WebhookEndpoint).where(WebhookEndpoint.public_id == public_id))).first()
+    if endpoint is None or vendor_id not in (None, endpoint.vendor_id):
+        raise RecordNotFound(f"webhook endpoint {public_id} not found")
+    return endpoint
+
+
+async def queued(session: Session, limit: int) -> list[tuple[int, int, str]]:
+    """(delivery id, round, `<endpoint id>-<event id>`) of deliveries no workflow has taken yet, oldest first."""
+    query = (
+        select(WebhookDelivery.id, WebhookDelivery.round, WebhookEndpoint.public_id, LineEvent.public_id)
+        .join(WebhookEndpoint, col(WebhookEndpoint.id) == col(WebhookDelivery.endpoint_id))
+        .join(LineEvent, col(LineEvent.id) == col(WebhookDelivery.event_id))
+        .where(WebhookDelivery.status == "QUEUED")
+        .order_by(col(WebhookDelivery.id))
+        .limit(limit)
+    )
+    rows = (await session.exec(query)).all()
+    return [
+        (delivery_id, round_, f"{endpoint}-{event}") for delivery_id, round_, endpoint, event in rows if delivery_id
+    ]
+
+
+@dataclass(frozen=True)
+class DeliveryView:
+    """A delivery as the console shows it."""
+
+    id: int
+    event_id: str
+    event_type: str
+    enrollment_id: str
+    status: str
+    attempts: int
+    last_status: int | None
+    last_answer: str | None
+    last_attempt_at: datetime | None
+
+
+async def recent_deliveries(session: Session, endpoint_id: int, limit: int = 20) -> list[DeliveryView]:
+    query = (
+        select(WebhookDelivery, LineEvent)
+        .join(LineEvent, col(LineEvent.id) == col(WebhookDelivery.event_id))
+        .where(WebhookDelivery.endpoint_id == endpoint_id)
+        .order_by(col(WebhookDelivery.id).desc())
+        .limit(limit)
+    )
+    return [
+        DeliveryView(
+            delivery.id or 0,
+            event.public_id,
+            event.type,
+            event.enrollment_id,
+            delivery.status,
+            delivery.attempts,
+            delivery.last_status,
+            delivery.last_answer,
+            delivery.last_attempt_at,
+        )
+        for delivery, event in (await session.exec(query)).all()
+    ]
