@@ -111,7 +111,7 @@ seed: install
 	$(BIN)/lineup seed-demo
 
 api: install
-	$(BIN)/uvicorn api.main:app_from_env --factory --host 127.0.0.1 --port 8000 --http=api.server:ReadTimeouts
+	$(BIN)/uvicorn api.main:app_from_env --factory --host 127.0.0.1 --port 8000 --http=api.edge:ReadTimeouts
 
 worker: install
 	$(BIN)/python -m worker

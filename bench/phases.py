@@ -21,28 +21,31 @@ ASGI = "ASGI server (uvicorn, h11, the event loop and its transports)"
 EVENT_LOOP = re.compile(r"/asyncio/|:socket\.")
 # SQLAlchemy's asyncio engine runs a statement in a greenlet: a sample taken there has no frame of its caller.
 GREENLET_SQL = "SQL in SQLAlchemy's greenlet (PostgreSQL: its caller is not on the sampled stack)"
-TOKEN = "the token's SQL: read, claim, next token (persistence/auth/tokens.py)"
-OTHER_SQL = "other SQL: the handler's (the location) and the audit row (services/, persistence/)"
-TRANSACTION = "the transaction: begin, commit, rollback (persistence/transaction.py, uow.py, engine.py)"
+TOKEN = "the token's SQL: read, claim, next token (models/auth.py)"
+OTHER_SQL = "other SQL: the handler's (the location) and the audit row (api/, models/)"
+TRANSACTION = "the transaction: begin, commit, rollback (models/db.py)"
+# api.edge.ReadTimeouts, the HTTP protocol uvicorn runs: the ASGI server's work.
+PROTOCOL = r"(connection_made|data_received|connection_lost|_start_head_timer|_stop_head_timer|_head_too_slow|no_delay)$"
 PHASES: tuple[tuple[str, str], ...] = (
-    (TOKEN, r"^@/persistence/auth/tokens\.py:"),
-    (OTHER_SQL, r"^@/persistence/"),
-    ("the handler (services/)", r"^@/services/"),
+    (TOKEN, r"^@/models/auth\.py:(present|claim|store|issue)$"),
+    ("the handler (api/<domain>.py)", r"^@/api/(?!dispatch|access|edge|main|catalog|openapi|temporal)\w+\.py:"),
     ("JSON (encoding and decoding)", r"/json/|/orjson/"),
-    ("validation (pydantic, models/)", r"/pydantic(_core)?/|^@/models/|pydantic_core"),
-    ("the dispatcher (api/dispatch.py, dispatch/)", r"^@/api/(dispatch|envelope|facts|problems)\.py:|^@/dispatch/"),
-    ("the edge middleware (api/edge.py, its access log and metrics)", r"^@/api/edge\.py:|^@/observability/|/logging/"),
+    ("validation (pydantic, models/types.py)", r"/pydantic(_core)?/|^@/models/types\.py:|pydantic_core"),
+    ("the dispatcher (api/dispatch.py, api/access.py)", r"^@/api/(dispatch|access)\.py:"),
+    ("the edge middleware (api/edge.py, its access log and metrics)", rf"^@/api/edge\.py:(?!{PROTOCOL})|^@/models/observability\.py:|/logging/"),
     ("Starlette and FastAPI (routing, their middleware)", r"/starlette/|/fastapi/"),
-    (ASGI, r"/uvicorn/|/h11/|^@/api/server\.py:"),
+    (ASGI, rf"/uvicorn/|/h11/|^@/api/edge\.py:{PROTOCOL}"),
 )  # fmt: skip
 # Layers the phases are split by: a frame in one, below the phase's own frame.
 LAYERS: tuple[tuple[str, str], ...] = (
     ("driver", r"/sqlite3/|/asyncpg/|<built-in>:(Cursor|Connection)\."),
     ("SQLAlchemy", r"/sqlalchemy/|/sqlmodel/"),
 )
-# The unit of work and the transaction: SQL on behalf of the persistence module or handler that called them (the
-# token's claim runs inside the unit of work's commit), their own (begin, commit, rollback) when neither did.
-PLUMBING = re.compile(r"^@/persistence/(transaction|uow|engine|core)\.py:")
+# The database (models/db.py): a statement (`run`, `rows`, the ORM's) is SQL of the module that asked for it (the
+# token's claim runs inside the unit of work's commit); the transaction's own steps (begin, commit, rollback) are
+# the transaction's.
+PLUMBING = re.compile(r"^@/models/db\.py:")
+STATEMENTS = frozenset({"run", "rows", "exec", "execute", "get", "flush", "refresh", "delete", "_core"})
 APPLICATION = re.compile(r"^@/(?!bench/|tests/)")  # Lineup's application, not what runs it here
 IDLE_LEAF = re.compile(r":(epoll\.poll|select\.select|poll\.poll|select\.epoll\.poll)$")
 COMPILED_PHASES = tuple((name, re.compile(pattern)) for name, pattern in PHASES)
@@ -92,10 +95,10 @@ def phase_of(places: Sequence[str]) -> tuple[str, int, str | None]:
             while caller >= 0 and PLUMBING.search(places[caller]):
                 caller -= 1
             asker = places[caller] if caller >= 0 else ""
-            if asker.startswith("@/persistence/"):
-                return phase_of(places[: caller + 1])[0], index, asker
-            if asker.startswith("@/services/"):
-                return OTHER_SQL, index, asker
+            asked = places[caller + 1].rsplit(":", 1)[-1] in STATEMENTS
+            if asked and asker.startswith(("@/models/", "@/api/")):
+                named = phase_of(places[: caller + 1])[0]
+                return (TOKEN if named == TOKEN else OTHER_SQL), index, asker
             return TRANSACTION, index, place
         if found := next((name for name, pattern in COMPILED_PHASES if pattern.search(place)), None):
             lineup = next((p for p in reversed(places[: index + 1]) if APPLICATION.search(p)), None)

@@ -213,7 +213,7 @@ LATENCY_FLAGS = (
 )  # fmt: skip
 
 
-API_PROTOCOL = "api.server:ReadTimeouts"  # by name: cli does not import api
+API_PROTOCOL = "api.edge:ReadTimeouts"  # by name: the supervisor imports no more of the API than it needs
 
 
 def temporal_binary() -> str:

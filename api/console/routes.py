@@ -185,7 +185,7 @@ class ConsoleAgent:
 
 
 @dataclass(frozen=True)
-class Session:
+class NewSession:
     token: str  # goes to the browser's cookie; the database keeps only its hash
     who: ConsoleAgent
 
@@ -201,7 +201,7 @@ def may_use_console(login: AgentLogin | None) -> bool:
     return login is not None and login.agent.active and login.vendor_active and SUPPORT in login.agent.roles
 
 
-async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings, gates: LoginGates) -> Session:
+async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings, gates: LoginGates) -> NewSession:
     """A new session of the support agent, or a refusal (LineupError) that says as little as it can."""
     if not gates.console.admit(ip):
         raise refuse(THROTTLED, rest_status=429)
@@ -237,7 +237,7 @@ async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Se
         token = await open_session(
             session, agent_id=agent.id, vendor_id=agent.vendor_id, ip=ip, limits=limits(settings)
         )
-    return Session(token, ConsoleAgent(agent, login.vendor_code))
+    return NewSession(token, ConsoleAgent(agent, login.vendor_code))
 
 
 async def _verify(gates: LoginGates, stored: str | None, offered: str) -> bool:

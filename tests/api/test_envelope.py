@@ -135,7 +135,7 @@ async def test_external_transaction_id_is_echoed(api):
 async def test_invalid_external_transaction_id_is_a_field_error(api):
     envelope = await api.call("/agent", body("update_location_coordinate", external_transaction_id="no-dashes!"))
     assert envelope["msg_code"] == "RESTAPI110"
-    assert envelope["errors"] == ["External Session Id must be letters and digits only, at most 64"]
+    assert envelope["errors"] == ["External Transaction Id must be letters and digits only, at most 64"]
     assert "external_transaction_id" not in envelope
 
 

@@ -66,7 +66,7 @@ def test_an_object_over_the_limit_is_refused_before_json_builds_anything(monkeyp
     def never(*_: object, **__: object) -> object:
         raise AssertionError("json.loads ran")
 
-    monkeypatch.setattr("api.json_body.json.loads", never)
+    monkeypatch.setattr("api.edge.json.loads", never)
     crowded = b'{"a": {"s": "x:y\\":", ' + b", ".join(b'"k%d": [1, {"b": 2}]' % i for i in range(1001)) + b"}}"
     with pytest.raises(edge.BodyProblem, match="more than 1000 members"):
         edge.parse(crowded, 1000)

@@ -195,13 +195,13 @@ async def test_without_the_cache_each_scrape_reads_the_database(api, queries):
 
 
 COUNT_ONE = """
-from observability import metrics
+from models import observability as metrics
 metrics.request_answered("plan_list", "RESTAPI000", 0.01)
 metrics.token_refused("used")
 """
 SCRAPE = """
 import sys
-from observability import metrics
+from models import observability as metrics
 sys.stdout.write(metrics.exposition(metrics.Snapshot(lines={"ACTIVE": 3}, stuck_lines=1, mail_queued=2)).decode())
 """
 

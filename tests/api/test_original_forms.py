@@ -188,7 +188,7 @@ async def test_an_external_payment_needs_its_reference(api):
     request = body("make_payment", payment_method="OTHER_PAYMENT_OPTION", enrollment_id="E1", card_number=None)
     refused = await api.call("/payment", request)
     assert refused["errors"] == [
-        "Payment method option and Session Id are required for an OTHER_PAYMENT_OPTION payment"
+        "Payment method option and Transaction Id are required for an OTHER_PAYMENT_OPTION payment"
     ]
 
 

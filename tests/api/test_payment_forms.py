@@ -94,7 +94,7 @@ async def test_a_processor_reference_is_recorded_as_given(shared_stack, referenc
 async def test_a_reference_that_is_no_processor_reference_is_refused(shared_stack, reference):
     enrollment_id = await shared_stack.new_enrollment_id()
     refused = await shared_stack.call("/payment", external(enrollment_id, reference))
-    assert refused["errors"] == [f"Session Id {REFERENCE_RULE}"]
+    assert refused["errors"] == [f"Transaction Id {REFERENCE_RULE}"]
 
 
 async def test_charge_id_is_the_originals_name_for_the_reference(shared_stack):
@@ -109,7 +109,7 @@ async def test_charge_id_is_the_originals_name_for_the_reference(shared_stack):
 async def test_external_transaction_id_keeps_its_own_rule(shared_stack):
     enrollment_id = await shared_stack.new_enrollment_id()
     refused = await shared_stack.call("/payment", external(enrollment_id, external_transaction_id="ch_3P0k"))
-    assert refused["errors"] == ["External Session Id must be letters and digits only, at most 64"]
+    assert refused["errors"] == ["External Transaction Id must be letters and digits only, at most 64"]
     paid = await shared_stack.call("/payment", external(enrollment_id, external_transaction_id="ch3P0k"))
     assert paid["msg_code"] == "RESTAPI000", paid
 

@@ -188,5 +188,5 @@ async def test_a_prompt_client_keeps_its_connection_for_several_requests(port):
 
 
 def test_lineup_run_serves_the_api_with_the_read_timeouts(settings):
-    assert "--http=api.server:ReadTimeouts" in api_command(settings)
-    assert import_from_string("api.server:ReadTimeouts") is ReadTimeouts  # as uvicorn finds it by that name
+    assert "--http=api.edge:ReadTimeouts" in api_command(settings)
+    assert import_from_string("api.edge:ReadTimeouts") is ReadTimeouts  # as uvicorn finds it by that name

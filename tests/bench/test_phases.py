@@ -51,31 +51,32 @@ EXECUTE = [frame("execute", f"{SITE}/sqlalchemy/engine/base.py"), frame("Cursor.
 def test_the_token_claimed_in_the_commit_is_the_tokens_sql() -> None:
     stack = [
         *DISPATCH,
-        lineup("commit", "persistence/uow.py"),
+        lineup("commit", "models/db.py"),
         lineup("run", "api/dispatch.py"),
-        lineup("claim", "persistence/auth/tokens.py"),
-        lineup("run", "persistence/transaction.py"),
+        lineup("claim", "models/auth.py"),
+        lineup("run", "models/db.py"),
+        lineup("_core", "models/db.py"),
         *EXECUTE,
     ]
-    assert classify(stack) == (TOKEN, "driver", "persistence/auth/tokens.py:claim")
-    assert classify(stack[:-1]) == (TOKEN, "SQLAlchemy", "persistence/auth/tokens.py:claim")
+    assert classify(stack) == (TOKEN, "driver", "models/auth.py:claim")
+    assert classify(stack[:-1]) == (TOKEN, "SQLAlchemy", "models/auth.py:claim")
 
 
 def test_the_commit_itself_is_the_transactions() -> None:
-    stack = [*DISPATCH, lineup("commit", "persistence/uow.py"), lineup("commit", "persistence/transaction.py")]
+    stack = [*DISPATCH, lineup("commit", "models/db.py"), lineup("commit", "models/db.py")]
     committed = [*stack, frame("Connection.commit", "<built-in>")]
-    assert classify(committed) == (TRANSACTION, "driver", "persistence/transaction.py:commit")
+    assert classify(committed) == (TRANSACTION, "driver", "models/db.py:commit")
 
 
 def test_a_handlers_statement_is_other_sql() -> None:
-    stack = [*DISPATCH, lineup("update_location_coordinate", "services/agents.py")]
-    assert classify([*stack, lineup("run", "persistence/transaction.py"), *EXECUTE])[:2] == (OTHER_SQL, "driver")
+    stack = [*DISPATCH, lineup("update_location_coordinate", "api/agents.py")]
+    assert classify([*stack, lineup("run", "models/db.py"), *EXECUTE])[:2] == (OTHER_SQL, "driver")
     assert classify(stack)[0] == phase("the handler")
 
 
 def test_on_postgresql_a_statement_awaits_through_asyncio_for_its_caller() -> None:
     """asyncpg is awaited through asyncio under the frame that asked; in SQLAlchemy's greenlet that frame is gone."""
-    asked = [*DISPATCH, lineup("present", "persistence/auth/tokens.py"), lineup("rows", "persistence/transaction.py")]
+    asked = [*DISPATCH, lineup("present", "models/auth.py"), lineup("rows", "models/db.py")]
     awaited = [
         frame("greenlet_spawn", f"{SITE}/sqlalchemy/util/concurrency.py"),
         frame("wait_for", f"{STDLIB}/asyncio/tasks.py"),

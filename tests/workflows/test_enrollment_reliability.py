@@ -33,7 +33,7 @@ async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(
     assert [(s["enrollment_id"], s["last_error"]) for s in stuck["data"]] == [(second, "915 SIM already in use")]
     described = await stack.env.client.get_workflow_handle(f"line-{second}").describe()
     assert (
-        described.typed_search_attributes.get(__import__("workflows.search_attributes").search_attributes.LINE_STATUS)
+        described.typed_search_attributes.get(__import__("workflows.enrollment").enrollment.LINE_STATUS)
         == "STUCK"
     )
 
