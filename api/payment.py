@@ -13,7 +13,6 @@ import hashlib
 import secrets
 from fractions import Fraction
 
-from sqlalchemy.exc import IntegrityError
 from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -37,7 +36,9 @@ from models.envelope import (
 )
 from models.payment import (
     DETAILS,
+    IN_PROGRESS,
     PAYMENT,
+    REFERENCE_TAKEN,
     SETTLED_PAYMENTS,
     TAX_STATUS,
     CollectTax,
@@ -70,8 +71,8 @@ from models.payment import (
     charge_key,
     hold,
     items_of,
+    record_intent,
     reference_holder,
-    retry_intent,
     settle_failed,
     settle_paid,
 )
@@ -90,11 +91,6 @@ from workflows.payment import (
     tax_registration_workflow_id,
     tax_workflow_id,
 )
-
-IN_PROGRESS = "This payment is still being completed; ask again in a minute"
-
-
-REFERENCE_TAKEN = "Payment reference already recorded"
 
 
 async def pay_by_card(ctx: Context, body: MakePayment, payment: PaymentRecord, *, retry: bool) -> PaymentRecord:
@@ -145,30 +141,9 @@ def reference_of(body: MakePayment, payment: PaymentRecord | None) -> str:
 async def _record_intent(
     ctx: Context, body: MakePayment, payment: PaymentRecord, *, retry: bool, settle_as: str | None = None
 ) -> None:
-    """The payment, pending, before any money moves; a card to save keeps its expiry and holder on file. With
-    `settle_as` (a payment made elsewhere), settled at once as RECORDED under that reference."""
+    """The payment, pending, before any money moves; a card to save keeps its expiry and holder on file."""
     on_file = ctx.cipher.seal(_card_on_file(body)) if body.by_card and body.save_card == "Y" else None
-    try:
-        async with ctx.uow.transaction() as session:
-            if retry:
-                moved = await retry_intent(session, payment, card_on_file=on_file)
-            else:
-                payment.card_on_file = on_file
-                session.add(payment)
-                await session.flush()
-                moved = True
-            if moved and settle_as is not None:
-                await settle_paid(session, payment, ctx.cipher, status=PaymentStatus.RECORDED, transaction_id=settle_as)
-    except IntegrityError:
-        # The same request twice at once (the one that won goes on), or another request that recorded the same
-        # processor reference first (the unique index on references).
-        async with ctx.uow.transaction() as session:
-            holder = await reference_holder(session, payment.vendor_id, settle_as) if settle_as else None
-        if holder is not None and holder.idempotency_key != payment.idempotency_key:
-            raise refuse(REFERENCE_TAKEN, rest_status=409) from None
-        moved = False
-    if not moved:
-        raise refuse(IN_PROGRESS, rest_status=409)
+    await record_intent(ctx.uow, payment, ctx.cipher, retry=retry, card_on_file=on_file, settle_as=settle_as)
 
 
 async def _start_guard(ctx: Context, payment: PaymentRecord) -> WorkflowHandle[PaymentGuardWorkflow, str]:

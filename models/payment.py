@@ -27,9 +27,9 @@ from sqlmodel import SQLModel, col, select
 
 from models.auth import Vendor
 from models.crypto import CardOnFile, FieldCipher
-from models.db import Database, Session
+from models.db import Database, Session, UnitOfWork
 from models.enrollment import Enrollment, Line, Plan
-from models.envelope import Budget, Shape, omitted_when_none
+from models.envelope import Budget, Shape, omitted_when_none, refuse
 from models.events import EventType, record
 from models.types import (
     ActionRequest,
@@ -790,3 +790,42 @@ async def tax_collected(session: Session, calc: TaxCalculation, status: str) -> 
             calc_id=calc.calc_id,
             status=status,
         )
+
+
+IN_PROGRESS = "This payment is still being completed; ask again in a minute"
+REFERENCE_TAKEN = "Payment reference already recorded"
+
+
+async def record_intent(
+    uow: UnitOfWork,
+    payment: PaymentRecord,
+    cipher: FieldCipher,
+    *,
+    retry: bool,
+    card_on_file: str | None,
+    settle_as: str | None,
+) -> None:
+    """The payment, pending, before any money moves; with `settle_as` (a payment made elsewhere), settled at once
+    as RECORDED under that reference. A reference another payment of the vendor holds is refused; the same
+    request twice at once goes on in the one that won."""
+    try:
+        async with uow.transaction() as session:
+            if retry:
+                moved = await retry_intent(session, payment, card_on_file=card_on_file)
+            else:
+                payment.card_on_file = card_on_file
+                session.add(payment)
+                await session.flush()
+                moved = True
+            if moved and settle_as is not None:
+                await settle_paid(session, payment, cipher, status=PaymentStatus.RECORDED, transaction_id=settle_as)
+    except IntegrityError:
+        # The same request twice at once (the one that won goes on), or another request that recorded the same
+        # processor reference first (the unique index on references).
+        async with uow.transaction() as session:
+            holder = await reference_holder(session, payment.vendor_id, settle_as) if settle_as else None
+        if holder is not None and holder.idempotency_key != payment.idempotency_key:
+            raise refuse(REFERENCE_TAKEN, rest_status=409) from None
+        moved = False
+    if not moved:
+        raise refuse(IN_PROGRESS, rest_status=409)

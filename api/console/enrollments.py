@@ -119,12 +119,12 @@ async def enrollment_view(*, enrollment_id: str, ctx: Context) -> EnrollmentView
         views = []
         for line in lines:
             port = await session.get(PortIn, line.enrollment_id)
-            timeline = [moment(event) for event in await timeline(session, line.enrollment_id)]
+            moments = [moment(event) for event in await timeline(session, line.enrollment_id)]
             port_status, port_number = (port.status, port.port_number) if port else (None, None)
             error = shown_error(line)
             views.append(
                 LineView(
-                    line.enrollment_id, line.status, line.mdn, error, port_status, port_number, line.is_esim, timeline
+                    line.enrollment_id, line.status, line.mdn, error, port_status, port_number, line.is_esim, moments
                 )
             )
     return EnrollmentView(parent, views)

@@ -201,7 +201,9 @@ def may_use_console(login: AgentLogin | None) -> bool:
     return login is not None and login.agent.active and login.vendor_active and SUPPORT in login.agent.roles
 
 
-async def sign_in(*, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings, gates: LoginGates) -> NewSession:
+async def sign_in(
+    *, form: SignIn, ip: str | None, uow: UnitOfWork, settings: Settings, gates: LoginGates
+) -> NewSession:
     """A new session of the support agent, or a refusal (LineupError) that says as little as it can."""
     if not gates.console.admit(ip):
         raise refuse(THROTTLED, rest_status=429)
