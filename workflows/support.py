@@ -1,7 +1,7 @@
 """Workflows of the support domain. SweepWorkflow, run by the `lineup-sweep` schedule (`<task queue>-sweep`)
 every LINEUP_SWEEP_SECONDS, starts the workflows a write-then-start pair left behind (customer intake's
 orders, the mail outbox's messages) and purges spent tokens; a workflow started meanwhile by its own request is
-found running and left alone. The schedule itself is orchestration.schedules'."""
+found running and left alone. The schedule itself is api.temporal's."""
 
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.support import SupportActivities
+
+    # LeftBehind's fields are decoded by their type hints, looked up in the sandbox's own sys.modules.
+    from models.enrollment import EnrollmentOrder  # noqa: F401
+    from models.mail import MailDelivery  # noqa: F401
     from models.support import Sweep, SweepReport
     from workflows import policies
     from workflows.enrollment import EnrollmentWorkflow, start_options
