@@ -46,9 +46,11 @@ def missing(ran: set[str]) -> list[str]:
 
 
 def _whole_suite(config: pytest.Config) -> bool:
-    """Only a run of every test can say a workflow has none: a chosen file, -k or -m leaves tests out."""
+    """Only a run of every test can say a workflow has none: a chosen file, -k or -m leaves tests out, and
+    --collect-only runs none."""
     option = config.option
     narrowed = option.keyword or option.markexpr or getattr(option, "deselect", None) or getattr(option, "lf", False)
+    narrowed = narrowed or option.collectonly
     return config.args_source is pytest.Config.ArgsSource.TESTPATHS and not narrowed
 
 
