@@ -25,7 +25,9 @@ TOKEN = "the token's SQL: read, claim, next token (models/auth.py)"
 OTHER_SQL = "other SQL: the handler's (the location) and the audit row (api/, models/)"
 TRANSACTION = "the transaction: begin, commit, rollback (models/db.py)"
 # api.edge.ReadTimeouts, the HTTP protocol uvicorn runs: the ASGI server's work.
-PROTOCOL = r"(connection_made|data_received|connection_lost|_start_head_timer|_stop_head_timer|_head_too_slow|no_delay)$"
+PROTOCOL = (
+    r"(connection_made|data_received|connection_lost|_start_head_timer|_stop_head_timer|_head_too_slow|no_delay)$"
+)
 PHASES: tuple[tuple[str, str], ...] = (
     (TOKEN, r"^@/models/auth\.py:(present|claim|store|issue)$"),
     ("the handler (api/<domain>.py)", r"^@/api/(?!dispatch|access|edge|main|catalog|openapi|temporal)\w+\.py:"),

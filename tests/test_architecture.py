@@ -13,24 +13,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ROOT_PACKAGES: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
 LINT_IMPORTS = "from importlinter.cli import lint_imports_command; lint_imports_command()"
-APPLICATION = (
-    "api",
-    "cli",
-    "services",
-    "dispatch",
-    "orchestration",
-    "workflows",
-    "activities",
-    "adapters",
-    "persistence",
-    "models",
-    "observability",
-)
-# The dispatcher's machinery (dispatch/) and the Temporal client side (orchestration/) have packages of their own:
-# services/ holds the domains, workflows/ the workflow definitions.
-INFRASTRUCTURE = {
-    "services": {"access", "actions", "catalog", "context", "gates", "health", "lookups", "metrics", "temporal"},
-    "workflows": {"client", "codec", "schedules", "signals"},
+APPLICATION = ("api", "cli", "workflows", "activities", "adapters", "models")
+# The card's rooms are split by domain under the same names: whoever knows a domain's name finds its request side
+# (api/), its workflows, its activities and its data (models/) at once. Besides the domains a room holds only the
+# machinery of its own work.
+DOMAINS = {
+    "enrollment", "porting", "payment", "eligibility", "devices", "mail", "agents", "auth", "address", "support",
+    "webhooks",
+}  # fmt: skip
+MACHINERY = {
+    "api": {"main", "edge", "dispatch", "access", "temporal", "catalog", "openapi", "console"},
+    "workflows": {"policies", "registry"},
+    "activities": {"registry"},
+    "adapters": {"carrier", "nlad", "payments", "smtp", "webhooks", "http"},  # the outside systems, by name
+    "models": {"db", "settings", "envelope", "types", "crypto", "events", "observability"},
+    "cli": {"main", "run", "accounts"},
 }
 
 
@@ -75,15 +72,15 @@ def test_nothing_in_the_application_imports_the_worker_entry_point() -> None:
 
 
 def test_the_layer_contract_rejects_an_upward_import(tmp_path: Path) -> None:
-    """The contract is not vacuous: the same configuration refuses a module of models importing services."""
-    for package in ROOT_PACKAGES:
+    """The contract is not vacuous: the same configuration refuses a module of models importing the api."""
+    for package in [*ROOT_PACKAGES, "api/console"]:
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
-    (tmp_path / "models" / "upward.py").write_text("import services\n")
+    (tmp_path / "models" / "upward.py").write_text("import api\n")
     (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
     checked = lint_imports(tmp_path)
     assert checked.returncode != 0
-    assert "models.upward -> services" in checked.stdout
+    assert "models.upward -> api" in checked.stdout
 
 
 TESTS = ROOT / "tests"
@@ -157,19 +154,21 @@ def test_the_every_workflow_guard_names_each_registered_workflow_no_test_ran() -
     assert missing(every - {"LineWorkflow", "SweepWorkflow"}) == ["LineWorkflow", "SweepWorkflow"]
 
 
-def test_domains_and_workflows_hold_no_infrastructure() -> None:
+def test_the_product_is_the_cards_rooms_each_split_by_domain() -> None:
+    packages = {path.name for path in ROOT.iterdir() if (path / "__init__.py").exists()}
+    product = packages - {"tests", "sandbox", "bench", "soak", "codegen", "clients", "migrations", "deploy", "scripts"}
+    assert product == set(APPLICATION)
     found = {
-        f"{package}/{path.relative_to(ROOT / package)}"
-        for package, names in INFRASTRUCTURE.items()
-        for path in (ROOT / package).glob("*.py")  # a domain's own module may be named so (enrollment/catalog.py)
-        if path.stem in names
+        room: {path.stem if path.suffix else path.name for path in (ROOT / room).iterdir() if path.name[0] not in "._"}
+        for room in APPLICATION
     }
-    assert found == set()
+    strays = {room: names - DOMAINS - MACHINERY[room] for room, names in found.items()}
+    assert strays == dict.fromkeys(APPLICATION, set())
 
 
 # SQLAlchemy's internals (its util package, a dialect's driver modules) change between releases without notice;
 # the one dialect construct Lineup uses, the documented INSERT … ON CONFLICT DO NOTHING, is built in one place.
-DIALECT_HOME = "persistence/core.py"
+DIALECT_HOME = "models/db.py"
 
 
 def sqlalchemy_internals(relative: str, modules: set[str]) -> list[str]:
@@ -196,9 +195,9 @@ def test_the_application_imports_no_sqlalchemy_internal() -> None:
 
 def test_the_sqlalchemy_rule_catches_util_a_driver_module_and_a_dialect_outside_its_home() -> None:
     modules = {"sqlalchemy", "sqlalchemy.util.langhelpers", "sqlalchemy.dialects.sqlite.aiosqlite", "sqlalchemy.orm"}
-    assert sqlalchemy_internals("services/x.py", modules) == [
-        "services/x.py: sqlalchemy.dialects.sqlite.aiosqlite",
-        "services/x.py: sqlalchemy.util.langhelpers",
+    assert sqlalchemy_internals("api/x.py", modules) == [
+        "api/x.py: sqlalchemy.dialects.sqlite.aiosqlite",
+        "api/x.py: sqlalchemy.util.langhelpers",
     ]
-    assert sqlalchemy_internals("services/x.py", {"sqlalchemy.dialects"}) == ["services/x.py: sqlalchemy.dialects"]
+    assert sqlalchemy_internals("api/x.py", {"sqlalchemy.dialects"}) == ["api/x.py: sqlalchemy.dialects"]
     assert sqlalchemy_internals(DIALECT_HOME, {"sqlalchemy.dialects"}) == []

@@ -32,10 +32,7 @@ async def test_rejected_line_is_stuck_then_completes_once_after_a_support_retry(
     stuck = await stack.call("/ops", body("list_stuck_enrollments", **SUPPORT))
     assert [(s["enrollment_id"], s["last_error"]) for s in stuck["data"]] == [(second, "915 SIM already in use")]
     described = await stack.env.client.get_workflow_handle(f"line-{second}").describe()
-    assert (
-        described.typed_search_attributes.get(__import__("workflows.enrollment").enrollment.LINE_STATUS)
-        == "STUCK"
-    )
+    assert described.typed_search_attributes.get(__import__("workflows.enrollment").enrollment.LINE_STATUS) == "STUCK"
 
     await stack.sandbox_post("/sandbox/carrier/release-sim", {"iccid": sim})  # support freed the SIM
     retried = await stack.call("/ops", body("retry_enrollment", enrollment_id=second, **SUPPORT))
