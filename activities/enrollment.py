@@ -18,13 +18,13 @@ from models.address import state_of_zip
 from models.crypto import EsimDocument, FieldCipher, Fields
 from models.db import Database, Session, database_outage
 from models.enrollment import (
-    Line,
     Activating,
     CarrierCall,
     CarrierList,
     EsimAssigned,
     EsimRequest,
     InquiryRequest,
+    Line,
     LineActivated,
     LineInquiryAnswer,
     LineState,

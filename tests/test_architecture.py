@@ -163,7 +163,7 @@ def test_the_product_is_the_cards_rooms_each_split_by_domain() -> None:
         for room in APPLICATION
     }
     strays = {room: names - DOMAINS - MACHINERY[room] for room, names in found.items()}
-    assert strays == dict.fromkeys(APPLICATION, set())
+    assert strays == {room: set() for room in APPLICATION}
 
 
 # SQLAlchemy's internals (its util package, a dialect's driver modules) change between releases without notice;
