@@ -36,7 +36,6 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from sqlalchemy import exc as sql
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.config import Config
