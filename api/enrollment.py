@@ -1,25 +1,24 @@
-"""The enrollment domain's supporting operations: check_service_availability (issues enrollment ids), plan_list
-and company_carrier_list."""
+"""The enrollment domain's actions: customer creation (create_customer_prepaid_multiline and the original's names
+for it), a later line's activation, customer_info, line_inquiry, assign_esim, and the supporting
+check_service_availability, plan_list and company_carrier_list.
+
+A create is accepted all or nothing, in three steps in the request's one transaction: one read of everything it
+decides on (`read_intake`), a decision in plain code (`refusals`, tested without a database), one write of the
+claim, the lines and their customer records (`store`). Then the order's workflow (workflows.enrollment) is started
+with update-with-start and answers once each line's first carrier try has its answer, within
+LINEUP_SYNC_WAIT_SECONDS; each line goes on in a workflow of its own. A line's password is stored sealed and hashed
+with argon2 right after the commit, off the request."""
 
 from __future__ import annotations
 
 import asyncio
-
-# services/enrollment/entries.py: What answers say of a created line beside its record (decisions.md): the customer's account PIN and, for an
-# services/enrollment/paid.py: Payment before activation (issue 19, finding 6): an `invoice_number` given at creation must be a settled
-# services/enrollment/intake.py: Accepting a create_customer_prepaid_multiline request: every enrollment-id and parent rule is checked
-# services/enrollment/passwords.py: Line passwords off the create's critical path (issue 20 target 5, issue 19 finding 8). The request checks
-# services/enrollment/create.py: The enrollment domain's creation: create_customer_prepaid_multiline (and the original's names for it). The
-# orchestration/lines.py: Reaching a line's workflow from the API before its order may have started it: the order answers the channel
-# services/enrollment/lines.py: The enrollment domain's lines once created: activate_line (a line enrolled with activation_later=Y),
-# services/enrollment/esim.py: assign_esim (`/customer`): a line's eSIM profile as its creation entry gives it. The profile the carrier
 import base64
 import contextlib
 import hmac
 import secrets
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import NamedTuple, TypedDict
 
@@ -33,9 +32,8 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.enrollment import PHYSICAL_SIM
 from api.access import WEB_SOURCES
-from api.dispatch import Caller, Context, action, lookup_workflow_id, run_lookup
+from api.dispatch import Context, action, lookup_workflow_id, run_lookup
 from api.temporal import started_anyway
-from models import enrollment
 from models.address import city_of_zip, state_of_zip
 from models.auth import Vendor
 from models.crypto import EsimDocument, FieldCipher, Fields, hash_secret_async, verify_secret_async
@@ -53,6 +51,7 @@ from models.enrollment import (
     PLANS,
     ActivateLine,
     Activation,
+    ActivationType,
     AssignEsim,
     Availability,
     CarrierItem,
@@ -90,6 +89,7 @@ from models.enrollment import (
     hash_all,
     lines_of_order,
     plan_of,
+    received,
     sealed_extras,
     settle,
     vendor_line,
@@ -122,251 +122,67 @@ from workflows.enrollment import (
     line_workflow_id,
 )
 
-CARRIERS_SOLD = ["TMB", "ATT", "VER"]
-
-
+NO_CUSTOMER = "No customer found against this enrolment ID"
 NOT_SERVED = "We do not provide services at the users Zip Code"
-
-
-def new_enrollment_id() -> str:
-    """'E' and 80 random bits in base32: unguessable, so ids cannot be enumerated."""
-    return "E" + base64.b32encode(secrets.token_bytes(10)).decode()
-
-
-@action("enrollment", example=AVAILABILITY)
-async def check_service_availability(*, body: CheckServiceAvailability, ctx: Context) -> Availability:
-    """Issues a new, unused enrollment id for a ZIP the service covers, with its city and state as USPS names
-    them."""
-    state = state_of_zip(body.zip_code)
-    if state is None:
-        raise refuse(NOT_SERVED)
-    slot = Enrollment(
-        enrollment_id=new_enrollment_id(),
-        vendor_id=ctx.caller.vendor_id,
-        zip_code=body.zip_code,
-        state=state,
-        enrollment_type=body.enrollment_type,
-        issued_by=ctx.caller.agent_username,
-    )
-    async with ctx.uow.transaction() as session:
-        session.add(slot)
-    return Availability(
-        enrollment_id=slot.enrollment_id,
-        zip_code=body.zip_code,
-        city=city_of_zip(body.zip_code),
-        state=state,
-        carriers=CARRIERS_SOLD,
-    )
-
-
-@action("plan", example=PLANS)
-async def plan_list(*, body: PlanList, ctx: Context) -> list[PlanItem]:
-    """The plans a channel can sell: every active plan, one plan, or those sold in a ZIP (every covered ZIP sells
-    them all)."""
-    if body.zip_code is not None and state_of_zip(body.zip_code) is None:
-        raise refuse(NOT_SERVED)
-    query = select(Plan).where(col(Plan.active)).order_by(col(Plan.plan_id))
-    if body.plan_id is not None:
-        query = query.where(Plan.plan_id == int(body.plan_id))
-    async with ctx.uow.transaction() as session:
-        plans = (await session.exec(query)).all()
-    if not plans:
-        raise refuse(PLANS_NOT_FOUND, rest_status=404)
-    return [PlanItem.of(plan) for plan in plans]
-
-
-@action("enrollment", example=CARRIERS)
-async def company_carrier_list(*, body: CompanyCarrierList, ctx: Context) -> list[CarrierItem]:
-    """The carriers the company sells on, with the carrier's own numeric ids (query_portin takes either)."""
-    query = CarrierListQuery(ctx.caller.vendor_code, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
-    found = await run_lookup(
-        ctx, CarrierListWorkflow.run, query, workflow_id=lookup_workflow_id("carriers", ctx.request_id)
-    )
-    return [
-        CarrierItem(carrier_id=c.carrier_id, carrier=c.carrier, carrier_name=c.carrier_name) for c in found.carriers
-    ]
-
-
-PIN_DIGITS = 4
-
-
-def new_pin() -> str:
-    """A customer's account PIN when the channel gives none: 4 random digits."""
-    return f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
-
-
-class Extras(NamedTuple):
-    pin: str
-    esim: EsimProfile | None
-
-
-async def line_extras(ctx: Context, enrollment_ids: Collection[str]) -> dict[str, Extras]:
-    """Each line's PIN and eSIM profile. A line made before every customer had a PIN gets one now, once."""
-    async with ctx.uow.transaction() as session:
-        sealed = await sealed_extras(session, enrollment_ids)
-        without = [enrollment_id for enrollment_id, (pin, _) in sealed.items() if pin is None]
-        for enrollment_id in without:
-            await give_pin(session, enrollment_id, ctx.cipher.encrypt(new_pin()))
-        if without:
-            sealed = await sealed_extras(session, enrollment_ids)
-    found = {}
-    for enrollment_id, (pin, profile) in sealed.items():
-        assert pin is not None  # given above
-        esim = None
-        if profile is not None:
-            opened = ctx.cipher.open(profile, EsimDocument)
-            esim = EsimProfile.of(opened["iccid"], opened["activation_code"])
-        found[enrollment_id] = Extras(ctx.cipher.decrypt(pin), esim)
-    return found
-
-
-async def line_entries(
-    ctx: Context, plans: list[LinePlan], *, invoice_number: str | None, pins: Mapping[str, str] | None = None
-) -> list[LineEntry]:
-    """The entries of customer creation's answer (activate_line's too), one per line, in the plans' order.
-    `pins`: those intake just gave (no read for them unless the line is an eSIM's, whose profile is needed)."""
-    pins = pins or {}
-    known = {plan.enrollment_id: Extras(pins[plan.enrollment_id], None) for plan in plans if plan.enrollment_id in pins}
-    wanted = [plan.enrollment_id for plan in plans if plan.enrollment_id not in known or plan.esim]
-    extras = {**known, **(await line_extras(ctx, wanted) if wanted else {})}
-    return [
-        LineEntry.of(plan, invoice_number, pin=extras[plan.enrollment_id].pin, esim=extras[plan.enrollment_id].esim)
-        for plan in plans
-    ]
-
-
 INVALID_INVOICE = "Invalid invoice number"
-
-
-# Lines that hold no paid plan: waiting for activation, or a port that ended without the number.
-NOT_ACTIVATED = frozenset(
-    {
-        LineStatus.WAITING_ACTIVATION,
-        LineStatus.PORT_REJECTED,
-        LineStatus.PORT_CANCELLED,
-        LineStatus.PORT_ABANDONED,
-    }
-)
-
-
-def unpaid(plan_id: int) -> str:
-    return f"No settled payment covers plan {plan_id} of this line; make_payment first"
-
-
-async def payment_problems(
-    session: Session, body: CreateMultiline, *, vendor_id: int, require_payment: bool
-) -> list[str]:
-    """The request's invoice, and, when the vendor requires it, payment for every line activated now."""
-    ids = [line.enrollment_id for line in body.lines]
-    found: list[str] = []
-    if body.invoice_number is not None:
-        family = {body.parent_enrollment_id, *ids}
-        if not await settled_invoice(session, vendor_id, body.invoice_number, family):
-            found.append(INVALID_INVOICE)
-    if require_payment:
-        activating = {line.enrollment_id: int(line.plan_id) for line in body.lines if not line.later}
-        uncovered = await _uncovered(session, vendor_id, body.parent_enrollment_id, activating)
-        found += [
-            f"Line {number}: {unpaid(plan)}"
-            for number, line in enumerate(body.lines, start=1)
-            if line.enrollment_id in activating and (plan := int(line.plan_id)) in uncovered
-        ]
-    return found
-
-
-async def activation_refusal(session: Session, line: Line) -> LineupError | None:
-    """The refusal (402) of a line waiting for activation that may not activate yet: its vendor requires payment
-    and the account's settled payments do not cover its plan. None: it may."""
-    vendor = await session.get(Vendor, line.vendor_id)
-    if vendor is None or not vendor.require_payment:
-        return None
-    uncovered = await _uncovered(session, line.vendor_id, line.parent_enrollment_id, {line.enrollment_id: line.plan_id})
-    return refuse(unpaid(line.plan_id), rest_status=402) if line.plan_id in uncovered else None
-
-
-async def _uncovered(session: Session, vendor_id: int, parent: str, activating: dict[str, int]) -> set[int]:
-    """Plans the account's settled payments do not cover once `activating` (enrollment id → plan) activate too:
-    lines already active or on their way count first, so a payment is never spent twice."""
-    account = await account_plans(session, vendor_id, parent)
-    earlier = [plan for eid, plan, status in account if eid not in activating and status not in NOT_ACTIVATED]
-    family = {parent, *activating, *(eid for eid, _plan, _status in account)}
-    paid = Counter(await paid_plans(session, vendor_id, family))
-    needed = Counter(_plans(earlier, activating.values()))
-    return {plan for plan, count in needed.items() if count > paid[plan]}
-
-
-def _plans(*groups: Iterable[int]) -> list[int]:
-    return [plan for group in groups for plan in group]
-
-
-CUSTOMER_ID_ATTEMPTS = 5
-
-
+CARRIERS_SOLD = ["TMB", "ATT", "VER"]
+INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
+CUSTOMER_ID_ATTEMPTS = 5  # random customer ids that may meet one already given before the create gives up
+PIN_DIGITS = 4
 PII_FIELDS = (
     "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
     "service_address_two", "service_city", "service_state", "service_zip", "billing_address_one",
     "billing_address_two", "billing_city", "billing_state", "billing_zip",
 )  # fmt: skip
-
-
+# A PORTIN line's old account, sealed in its port order under these names.
 PORT_SECRETS = {
     "port_account_number": "account_number", "port_account_password": "account_password", "port_ssn": "ssn",
     "port_first_name": "first_name", "port_last_name": "last_name", "port_address_one": "address_one",
     "port_address_two": "address_two", "port_city": "city", "port_state": "state", "port_zip_code": "zip",
 }  # fmt: skip
+# Lines that hold no paid plan: waiting for activation, or a port that ended without the number.
+NOT_ACTIVATED = frozenset(
+    {LineStatus.WAITING_ACTIVATION, LineStatus.PORT_REJECTED, LineStatus.PORT_CANCELLED, LineStatus.PORT_ABANDONED}
+)
 
 
-async def problems(
-    session: Session, body: CreateMultiline, settings: Settings, *, caller: Caller, order_id: str
-) -> list[str]:
-    """Every reason to refuse the request, for all lines at once."""
-    ids, aliases = [line.enrollment_id for line in body.lines], settings.systems.carrier_alias_map
-    vendor_id = caller.vendor_id
-    found: list[str] = [f"Enrollment id {eid} appears more than once" for eid in sorted(set(ids)) if ids.count(eid) > 1]
-    found += [
-        problem
-        for number, line in enumerate(body.lines, start=1)
-        if line.carrier is not None
-        and (problem := carrier_problem(line.carrier, aliases, label=f"Line {number}: Carrier"))
-    ]
-    issued = {
-        e.enrollment_id: e
-        for e in (await session.exec(select(Enrollment).where(col(Enrollment.enrollment_id).in_(ids)))).all()
-    }
-    for eid in dict.fromkeys(ids):
-        slot = issued.get(eid)
-        if slot is None or slot.vendor_id != vendor_id:
-            found.append(invalid_enrollment_id(eid))
-        elif slot.claimed_by not in (None, order_id):
-            found.append(f"Enrollment id {eid} is already used by another request")
-    if body.parent_enrollment_id not in ids:
-        holder = await session.get(Line, body.parent_enrollment_id)
-        if holder is None or holder.vendor_id != vendor_id or holder.customer_id is None:
-            parent = body.parent_enrollment_id
-            found.append(f"Parent enrollment id {parent} is neither an existing account nor a line of this request")
-    found += await _numbers_held(session, body)
-    plan_ids = {int(line.plan_id) for line in body.lines}
-    known = set(
-        (await session.exec(select(Plan.plan_id).where(col(Plan.plan_id).in_(plan_ids), col(Plan.active)))).all()
-    )
-    found += [f"Plan id {plan_id} is not a plan of the plan list" for plan_id in sorted(plan_ids - known)]
-    # The invoice, and payment when the vendor requires it.
-    found += await payment_problems(session, body, vendor_id=vendor_id, require_payment=caller.require_payment)
-    return found
+# ---- customer creation ------------------------------------------------------------------------------------------
 
 
-async def _numbers_held(session: Session, body: CreateMultiline) -> list[str]:
-    """A number with a port in progress on another line (of any vendor) is not ported twice at once."""
-    numbers = [line.port_number for line in body.lines if line.activation_type == "PORTIN" and line.port_number]
-    own = {line.enrollment_id for line in body.lines}  # a repeated request finds its own lines porting
-    porting = await ports_in_progress(session, numbers, besides=own)
-    found = [
-        f"Line {number}: {PORT_IN_PROGRESS}"
-        for number, line in enumerate(body.lines, start=1)
-        if line.activation_type == "PORTIN" and line.port_number in porting
-    ]
-    found += [f"Port number {mdn} appears more than once" for mdn in sorted(set(numbers)) if numbers.count(mdn) > 1]
-    return found
+@action("customer", interface=True, aliases=ALIASES, sources=WEB_SOURCES, example=CREATED)
+async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Context) -> list[LineEntry]:
+    """Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines): accepted
+    all or nothing, then the enrollment's workflow is started (or found, for a repeated request) and waited for."""
+    settings = ctx.settings
+    if len(body.lines) > settings.enrollment.max_lines:
+        raise refuse(f"Lines must hold at most {settings.enrollment.max_lines} lines")
+    order_id = enrollment_workflow_id(body.parent_enrollment_id, [line.enrollment_id for line in body.lines])
+    accepted = await accept(ctx, body, order_id=order_id)
+    if accepted.stored:
+        enrollment_started()
+    vendor, agent = ctx.caller.vendor_code, ctx.caller.agent_username
+    order = EnrollmentOrder(order_id, body.parent_enrollment_id, accepted.plans, vendor, agent, Pacing.of(settings))
+    try:
+        result = await _run(ctx, order)
+    finally:  # the lines this request stored are committed by now, whatever Temporal said
+        if accepted.stored:
+            hash_later(ctx.resources.db, ctx.cipher, body.lines)
+    return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
+
+
+@dataclass(frozen=True)
+class Intake:
+    """Everything a create decides on, read in one go."""
+
+    slots: Mapping[str, Enrollment]  # the request's enrollment ids as they were issued
+    stored: Mapping[str, Line]  # the lines a first request stored: this one repeats it
+    holder: Line | None  # the existing account the lines join (None when its holder is a line of the request)
+    plans: frozenset[int]  # the active plans among those asked for
+    porting: frozenset[str] = frozenset()  # numbers of the request another line is porting now
+    invoice_settled: bool = True  # the invoice given is a settled payment of the account (no invoice: True)
+    paying: bool = False  # the vendor activates a line only once a settled payment covers its plan
+    account: tuple[tuple[str, int, str], ...] = ()  # (line, plan, status) of the account's lines, when paying
+    paid: tuple[int, ...] = ()  # the plans the account's settled payments cover, one per line paid for
 
 
 @dataclass(frozen=True)
@@ -376,16 +192,24 @@ class Accepted:
 
     stored: bool
     plans: list[LinePlan]
-    pins: dict[str, str]
+    pins: dict[str, str] = field(default_factory=dict)
 
 
 async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accepted:
-    """Checks, claims and stores the request's lines, each with its customer record (the account holder's id is
-    each line's cust_id), in the request's one transaction; a repeated request changes nothing. A line's
-    password is stored sealed; the caller hashes it once the lines are committed (services.enrollment.passwords)."""
+    """The request's lines read, decided on and stored with their customer records (the account holder's id is
+    each line's cust_id), in the request's one transaction; a repeated request changes nothing."""
+    caller = ctx.caller
     for _ in range(CUSTOMER_ID_ATTEMPTS):
         try:
-            return await _accept(ctx, body, order_id=order_id)
+            async with ctx.uow.transaction() as session:
+                intake = await read_intake(session, body, vendor_id=caller.vendor_id, paying=caller.require_payment)
+                aliases = ctx.settings.systems.carrier_alias_map
+                found = refusals(body, intake, vendor_id=caller.vendor_id, order_id=order_id, aliases=aliases)
+                if found:
+                    raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
+                if intake.stored:
+                    return Accepted(False, [plan_of(intake.stored[line.enrollment_id]) for line in body.lines])
+                return await store(session, ctx, body, intake, order_id=order_id)
         except IntegrityError as clash:  # two requests porting one number at once: the index lets one in
             if second_port(clash):
                 raise refuse(PORT_IN_PROGRESS, rest_status=409) from None
@@ -395,79 +219,140 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accep
     raise RuntimeError("could not allocate unique customer ids")
 
 
-async def _accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accepted:
-    vendor_id, agent = ctx.caller.vendor_id, ctx.caller.agent_username
-    async with ctx.uow.transaction() as session:
-        if found := await problems(session, body, ctx.settings, caller=ctx.caller, order_id=order_id):
-            raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
-        ids = [line.enrollment_id for line in body.lines]
-        claimed = await session.execute(
-            update(Enrollment)
-            .where(col(Enrollment.enrollment_id).in_(ids))
-            .where(or_(col(Enrollment.claimed_by).is_(None), col(Enrollment.claimed_by) == order_id))
-            .values(claimed_by=order_id, claimed_at=utcnow())
-        )
-        if claimed.rowcount != len(ids):  # type: ignore[attr-defined]  # another request won the race
-            raise refuse("An enrollment id of this request is already used by another request", rest_status=409)
-        # One read for every line of the request: a repeated request finds the lines the first one stored.
-        already = {
-            line.enrollment_id: line
-            for line in (await session.exec(select(Line).where(col(Line.enrollment_id).in_(ids)))).all()
-        }
-        if already:
-            return Accepted(False, [plan_of(already[eid]) for eid in ids], {})
-        # An existing account's holder, read by the checks above (a line of this request is stored below).
-        holder = None if body.parent_enrollment_id in ids else await session.get(Line, body.parent_enrollment_id)
-        requests = sorted(body.lines, key=lambda line: line.enrollment_id != body.parent_enrollment_id)
-        account = holder.customer_id if holder is not None else None
-        stored: dict[str, Line] = {}
-        pins: dict[str, str] = {}
-        aliases = ctx.settings.systems.carrier_alias_map
-        for line in requests:  # the account holder first: its customer id is every line's cust_id
-            carrier = resolve_carrier(line.carrier, aliases) if line.carrier else None
-            pins[line.enrollment_id] = line.pin or new_pin()
-            row = _store(
-                session,
-                ctx.cipher,
-                body,
-                line,
-                carrier,
-                vendor_id=vendor_id,
-                agent=agent,
-                order_id=order_id,
-                pin=pins[line.enrollment_id],
-                account=account,
-            )
-            account = account or row.customer_id
-            stored[row.enrollment_id] = row
-        enrollment.received(session, [stored[eid] for eid in ids], actor=ctx.caller.actor)
-        return Accepted(True, [plan_of(stored[eid]) for eid in ids], pins)
+async def read_intake(session: Session, body: CreateMultiline, *, vendor_id: int, paying: bool) -> Intake:
+    """The one read of a create: its enrollment ids, lines a first request stored, the account it joins, its plans;
+    the numbers it ports when it ports some, its invoice when it names one, and the account's payments when the
+    vendor wants every activated line paid for."""
+    ids = [line.enrollment_id for line in body.lines]
+    parent = body.parent_enrollment_id
+    slots = (await session.exec(select(Enrollment).where(col(Enrollment.enrollment_id).in_(ids)))).all()
+    stored = (await session.exec(select(Line).where(col(Line.enrollment_id).in_(ids)))).all()
+    asked = {int(line.plan_id) for line in body.lines}
+    plans = await session.exec(select(Plan.plan_id).where(col(Plan.plan_id).in_(asked), col(Plan.active)))
+    intake = Intake(
+        slots={slot.enrollment_id: slot for slot in slots},
+        stored={line.enrollment_id: line for line in stored},
+        holder=None if parent in ids else await session.get(Line, parent),
+        plans=frozenset(plans.all()),
+        # A repeated request finds its own lines porting.
+        porting=frozenset(await ports_in_progress(session, _port_numbers(body), besides=ids)),
+    )
+    if body.invoice_number is not None:
+        settled = await settled_invoice(session, vendor_id, body.invoice_number, {parent, *ids})
+        intake = replace(intake, invoice_settled=settled)
+    if paying:
+        account = await account_plans(session, vendor_id, parent)
+        activated = [line.enrollment_id for line in body.lines if not line.later]
+        family = {parent, *activated, *(eid for eid, _plan, _status in account)}
+        paid = await paid_plans(session, vendor_id, family)
+        intake = replace(intake, paying=True, account=tuple(account), paid=tuple(paid))
+    return intake
 
 
-def _store(
-    session: Session,
-    cipher: FieldCipher,
-    body: CreateMultiline,
-    line: LineRequest,
-    carrier: str | None,
-    *,
-    vendor_id: int,
-    agent: str | None,
-    order_id: str,
-    pin: str,
-    account: str | None,
+def refusals(
+    body: CreateMultiline, intake: Intake, *, vendor_id: int, order_id: str, aliases: Mapping[str, str]
+) -> list[str]:
+    """Every reason to refuse the request, for all its lines at once (none: it is accepted)."""
+    ids = [line.enrollment_id for line in body.lines]
+    found = [f"Enrollment id {eid} appears more than once" for eid in sorted(set(ids)) if ids.count(eid) > 1]
+    found += [
+        problem
+        for number, line in enumerate(body.lines, start=1)
+        if line.carrier is not None
+        and (problem := carrier_problem(line.carrier, aliases, label=f"Line {number}: Carrier"))
+    ]
+    for eid in dict.fromkeys(ids):
+        slot = intake.slots.get(eid)
+        if slot is None or slot.vendor_id != vendor_id:
+            found.append(invalid_enrollment_id(eid))
+        elif slot.claimed_by not in (None, order_id):
+            found.append(f"Enrollment id {eid} is already used by another request")
+    holder, parent = intake.holder, body.parent_enrollment_id
+    if parent not in ids and (holder is None or holder.vendor_id != vendor_id or holder.customer_id is None):
+        found.append(f"Parent enrollment id {parent} is neither an existing account nor a line of this request")
+    # A number with a port in progress on another line (of any vendor) is not ported twice at once.
+    found += [
+        f"Line {number}: {PORT_IN_PROGRESS}"
+        for number, line in enumerate(body.lines, start=1)
+        if line.activation_type == ActivationType.PORTIN and line.port_number in intake.porting
+    ]
+    numbers = _port_numbers(body)
+    found += [f"Port number {mdn} appears more than once" for mdn in sorted(set(numbers)) if numbers.count(mdn) > 1]
+    asked = {int(line.plan_id) for line in body.lines}
+    found += [f"Plan id {plan_id} is not a plan of the plan list" for plan_id in sorted(asked - intake.plans)]
+    if not intake.invoice_settled:
+        found.append(INVALID_INVOICE)
+    if intake.paying:  # every line activated now must be paid for
+        activating = {line.enrollment_id: int(line.plan_id) for line in body.lines if not line.later}
+        missing = uncovered(intake.account, intake.paid, activating)
+        found += [
+            f"Line {number}: {unpaid(plan)}"
+            for number, line in enumerate(body.lines, start=1)
+            if line.enrollment_id in activating and (plan := int(line.plan_id)) in missing
+        ]
+    return found
+
+
+def uncovered(account: Iterable[tuple[str, int, str]], paid: Iterable[int], activating: Mapping[str, int]) -> set[int]:
+    """Plans the account's settled payments do not cover once `activating` (enrollment id → plan) activate too:
+    lines already active or on their way count first, so a payment is never spent twice."""
+    earlier = [plan for eid, plan, status in account if eid not in activating and status not in NOT_ACTIVATED]
+    covered, needed = Counter(paid), Counter([*earlier, *activating.values()])
+    return {plan for plan, count in needed.items() if count > covered[plan]}
+
+
+def unpaid(plan_id: int) -> str:
+    return f"No settled payment covers plan {plan_id} of this line; make_payment first"
+
+
+def _port_numbers(body: CreateMultiline) -> list[str]:
+    return [
+        line.port_number for line in body.lines if line.activation_type == ActivationType.PORTIN and line.port_number
+    ]
+
+
+async def store(session: Session, ctx: Context, body: CreateMultiline, intake: Intake, *, order_id: str) -> Accepted:
+    """The one write of a create: its enrollment ids claimed for this order (a request that claimed one meanwhile
+    wins it), then each line with its customer record, PII and PIN sealed, and its events."""
+    ids = [line.enrollment_id for line in body.lines]
+    claimed = await session.run(
+        update(Enrollment)
+        .where(col(Enrollment.enrollment_id).in_(ids))
+        .where(or_(col(Enrollment.claimed_by).is_(None), col(Enrollment.claimed_by) == order_id))
+        .values(claimed_by=order_id, claimed_at=utcnow())
+    )
+    if claimed != len(ids):
+        raise refuse("An enrollment id of this request is already used by another request", rest_status=409)
+    account = intake.holder.customer_id if intake.holder is not None else None
+    stored: dict[str, Line] = {}
+    pins: dict[str, str] = {}
+    # The account holder first: its customer id is every line's cust_id.
+    for line in sorted(body.lines, key=lambda line: line.enrollment_id != body.parent_enrollment_id):
+        pins[line.enrollment_id] = line.pin or new_pin()
+        row = _line_row(ctx, body, line, order_id=order_id, pin=pins[line.enrollment_id], account=account)
+        session.add(row)
+        if line.activation_type == ActivationType.PORTIN:
+            session.add(_port_order(ctx.cipher, line))
+        account = account or row.customer_id
+        stored[row.enrollment_id] = row
+    received(session, [stored[eid] for eid in ids], actor=ctx.caller.actor)
+    return Accepted(True, [plan_of(stored[eid]) for eid in ids], pins)
+
+
+def _line_row(
+    ctx: Context, body: CreateMultiline, line: LineRequest, *, order_id: str, pin: str, account: str | None
 ) -> Line:
-    values: dict[str, object] = line.model_dump()
+    cipher, values = ctx.cipher, line.model_dump()
     pii = {name: values[name] for name in PII_FIELDS if values[name] is not None}
-    if line.password:  # sealed with the PII until services.enrollment.passwords hashes it
+    if line.password:  # sealed with the PII until hash_later hashes it
         pii[PASSWORD] = line.password
     customer_id = f"{secrets.randbelow(9 * 10**8) + 10**8}"
-    row = Line(
+    return Line(
         enrollment_id=line.enrollment_id,
         parent_enrollment_id=body.parent_enrollment_id,
         order_id=order_id,
-        vendor_id=vendor_id,
-        agent_username=agent,
+        vendor_id=ctx.caller.vendor_id,
+        agent_username=ctx.caller.agent_username,
         plan_id=int(line.plan_id),
         activation_type=line.activation_type,
         enrollment_type=line.enrollment_type,
@@ -481,7 +366,7 @@ def _store(
         iccid=None if line.esim else line.uiccid,
         esn=None if line.esim else line.esn,
         is_esim=line.esim,
-        carrier=carrier,
+        carrier=resolve_carrier(line.carrier, ctx.settings.systems.carrier_alias_map) if line.carrier else None,
         invoice_number=body.invoice_number,
         coupon_code=line.coupon_code,
         email_hash=email_hash(cipher, line.email),
@@ -494,69 +379,18 @@ def _store(
         # any other is RECEIVED until its order's first try moves it (the sweep starts an order left so).
         status=LineStatus.WAITING_ACTIVATION if line.later else LineStatus.RECEIVED,
     )
-    session.add(row)
-    if line.activation_type == "PORTIN":
-        assert line.port_number is not None and line.port_current_carrier is not None
-        old_account = {target: values[source] for source, target in PORT_SECRETS.items() if values[source] is not None}
-        session.add(
-            PortIn(
-                enrollment_id=line.enrollment_id,
-                port_number=line.port_number,
-                current_carrier=line.port_current_carrier,
-                secrets=cipher.seal(old_account),
-            )
-        )
-    return row
 
 
-_running: set[asyncio.Task[int]] = set()  # held, so a task is not collected before it ends
-
-
-def hash_later(db: Database, cipher: FieldCipher, lines: Sequence[LineRequest]) -> None:
-    """After the request's lines are committed: one hash per distinct password, written to every line that has it."""
-    lines_by_password: dict[str, list[str]] = {}
-    for line in lines:
-        if line.password:
-            lines_by_password.setdefault(line.password, []).append(line.enrollment_id)
-    if lines_by_password:
-        task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
-        _running.add(task)
-        task.add_done_callback(_running.discard)
-
-
-async def verify_line_password(db: Database, cipher: FieldCipher, line: Line | None, offered: str) -> bool:
-    """The customer's password check (saved_card_list): argon2 against the hash, or, while it is pending,
-    against the sealed password (an argon2 of the dummy besides, so both take as long) and then hashed."""
-    if line is None or line.password_hash != PENDING:
-        return await verify_secret_async(line.password_hash if line else None, offered)
-    stored = cipher.open(line.pii, Fields).get(PASSWORD, "")
-    await verify_secret_async(None, offered)
-    ok = bool(stored) and hmac.compare_digest(stored.encode(), offered.encode())
-    if ok:
-        await settle(db, cipher, [line.enrollment_id], await hash_secret_async(offered))
-    return ok
-
-
-@action("customer", interface=True, aliases=ALIASES, sources=WEB_SOURCES, example=CREATED)
-async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Context) -> list[LineEntry]:
-    """Creates prepaid customers, one per line, under a parent account (1 to LINEUP_MAX_LINES lines): accepted
-    all or nothing, then the enrollment's workflow is started (or found, for a repeated request) and waited for."""
-    settings = ctx.settings
-    if len(body.lines) > settings.enrollment.max_lines:
-        raise refuse(f"Lines must hold at most {settings.enrollment.max_lines} lines")
-    ids = [line.enrollment_id for line in body.lines]
-    order_id = enrollment_workflow_id(body.parent_enrollment_id, ids)
-    accepted = await accept(ctx, body, order_id=order_id)
-    if accepted.stored:
-        enrollment_started()
-    vendor, agent = ctx.caller.vendor_code, ctx.caller.agent_username
-    order = EnrollmentOrder(order_id, body.parent_enrollment_id, accepted.plans, vendor, agent, Pacing.of(settings))
-    try:
-        result = await _run(ctx, order)
-    finally:  # the lines this request stored are committed by now, whatever Temporal said
-        if accepted.stored:
-            hash_later(ctx.resources.db, ctx.cipher, body.lines)
-    return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
+def _port_order(cipher: FieldCipher, line: LineRequest) -> PortIn:
+    assert line.port_number is not None and line.port_current_carrier is not None  # a PORTIN line's rule
+    values = line.model_dump()
+    old_account = {target: values[source] for source, target in PORT_SECRETS.items() if values[source] is not None}
+    return PortIn(
+        enrollment_id=line.enrollment_id,
+        port_number=line.port_number,
+        current_carrier=line.port_current_carrier,
+        secrets=cipher.seal(old_account),
+    )
 
 
 async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
@@ -592,55 +426,88 @@ async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
         return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order.order_id)])
 
 
-def line_start(line: Line, *, vendor_code: str, settings: Settings) -> LineStart:
-    """The input the line's order gives its workflow, rebuilt from the line's row."""
-    return LineStart(
-        plan_of(line), line.order_id, line.parent_enrollment_id, vendor_code, line.agent_username, Pacing.of(settings)
-    )
+# ---- line passwords: hashed off the create's path ---------------------------------------------------------------
+
+_running: set[asyncio.Task[int]] = set()  # held, so a task is not collected before it ends
 
 
-class StartOptions(TypedDict):
-    id: str
-    task_queue: str
-    id_conflict_policy: WorkflowIDConflictPolicy
-    id_reuse_policy: WorkflowIDReusePolicy
-    task_timeout: timedelta
-    search_attributes: TypedSearchAttributes
+def hash_later(db: Database, cipher: FieldCipher, lines: Sequence[LineRequest]) -> None:
+    """After the request's lines are committed: one argon2 hash (~50 ms of CPU) per distinct password, in a task of
+    the API process, written to every line that has it; a line whose task died with its process is verified
+    against its sealed password and hashed then, and the sweep hashes those left pending past its grace."""
+    lines_by_password: dict[str, list[str]] = {}
+    for line in lines:
+        if line.password:
+            lines_by_password.setdefault(line.password, []).append(line.enrollment_id)
+    if lines_by_password:
+        task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
+        _running.add(task)
+        task.add_done_callback(_running.discard)
 
 
-def _options(line: Line, settings: Settings) -> StartOptions:
-    return StartOptions(
-        id=line_workflow_id(line.enrollment_id),
-        task_queue=settings.temporal.task_queue,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-        task_timeout=timedelta(seconds=settings.temporal.workflow_task_timeout_seconds),
-        search_attributes=line_attributes(
-            plan_of(line), parent_enrollment_id=line.parent_enrollment_id, agent_id=line.agent_username
-        ),
-    )
+async def verify_line_password(db: Database, cipher: FieldCipher, line: Line | None, offered: str) -> bool:
+    """The customer's password check (saved_card_list): argon2 against the hash, or, while it is pending,
+    against the sealed password (an argon2 of the dummy besides, so both take as long) and then hashed."""
+    if line is None or line.password_hash != PENDING:
+        return await verify_secret_async(line.password_hash if line else None, offered)
+    stored = cipher.open(line.pii, Fields).get(PASSWORD, "")
+    await verify_secret_async(None, offered)
+    ok = bool(stored) and hmac.compare_digest(stored.encode(), offered.encode())
+    if ok:
+        await settle(db, cipher, [line.enrollment_id], await hash_secret_async(offered))
+    return ok
 
 
-def with_line_start(
-    line: Line, *, vendor_code: str, settings: Settings
-) -> WithStartWorkflowOperation[LineWorkflow, LineProgress]:
-    """The line's workflow for an update-with-start: the running one, or one started now."""
-    start = line_start(line, vendor_code=vendor_code, settings=settings)
-    return WithStartWorkflowOperation(LineWorkflow.run, start, **_options(line, settings))
+# ---- what answers say of a line beside its record: its PIN and eSIM profile, read from its row ------------------
 
 
-async def hand_over(client: Client, line: Line, *, vendor_code: str, settings: Settings) -> None:
-    """A line waiting for activation is ported in: its workflow (started now if the order has not yet) stops
-    waiting for activate_line and ends; the port's workflow activates the line on the ported number."""
-    start = line_start(line, vendor_code=vendor_code, settings=settings)
-    with contextlib.suppress(WorkflowAlreadyStartedError):  # it ended already: nothing waits to be handed over
-        await client.start_workflow(LineWorkflow.run, start, start_signal="hand_over", **_options(line, settings))
+class Extras(NamedTuple):
+    pin: str
+    esim: EsimProfile | None
 
 
-INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
+def new_pin() -> str:
+    """A customer's account PIN when the channel gives none: 4 random digits."""
+    return f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
 
 
-NO_CUSTOMER = "No customer found against this enrolment ID"
+async def line_entries(
+    ctx: Context, plans: list[LinePlan], *, invoice_number: str | None, pins: Mapping[str, str] | None = None
+) -> list[LineEntry]:
+    """The entries of customer creation's answer (activate_line's too), one per line, in the plans' order.
+    `pins`: those intake just gave (no read for them unless the line is an eSIM's, whose profile is needed)."""
+    pins = pins or {}
+    known = {plan.enrollment_id: Extras(pins[plan.enrollment_id], None) for plan in plans if plan.enrollment_id in pins}
+    wanted = [plan.enrollment_id for plan in plans if plan.enrollment_id not in known or plan.esim]
+    extras = {**known, **(await line_extras(ctx, wanted) if wanted else {})}
+    return [
+        LineEntry.of(plan, invoice_number, pin=extras[plan.enrollment_id].pin, esim=extras[plan.enrollment_id].esim)
+        for plan in plans
+    ]
+
+
+async def line_extras(ctx: Context, enrollment_ids: Collection[str]) -> dict[str, Extras]:
+    """Each line's PIN and eSIM profile, both sealed in its row (never in a workflow's history, which would keep
+    them in the clear). A line made before every customer had a PIN gets one now, once."""
+    async with ctx.uow.transaction() as session:
+        sealed = await sealed_extras(session, enrollment_ids)
+        without = [enrollment_id for enrollment_id, (pin, _) in sealed.items() if pin is None]
+        for enrollment_id in without:
+            await give_pin(session, enrollment_id, ctx.cipher.encrypt(new_pin()))
+        if without:
+            sealed = await sealed_extras(session, enrollment_ids)
+    found = {}
+    for enrollment_id, (pin, profile) in sealed.items():
+        assert pin is not None  # given above
+        esim = None
+        if profile is not None:
+            opened = ctx.cipher.open(profile, EsimDocument)
+            esim = EsimProfile.of(opened["iccid"], opened["activation_code"])
+        found[enrollment_id] = Extras(ctx.cipher.decrypt(pin), esim)
+    return found
+
+
+# ---- a line once created ----------------------------------------------------------------------------------------
 
 
 @action("customer", sources=WEB_SOURCES, example=CREATED)
@@ -666,6 +533,8 @@ async def activate(
     """The line's workflow's `activate` update, answered as customer creation answers."""
     async with ctx.uow.transaction() as session:
         line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
+        waiting = line is not None and line.status == LineStatus.WAITING_ACTIVATION
+        refused = await activation_refusal(session, line) if line is not None and waiting else None
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
     if line.status == LineStatus.ACTIVE:
@@ -674,16 +543,18 @@ async def activate(
         return await line_entries(ctx, [plan_of(line)], invoice_number=line.invoice_number)
     if line.status != LineStatus.WAITING_ACTIVATION:
         raise refuse(not_waiting_for_activation(line.status), rest_status=409)
-    await _paid_for(ctx, line)
+    if refused is not None:
+        raise refused
     wait = ctx.settings.enrollment.sync_wait_seconds
     client = await ctx.temporal_client()
     # Its workflow, started here if the order has not started it yet (the channel asked right after creation).
-    start = with_line_start(line, vendor_code=ctx.caller.vendor_code, settings=ctx.settings)
-    activation = Activation(wait, esn, iccid, zip_code)
+    start = WithStartWorkflowOperation(
+        LineWorkflow.run, line_start(line, ctx.caller.vendor_code, ctx.settings), **_line_options(line, ctx.settings)
+    )
     try:
         async with ctx.outside("The carrier", within=wait + ctx.lookup_seconds()):
-            progress = await client.execute_update_with_start_workflow(
-                LineWorkflow.activate, activation, start_workflow_operation=start
+            progress: LineProgress = await client.execute_update_with_start_workflow(
+                LineWorkflow.activate, Activation(wait, esn, iccid, zip_code), start_workflow_operation=start
             )
     except WorkflowUpdateFailedError as failure:  # another request activated it meanwhile
         raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
@@ -697,12 +568,56 @@ async def activate(
     return await line_entries(ctx, [plan], invoice_number=line.invoice_number)
 
 
-async def _paid_for(ctx: Context, line: Line) -> None:
-    """A vendor that requires payment activates a line only once a settled payment covers its plan."""
-    async with ctx.uow.transaction() as session:
-        refused = await activation_refusal(session, line)
-    if refused is not None:
-        raise refused
+async def activation_refusal(session: Session, line: Line) -> LineupError | None:
+    """The refusal (402) of a line waiting for activation that may not activate yet: its vendor requires payment
+    (`lineup vendor set --require-payment`) and the account's settled payments do not cover its plan."""
+    vendor = await session.get(Vendor, line.vendor_id)
+    if vendor is None or not vendor.require_payment:
+        return None
+    account = await account_plans(session, line.vendor_id, line.parent_enrollment_id)
+    family = {line.parent_enrollment_id, line.enrollment_id, *(eid for eid, _plan, _status in account)}
+    paid = await paid_plans(session, line.vendor_id, family)
+    missing = uncovered(account, paid, {line.enrollment_id: line.plan_id})
+    return refuse(unpaid(line.plan_id), rest_status=402) if line.plan_id in missing else None
+
+
+def line_start(line: Line, vendor_code: str, settings: Settings) -> LineStart:
+    """The input the line's order gives its workflow, rebuilt from the line's row: the API starts the workflow
+    itself when a channel asks for the line (an activation, a port) before its order has; whichever start comes
+    second finds it running."""
+    return LineStart(
+        plan_of(line), line.order_id, line.parent_enrollment_id, vendor_code, line.agent_username, Pacing.of(settings)
+    )
+
+
+class LineOptions(TypedDict):
+    id: str
+    task_queue: str
+    id_conflict_policy: WorkflowIDConflictPolicy
+    id_reuse_policy: WorkflowIDReusePolicy
+    task_timeout: timedelta
+    search_attributes: TypedSearchAttributes
+
+
+def _line_options(line: Line, settings: Settings) -> LineOptions:
+    return LineOptions(
+        id=line_workflow_id(line.enrollment_id),
+        task_queue=settings.temporal.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        task_timeout=timedelta(seconds=settings.temporal.workflow_task_timeout_seconds),
+        search_attributes=line_attributes(
+            plan_of(line), parent_enrollment_id=line.parent_enrollment_id, agent_id=line.agent_username
+        ),
+    )
+
+
+async def hand_over(client: Client, line: Line, *, vendor_code: str, settings: Settings) -> None:
+    """A line waiting for activation is ported in: its workflow (started now if the order has not yet) stops
+    waiting for activate_line and ends; the port's workflow activates the line on the ported number."""
+    start = line_start(line, vendor_code, settings)
+    with contextlib.suppress(WorkflowAlreadyStartedError):  # it ended already: nothing waits to be handed over
+        await client.start_workflow(LineWorkflow.run, start, start_signal="hand_over", **_line_options(line, settings))
 
 
 @action("customer", sources=WEB_SOURCES, example=CUSTOMER_INFO)
@@ -711,13 +626,20 @@ async def customer_info(*, body: CustomerInfo, ctx: Context) -> list[CustomerLin
     several), one element per line of their accounts: the matching lines first, then their accounts' other
     lines, oldest first."""
     vendor_id = ctx.caller.vendor_id
+    found: list[Line | None]
     async with ctx.uow.transaction() as session:
-        found = await _matching(session, body, vendor_id=vendor_id, cipher=ctx.cipher)
-        matched = [line for line in found if line.cust_id is not None]
+        if body.enrollment_id is not None:
+            found = [await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)]
+        elif body.customer_id is not None:
+            found = [await customer_line(session, customer_id=body.customer_id, vendor_id=vendor_id)]
+        else:
+            assert body.email is not None  # CustomerInfo needs one of the three
+            found = list(await email_lines(session, cipher=ctx.cipher, email=body.email, vendor_id=vendor_id))
+        matched = [line for line in found if line is not None and line.cust_id is not None]
         if not matched:
             raise refuse(NO_RECORD, rest_status=404)
-        cust_ids = [line.cust_id for line in matched if line.cust_id is not None]
-        held = await accounts_lines(session, cust_ids=dict.fromkeys(cust_ids), vendor_id=vendor_id)
+        cust_ids = dict.fromkeys(line.cust_id for line in matched if line.cust_id is not None)
+        held = await accounts_lines(session, cust_ids=cust_ids, vendor_id=vendor_id)
     first = {line.enrollment_id for line in matched}
     held = [row for row in held if row[0].customer_id is not None]
     held.sort(key=lambda row: row[0].enrollment_id not in first)  # stable: each group stays oldest first
@@ -728,18 +650,6 @@ async def customer_info(*, body: CustomerInfo, ctx: Context) -> list[CustomerLin
         )
         for line, zip_code, plan in held
     ]
-
-
-async def _matching(session: Session, body: CustomerInfo, *, vendor_id: int, cipher: FieldCipher) -> list[Line]:
-    """The lines the request's key names: one for an enrollment id or a customer id, any number for an e-mail."""
-    if body.enrollment_id is not None:
-        line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
-    elif body.customer_id is not None:
-        line = await customer_line(session, customer_id=body.customer_id, vendor_id=vendor_id)
-    else:
-        assert body.email is not None  # CustomerInfo needs one of the three
-        return await email_lines(session, cipher=cipher, email=body.email, vendor_id=vendor_id)
-    return [] if line is None else [line]
 
 
 @action("customer", interface=True, sources=WEB_SOURCES, example=INQUIRY)
@@ -753,9 +663,8 @@ async def line_inquiry(*, body: LineInquiry, ctx: Context) -> LineInquiryData:
     flags = {name: getattr(body, name) == "Y" for name in INQUIRY_FLAGS}
     if not any(flags.values()):
         flags = dict.fromkeys(INQUIRY_FLAGS, True)
-    inquiry = InquiryRequest(
-        body.enrollment_id, ctx.caller.vendor_code, budget_seconds=ctx.settings.systems.lookup_budget_seconds, **flags
-    )
+    budget = ctx.settings.systems.lookup_budget_seconds
+    inquiry = InquiryRequest(body.enrollment_id, ctx.caller.vendor_code, budget_seconds=budget, **flags)
     workflow_id = inquiry_workflow_id(body.enrollment_id, ctx.request_id)
     answer = await run_lookup(ctx, LineInquiryWorkflow.run, inquiry, workflow_id=workflow_id)
     return LineInquiryData.of(answer, mdn=line.mdn, esn=line.iccid or line.esn)
@@ -768,7 +677,8 @@ ESIM = EsimProfile.of("8901261234567890128", LPA_EXAMPLE)
 @action("customer", example=ESIM)
 async def assign_esim(*, body: AssignEsim, ctx: Context) -> EsimProfile:
     """The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has, or
-    one the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line is
+    one the carrier reserves now (EsimAssignmentWorkflow, its activity sealing it in the line) for a line waiting
+    for activation without a SIM, which its activation then uses; asked again, the same. A physical SIM's line is
     refused, as another vendor's enrollment id is (it names nothing)."""
     async with ctx.uow.transaction() as session:
         line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
@@ -786,3 +696,56 @@ async def assign_esim(*, body: AssignEsim, ctx: Context) -> EsimProfile:
     profile = (await line_extras(ctx, [line.enrollment_id]))[line.enrollment_id].esim
     assert profile is not None  # sealed by the activity before its workflow answered
     return profile
+
+
+# ---- supporting operations --------------------------------------------------------------------------------------
+
+
+@action("enrollment", example=AVAILABILITY)
+async def check_service_availability(*, body: CheckServiceAvailability, ctx: Context) -> Availability:
+    """Issues a new, unused enrollment id for a ZIP the service covers, with its city and state as USPS names
+    them. The id is 'E' and 80 random bits in base32: unguessable, so ids cannot be enumerated."""
+    state = state_of_zip(body.zip_code)
+    if state is None:
+        raise refuse(NOT_SERVED)
+    slot = Enrollment(
+        enrollment_id="E" + base64.b32encode(secrets.token_bytes(10)).decode(),
+        vendor_id=ctx.caller.vendor_id,
+        zip_code=body.zip_code,
+        state=state,
+        enrollment_type=body.enrollment_type,
+        issued_by=ctx.caller.agent_username,
+    )
+    async with ctx.uow.transaction() as session:
+        session.add(slot)
+    city = city_of_zip(body.zip_code)
+    return Availability(
+        enrollment_id=slot.enrollment_id, zip_code=body.zip_code, city=city, state=state, carriers=CARRIERS_SOLD
+    )
+
+
+@action("plan", example=PLANS)
+async def plan_list(*, body: PlanList, ctx: Context) -> list[PlanItem]:
+    """The plans a channel can sell: every active plan, one plan, or those sold in a ZIP (every covered ZIP sells
+    them all)."""
+    if body.zip_code is not None and state_of_zip(body.zip_code) is None:
+        raise refuse(NOT_SERVED)
+    query = select(Plan).where(col(Plan.active)).order_by(col(Plan.plan_id))
+    if body.plan_id is not None:
+        query = query.where(Plan.plan_id == int(body.plan_id))
+    async with ctx.uow.transaction() as session:
+        plans = (await session.exec(query)).all()
+    if not plans:
+        raise refuse(PLANS_NOT_FOUND, rest_status=404)
+    return [PlanItem.of(plan) for plan in plans]
+
+
+@action("enrollment", example=CARRIERS)
+async def company_carrier_list(*, body: CompanyCarrierList, ctx: Context) -> list[CarrierItem]:
+    """The carriers the company sells on, with the carrier's own numeric ids (query_portin takes either)."""
+    query = CarrierListQuery(ctx.caller.vendor_code, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
+    workflow_id = lookup_workflow_id("carriers", ctx.request_id)
+    found = await run_lookup(ctx, CarrierListWorkflow.run, query, workflow_id=workflow_id)
+    return [
+        CarrierItem(carrier_id=c.carrier_id, carrier=c.carrier, carrier_name=c.carrier_name) for c in found.carriers
+    ]

@@ -70,6 +70,13 @@ from models.types import (
 )
 
 
+class ActivationType(StrEnum):
+    """How a line gets its number: a new one from the carrier, or one ported in from another carrier."""
+
+    NEW = "NEWACTIVATION"
+    PORTIN = "PORTIN"
+
+
 class LineStatus(StrEnum):
     RECEIVED = "RECEIVED"  # stored by intake, no workflow has picked it up yet
     CUSTOMER_CREATED = "CUSTOMER_CREATED"
