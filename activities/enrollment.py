@@ -3,8 +3,6 @@ it was a refusal."""
 
 from __future__ import annotations
 
-# activities/enrollment.py: Activities of the enrollment domain: a line's store writes (idempotent, keyed by enrollment id, so a
-# activities/esim.py: A line's eSIM profile assigned before its activation (assign_esim): the carrier reserves a profile for a
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 

@@ -8,7 +8,6 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-# activities/errors.py: Classifies adapter failures for Temporal: a business "no" is final, an outage is retried.
 from typing import TypeVar
 
 import httpx
@@ -98,8 +97,6 @@ JSON = {"Content-Type": "application/json"}
 
 
 log = logging.getLogger("lineup.outside")
-
-
 HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat timeout anyway
 
 

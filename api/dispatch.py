@@ -7,10 +7,6 @@ import asyncio
 import time
 import types
 
-# dispatch/actions.py: One declaration per action: its group, name and aliases, request and answer models, sources, role and handler,
-# api/catalog.py: Every action, from the declarations of the domains' handlers (dispatch.actions): the dispatcher, the OpenAPI
-# api/dispatch.py: The one dispatcher: every action group's path is served by it. It reads the body once, checks the token and
-# dispatch/lookups.py: Running a lookup a channel waits on: its typed workflow, started and answered within the lookup budget (and
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -186,11 +182,7 @@ class Handler(Protocol[B]):
 
 # What the dispatcher calls: any declared action's handler, given a body its request model validated.
 Invoke = Callable[[ActionRequest, Context], Awaitable[object]]
-
-
 H = TypeVar("H", bound=Handler[Never])
-
-
 DECLARED = "__lineup_action__"
 
 

@@ -18,12 +18,6 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 
-# api/problems.py: Pydantic problems in words a person understands: `Please enter Enrollment Id`, `Service zip must be …`.
-# api/json_body.py: A request body as a JSON object, parsed once, refusing what RFC 8259 does not call JSON text and what no Lineup
-# api/envelope.py: Turns an Envelope into the HTTP response, in the legacy (always 200) or rest status mode: the only way an
-# api/server.py: The HTTP/1.1 protocol uvicorn serves the API with (`--http=api.server:ReadTimeouts`): uvicorn's h11
-# api/edge.py: The one ASGI middleware every HTTP request passes: its id and Facts (with its unit of work), the body's limits
-# api/errors.py: The handlers that turn every failure outside the dispatcher (Starlette's 404 and 405, a body refused, a form
 from dataclasses import dataclass, replace
 from typing import ClassVar, cast
 
@@ -214,22 +208,11 @@ def describe_all(error: ValidationError) -> list[str]:
 
 JsonObject = dict[str, object]
 
-
 BOM = b"\xef\xbb\xbf"
-
-
 IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
-
-
 STRIDE = 256 * 1024  # bytes one search of the scan looks through (about a millisecond, the GIL held)
-
-
 _STRUCTURE = re.compile(rb'[{}\[\]:"]')
-
-
 _OPEN_OBJECT, _OPEN_ARRAY, _CLOSE, _QUOTE = b"{", b"[", b"}]", b'"'
-
-
 _SHOWN_KEY = re.compile(r"[\w .-]{1,40}")
 
 
@@ -465,8 +448,6 @@ class ReadTimeouts(H11Protocol):
 
 
 log = logging.getLogger("lineup.access")
-
-
 _SLASHES = re.compile(r"/{2,}")
 
 
@@ -603,8 +584,6 @@ class Edge:
 
 
 DATABASE_DOWN = "The database is unavailable, please try again later"
-
-
 Handler = Callable[[Request, Exception], Awaitable[Response]]
 # The console's own page for a failure of one of its requests (api.console.routes.problem_page); None elsewhere.
 Page = Callable[[Request, int, str, str], Response | None]

@@ -20,8 +20,6 @@ from models.eligibility import (
 from workflows.eligibility import NladCheckWorkflow, nlad_workflow_id
 
 TPIV_PREFIX = "TPIV_"
-
-
 TPIV_LISTING_LIMIT = 100
 
 

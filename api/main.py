@@ -10,10 +10,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
-# api/probes.py: What operators and their tools poll: `GET /healthz` (the process is up), `GET /readyz` (the database,
-# api/codec.py: The codec endpoint for operators who hold the key: `POST /codec/decode` and `/codec/encode` speak Temporal's
-# api/carrier_push.py: `POST /carrier/port-status`: the carrier's port-status push, answered in the envelope (services.porting.push).
-# api/main.py: create_app(): the lifespan (database, Temporal client, cipher, payment gateway), one route per action group
 import pydantic_core
 from cryptography.exceptions import InvalidTag
 from fastapi import FastAPI
@@ -51,8 +47,6 @@ from models.support import SnapshotCache, Workers, last_beat
 
 # A worker long-polls for about a minute; a poller seen within two is still there.
 POLLER_FRESHNESS = timedelta(minutes=2)
-
-
 CHECK_TIMEOUT = 3.0
 
 
@@ -264,8 +258,6 @@ def carrier_routes(base_path: str) -> list[Route]:
 
 
 TITLE, VERSION = "Lineup", "0.1.0"
-
-
 SUMMARY = "Prepaid wireless enrollment and account care for carrier sales channels"
 
 

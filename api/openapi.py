@@ -5,7 +5,6 @@ required on operations, and /authenticate's four fields are required."""
 
 from __future__ import annotations
 
-# api/docs.py: `/docs` (Swagger UI) and `/redoc`, served with their assets from the API itself: the fastapi-offline
 from functools import cache
 from pathlib import Path
 from typing import Literal, cast
@@ -26,17 +25,9 @@ from models.auth import AuthenticateRequest
 from models.types import ActionRequest
 
 REF = "#/components/schemas/{model}"
-
-
 JsonObject = dict[str, JsonValue]
-
-
 Mode = Literal["validation", "serialization"]
-
-
 AUTHENTICATE_FIELDS: list[JsonValue] = ["vendor_id", "username", "password", "pin"]
-
-
 TOKEN_HEADER: JsonObject = {
     "name": "token",
     "in": "header",

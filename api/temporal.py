@@ -3,8 +3,6 @@ API-key settings, the tracing interceptor and the payload encryption (orchestrat
 
 from __future__ import annotations
 
-# orchestration/link.py: How operations reach Temporal: one client per process, connected in the background so the API starts
-# orchestration/schedules.py: The sweep's schedule (`<task queue>-sweep`): every worker creates it as it starts, or brings it up to date
 import asyncio
 import contextlib
 import logging

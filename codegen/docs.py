@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import sys
 
-# models/settings_table.py: docs/operations.md's settings table, generated from the settings' declarations so a setting cannot be added,
-# api/operations_table.py: docs/channels.md's table of operations, generated from the catalog so that an action cannot be added, renamed,
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import re
 
-# models/addresses.py: Street addresses standardized by USPS Publication 28 (capitals, street suffixes, directionals and unit
-# models/requests/address.py: `/address`: get_city_state and address_validation_usps (the original's mobile channels call them before
-# models/answers/address.py: `data` of the address domain: a ZIP code's city and state, and a standardized address.
 from dataclasses import dataclass
 from functools import cache
 
@@ -89,8 +86,6 @@ def outside_state(zip_code: str, state: str) -> str | None:
 
 
 INVALID_ZIP = "Invalid zip code"
-
-
 UNREADABLE = "Address one could not be read as a street address (house number and street name)"
 
 
@@ -178,8 +173,6 @@ class StandardizedAddress(Shape):
 
 
 CITY_STATE = CityState(zip_code="30303", city="ATLANTA", state="GA")
-
-
 STANDARDIZED = StandardizedAddress(
     address_one="12 MAIN ST", address_two="APT 4B", city="ATLANTA", state="GA", zip_code="30303"
 )

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-# models/passwords.py: argon2id hashing for passwords and PINs, off the event loop (each hash costs tens of milliseconds).
-# models/documents.py: The JSON documents sealed in encrypted columns (models.crypto), by shape: what each sealer writes is what
-# orchestration/codec.py: Payload encryption for Temporal: every payload a Lineup client writes (workflow inputs and results, activity
 import base64
 import dataclasses
 import hashlib
@@ -30,8 +27,6 @@ from typing_extensions import TypedDict
 from models.settings import Settings
 
 KEY_FILE = "encryption.key"
-
-
 PREFIX = "v1:"
 
 
@@ -184,11 +179,7 @@ class EsimDocument(TypedDict):
 
 
 ENCODING = b"binary/encrypted"
-
-
 KEY_ID = "encryption-key-id"
-
-
 NONCE_BYTES = 12
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-# models/requests/devices.py: `/inventory`: check_device_compatibility and get_query_device.
-# models/answers/devices.py: `data` of the devices domain: device compatibility (and get_query_device), with the carrier's native block
 from dataclasses import dataclass
 
 from models.envelope import Budget, Shape, omitted_when_none

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# models/messages/eligibility.py: Messages of the eligibility domain: the NLAD check, whose subject travels sealed, so history shows
-# models/requests/eligibility.py: `/nlad`: nlad_etc_check and tpiv_listing.
-# models/answers/eligibility.py: `data` of the eligibility domain: the TPIV listing (nlad_etc_check answers NLAD's word as a string).
 from datetime import datetime
 
 from sqlmodel import Field as Column

@@ -6,14 +6,6 @@ from __future__ import annotations
 import base64
 import io
 
-# models/tables/enrollment.py: Tables of the enrollment domain: plans (seeded; `plan_list` and the payment operations read them),
-# models/messages/enrollment.py: Messages of the enrollment and line workflows and their lookups (line inquiry, the carrier list): ids and
-# models/messages/esim.py: Messages of a line's eSIM profile assignment (assign_esim): ids only. The profile's activation code downloads
-# models/requests/enrollment.py: Requests of the enrollment domain: customer creation (and its aliases), later activation, line inquiry,
-# models/answers/enrollment.py: `data` of the enrollment domain: customer creation (and aliases), activate_line, line_inquiry,
-# persistence/enrollment.py: Repository of the enrollment domain: the line rows services and activities share. PII stays sealed in the
-# persistence/activation.py: A line's activation as its activity writes it, in the two statements it needs (issue 25's statement count):
-# persistence/line_passwords.py: Line passwords kept sealed until hashed (issue 20 target 5): a create stores each line's password sealed with
 import logging
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -435,8 +427,6 @@ class CompanyCarrierList(ActionRequest):
 
 
 MOST_LINES = 100
-
-
 PORT_FIELDS = (
     "port_current_carrier", "port_first_name", "port_last_name", "port_address_one", "port_city", "port_state",
     "port_zip_code", "port_account_number", "port_account_password", "port_ssn", "port_number",
@@ -676,8 +666,6 @@ LINE_MESSAGES = {
     LineStatus.STUCK: "Customer created; activation is waiting for support",
     LineStatus.PORT_REJECTED: "Customer created; the carrier rejected the port-in",
 }
-
-
 IN_PROGRESS = "Customer created; activation in progress"
 
 
@@ -981,11 +969,7 @@ RECORD = CustomerRecord(
     invoice_number="INV4829135671",
     pin="4821",
 )
-
-
 CREATED = [LineEntry(msg_code="RESTAPI000", msg=LINE_MESSAGES[LineStatus.ACTIVE], data=RECORD)]
-
-
 INQUIRY = LineInquiryData.of(
     LineInquiryAnswer(
         "00",
@@ -1004,8 +988,6 @@ INQUIRY = LineInquiryData.of(
     mdn="4045550178",
     esn="89012601234567890128",
 )
-
-
 CUSTOMER_INFO = [
     CustomerLine(
         customer_id="482913567", enrollment_id="EA7KQ2M4XZP9R3TBWVC", parent_enrollment_id="EA7KQ2M4XZP9R3TBWVC",
@@ -1016,19 +998,13 @@ CUSTOMER_INFO = [
         carrier="TMB", is_esim="N", pin="4821",
     )
 ]  # fmt: skip
-
-
 AVAILABILITY = Availability(
     enrollment_id="EA7KQ2M4XZP9R3TBWVC", zip_code="30301", city="ATLANTA", state="GA", carriers=["TMB", "ATT", "VER"]
 )
-
-
 CARRIERS = [
     CarrierItem(carrier_id="1", carrier="ATT", carrier_name="AT&T Mobility"),
     CarrierItem(carrier_id="2", carrier="TMB", carrier_name="T-Mobile USA"),
 ]
-
-
 PLANS = [
     PlanItem(
         plan_id="102", plan_code="TMB-EVERYDAY-5G", plan_name="Everyday 5GB",
@@ -1207,8 +1183,6 @@ class Activating(NamedTuple):
 
 
 _STARTING = col(Line.status).in_(STARTING)
-
-
 _BEGIN = (
     update(Line)
     .where(col(Line.enrollment_id) == bindparam("eid"))
@@ -1222,8 +1196,6 @@ _BEGIN = (
     )
     .returning(*(getattr(Line, name) for name in Activating._fields))
 )
-
-
 _RECORD = (
     update(Line)
     .where(col(Line.enrollment_id) == bindparam("eid"), col(Line.status) != LineStatus.ACTIVE.value)
@@ -1265,11 +1237,7 @@ async def record_activation(
 
 
 log = logging.getLogger(__name__)
-
-
 PENDING = "pending"  # `line.password_hash` while the password is sealed in the line's PII, not yet hashed
-
-
 PASSWORD = "password"  # its key in the sealed PII document
 
 

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-# models/errors.py: LineupError: a refusal with its RESTAPI code. Services and the access checks raise it; the API renders
-# models/failures.py: The `type` names of Temporal ApplicationErrors: activities raise them, workflow retry policies and the
-# models/refusals.py: Refusal messages more than one operation gives, in the words channels see (one place to change them).
-# models/answers/base.py: The `data` of each action's successful answer, as typed models: handlers return them, the dispatcher
-# models/messages/lookups.py: What every lookup a channel waits on carries: its budget, so the workflow's retry policy ends in time for
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import TypeVar
@@ -104,23 +99,11 @@ def upstream_down(system: str, *, timed_out: bool = False) -> LineupError:
 
 
 CARRIER_REJECTED = "CarrierRejected"  # a business "no" from the carrier: final, never retried
-
-
 NOT_FOUND = "NotFound"  # a row a workflow works from is missing: retrying cannot make it appear
-
-
 MAIL_REJECTED = "MailRejected"  # the relay refused this message for good (5xx)
-
-
 UNAVAILABLE = "Unavailable"  # an outside system did not answer usefully: retried
-
-
 INVALID_TRANSITION = "InvalidTransition"  # a state change the workflow refuses (e.g. temporary after final)
-
-
 ENDPOINT_DISABLED = "EndpointDisabled"  # a webhook endpoint switched off: its deliveries end
-
-
 PORT_UNCHANGED = "PortUnchanged"  # a poll found the port as it was: the activity is retried at the poll interval
 
 
@@ -129,14 +112,8 @@ DATABASE_UNAVAILABLE = "DatabaseUnavailable"
 
 
 NO_RECORD = "No Record Found"
-
-
 PLANS_NOT_FOUND = "Plans not found"
-
-
 NO_PORT_ORDER = "No port-in order found for this enrollment id"
-
-
 PORT_IN_PROGRESS = "Number already has a port in progress"
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 
-# models/setting_groups.py: The groups of Lineup's settings (`settings.auth`, `settings.porting`, …): each field declared once with its
-# models/settings.py: Every knob Lineup has, in frozen groups (`settings.auth.token_ttl_seconds`), each read from its flat
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -62,8 +60,6 @@ class Group(BaseModel):
 
 
 MiB = 1024 * 1024
-
-
 PREFIX = "LINEUP_"
 
 

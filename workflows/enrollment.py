@@ -5,13 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-# workflows/search_attributes.py: Custom search attributes operations staff filter on in the Temporal UI. Ids and states only, never PII.
-# workflows/carrier_step.py: What a line's workflows share: the line's status as they move it (its row, its search attributes, the
-# workflows/enrollment/line.py: LineWorkflow (`line-<enrollment_id>`): one line's activation, after its order's first attempt. The order
-# workflows/enrollment/order.py: EnrollmentWorkflow: one per create_customer_prepaid_multiline request. In its first workflow task it creates
-# workflows/enrollment/lookups.py: The enrollment domain's lookups a channel waits on, each under the lookup budget and visible in the Temporal
-# workflows/enrollment/esim.py: EsimAssignmentWorkflow (`esim-<enrollment id>`): one line's eSIM profile asked of the carrier, under the
-# workflows/enrollment/left_behind.py: Starting an order that intake stored but never started (Temporal went away between the write and the
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -81,25 +74,12 @@ def inquiry_workflow_id(enrollment_id: str, request_id: str) -> str:
 
 
 ENROLLMENT_ID = SearchAttributeKey.for_keyword("EnrollmentId")
-
-
 PARENT_ENROLLMENT_ID = SearchAttributeKey.for_keyword("ParentEnrollmentId")
-
-
 AGENT_ID = SearchAttributeKey.for_keyword("AgentId")
-
-
 LINE_STATUS = SearchAttributeKey.for_keyword("LineStatus")
-
-
 ACTIVATION_TYPE = SearchAttributeKey.for_keyword("ActivationType")
-
-
 CARRIER = SearchAttributeKey.for_keyword("Carrier")
-
-
 MDN = SearchAttributeKey.for_keyword("Mdn")  # the line's number once active (a ported number included)
-
 
 ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER, MDN)
 

@@ -3,7 +3,6 @@ timeouts inline."""
 
 from __future__ import annotations
 
-# workflows/history.py: When a long-lived workflow continues as new (issue 27, finding 6): when Temporal suggests it, or past the
 from datetime import timedelta
 
 from temporalio import workflow
