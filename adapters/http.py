@@ -7,7 +7,6 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-
 from typing import TypeVar
 
 import httpx

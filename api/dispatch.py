@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 import types
-
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field

@@ -17,7 +17,6 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-
 from dataclasses import dataclass, replace
 from typing import ClassVar, cast
 

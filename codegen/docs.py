@@ -4,7 +4,6 @@ two markers: a test compares it with what the code generates, and the module's `
 from __future__ import annotations
 
 import sys
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path

@@ -5,7 +5,6 @@ Detail, compiled into its wheel: offline), indexed once per process; Lineup keep
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 from functools import cache
 

@@ -4,7 +4,6 @@ name only the initials, the first name and the last initial (what the listing sh
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from datetime import datetime
 
 from sqlmodel import Field as Column

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import io
-
 import logging
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field

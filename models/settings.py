@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
-
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path

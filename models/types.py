@@ -7,7 +7,6 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from functools import cache

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
