@@ -1,7 +1,9 @@
-"""Builds the activity objects over their adapters: worker.py and the tests share this."""
+"""Every activity the worker runs: the activity objects built over their adapters (worker.py and the tests share
+this), and the closers of the adapters' connections."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -31,12 +33,13 @@ class ActivitySet:
 
     # Each activity takes its own arguments: the Worker takes them as callables of any signature.
     def functions(self) -> list[Callable[..., object]]:  # type: ignore[explicit-any]
-        """Every @activity.defn method of every activity object."""
+        """Every public coroutine method of every activity object: each is an @activity.defn, which the worker
+        checks as it starts (it refuses a callable that is not one), so a helper is kept private."""
         return [
-            getattr(obj, name)
-            for obj in self.objects
-            for name in dir(type(obj))
-            if hasattr(getattr(type(obj), name), "__temporal_activity_definition")
+            method
+            for activities in self.objects
+            for name, method in inspect.getmembers(activities, inspect.iscoroutinefunction)
+            if not name.startswith("_")
         ]
 
     async def close(self) -> None:

@@ -14,7 +14,7 @@ from workflows.devices import DeviceCheckWorkflow, device_workflow_id
 async def check_device_compatibility(*, body: CheckDeviceCompatibility, ctx: Context) -> Device:
     """The carrier's verdict on a device (by IMEI) in section 2.7's shape plus its native device block; a device
     the carrier refuses (blacklisted) is RESTAPI110 with its description, and with the device's data."""
-    carrier = resolve_carrier(body.carrier, ctx.settings.systems.carrier_alias_map)
+    carrier = resolve_carrier(body.carrier, ctx.settings.systems.carrier_aliases)
     query = DeviceQuery(body.imei, carrier, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
     reply = await run_lookup(ctx, DeviceCheckWorkflow.run, query, workflow_id=device_workflow_id(ctx.request_id))
     device = Device.of(reply)

@@ -350,7 +350,7 @@ class Dispatch:
             raw = await read_body(
                 self.request,
                 settings.max_body_bytes,
-                settings.body_limit(self.request.url.path),
+                self.facts.body_limit,
                 before_more=self.token_first,
             )
             payload = await parse_object(self.request, raw, settings.max_json_members)

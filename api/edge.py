@@ -60,6 +60,7 @@ class Facts:
     database_down: bool = False  # an outage answered: no audit row (writing it would wait on the same outage)
     audited: bool = False  # the dispatcher wrote the audit row in the request's own transaction
     outage: bool = False  # answered with an outage error (502, 503, 504 in rest mode): counted for the alerts
+    body_limit: int = 0  # bytes the body may carry, by its path
 
 
 def facts_of(scope: Scope | Request) -> Facts:
@@ -495,7 +496,9 @@ class Edge:
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send, facts: Facts) -> None:
         api = self.settings.api
-        limit = api.body_limit(scope["path"])
+        # Bytes the body may carry: `/auth` carries three proof images.
+        group = scope["path"].removeprefix(api.base_path).strip("/").split("/", 1)[0]
+        limit = facts.body_limit = api.max_auth_body_bytes if group == "auth" else api.max_body_bytes
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await render(api, facts, failure("Error occurred", str(BodyTooLarge(limit))), rest_status=413)(

@@ -203,7 +203,7 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accep
         try:
             async with ctx.uow.transaction() as session:
                 intake = await read_intake(session, body, vendor_id=caller.vendor_id, paying=caller.require_payment)
-                aliases = ctx.settings.systems.carrier_alias_map
+                aliases = ctx.settings.systems.carrier_aliases
                 found = refusals(body, intake, vendor_id=caller.vendor_id, order_id=order_id, aliases=aliases)
                 if found:
                     raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
@@ -234,9 +234,9 @@ async def read_intake(session: Session, body: CreateMultiline, *, vendor_id: int
         stored={line.enrollment_id: line for line in stored},
         holder=None if parent in ids else await session.get(Line, parent),
         plans=frozenset(plans.all()),
-        # A repeated request finds its own lines porting.
-        porting=frozenset(await ports_in_progress(session, _port_numbers(body), besides=ids)),
     )
+    if numbers := _port_numbers(body):  # a repeated request finds its own lines porting
+        intake = replace(intake, porting=frozenset(await ports_in_progress(session, numbers, besides=ids)))
     if body.invoice_number is not None:
         settled = await settled_invoice(session, vendor_id, body.invoice_number, {parent, *ids})
         intake = replace(intake, invoice_settled=settled)
@@ -366,7 +366,7 @@ def _line_row(
         iccid=None if line.esim else line.uiccid,
         esn=None if line.esim else line.esn,
         is_esim=line.esim,
-        carrier=resolve_carrier(line.carrier, ctx.settings.systems.carrier_alias_map) if line.carrier else None,
+        carrier=resolve_carrier(line.carrier, ctx.settings.systems.carrier_aliases) if line.carrier else None,
         invoice_number=body.invoice_number,
         coupon_code=line.coupon_code,
         email_hash=email_hash(cipher, line.email),

@@ -195,9 +195,11 @@ class Pacing:
 
     @classmethod
     def of(cls, settings: Settings) -> Pacing:
+        porting = settings.porting
         return cls(
             settings.enrollment.carrier_max_attempts,
-            settings.porting.effective_poll_seconds,
+            # The carrier pushes a port's changes when a secret is set: polling is then only the slow fallback.
+            porting.push_fallback_seconds if porting.push_secret.get_secret_value() else porting.poll_seconds,
             settings.porting.max_days,
             settings.enrollment.stuck_retry_minutes,
             settings.enrollment.stuck_retry_hours,

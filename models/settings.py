@@ -10,7 +10,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources import DotEnvSettingsSource, EnvSettingsSource
 
@@ -147,11 +147,6 @@ class ApiSettings(Group):
     def extra_source_list(self) -> frozenset[str]:
         return frozenset(s.strip().upper() for s in self.extra_sources.split(",") if s.strip())
 
-    def body_limit(self, path: str) -> int:
-        """Bytes a request body may carry: `/auth` carries three proof images."""
-        group = path.removeprefix(self.base_path).strip("/").split("/", 1)[0]
-        return self.max_auth_body_bytes if group == "auth" else self.max_body_bytes
-
 
 class TemporalSettings(Group):
     address: str = setting("127.0.0.1:7233", "TEMPORAL_ADDRESS", "Temporal frontend, host:port")
@@ -231,8 +226,8 @@ class SystemsSettings(Group):
     carrier_base_url: str = setting("", "CARRIER_BASE_URL", "Carrier API base URL; empty: the local sandbox")
     nlad_base_url: str = setting("", "NLAD_BASE_URL", "NLAD base URL; empty: the local sandbox")
     payments_base_url: str = setting("", "PAYMENTS_BASE_URL", "Payment gateway base URL; empty: the local sandbox")
-    carrier_aliases: str = setting(
-        "", "CARRIER_ALIASES", "Vendor carrier codes channels send, `CODE:ABBR,…` (e.g. `BLUECONNECTSATT:ATT`)"
+    carrier_aliases: dict[str, str] = setting(
+        {}, "CARRIER_ALIASES", "Vendor carrier codes channels send, `CODE:ABBR,…` (e.g. `BLUECONNECTSATT:ATT`)"
     )
     sandbox_host: str = setting("127.0.0.1", "SANDBOX_HOST", "Where the local sandbox listens")
     sandbox_port: int = setting(8100, "SANDBOX_PORT", "The sandbox's HTTP port")
@@ -244,14 +239,10 @@ class SystemsSettings(Group):
         gt=0,
     )
 
-    @model_validator(mode="after")
-    def _aliases_parse(self) -> SystemsSettings:
-        parse_aliases(self.carrier_aliases)  # a bad alias list fails at start, not on the first call using it
-        return self
-
-    @cached_property
-    def carrier_alias_map(self) -> dict[str, str]:
-        return parse_aliases(self.carrier_aliases)
+    @field_validator("carrier_aliases", mode="before")
+    @classmethod
+    def _aliases_parse(cls, value: object) -> object:
+        return parse_aliases(value) if isinstance(value, str) else value  # a bad list fails at start
 
     @property
     def sandbox_url(self) -> str:
@@ -374,11 +365,6 @@ class PortingSettings(Group):
         "Polls one port's pushes may trigger in an hour; a push beyond is taken, and the next poll sees it",
         ge=1,
     )
-
-    @property
-    def effective_poll_seconds(self) -> float:
-        """The carrier pushes changes when a secret is set: polling is then only the slow fallback."""
-        return self.push_fallback_seconds if self.push_secret.get_secret_value() else self.poll_seconds
 
 
 class PaymentSettings(Group):

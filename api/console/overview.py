@@ -224,7 +224,7 @@ async def overview_of(*, ctx: Context) -> Overview:
     now = utcnow()
     view = Overview(now=now, hours=hours_ending(now))
     vendor, since, keys = ctx.caller.vendor_id, view.hours[0], [bucket(hour) for hour in view.hours]
-    known = {code: code for code in CARRIER_NAMES} | dict(ctx.settings.systems.carrier_alias_map)
+    known = {code: code for code in CARRIER_NAMES} | dict(ctx.settings.systems.carrier_aliases)
 
     async def activations(session: Session) -> list[int]:
         counted = await figures.activations_per_hour(session, vendor_id=vendor, since=since)

@@ -12,7 +12,7 @@ async def test_the_architecture_page_lists_the_files_each_call_runs(
     print(f"\n{counts(measured)}")  # the figures notes and issues quote (pytest -s shows them)
     create, location, retry = measured.values()
     # The trace follows the work into the worker's threads and its activities, to the carrier and back.
-    assert {"workflows/enrollment/order.py", "activities/enrollment.py", "adapters/carrier.py"} <= set(create.worker)
-    assert {"workflows/enrollment/line.py", "activities/enrollment.py", "adapters/carrier.py"} <= set(retry.worker)
+    assert {"workflows/enrollment.py", "activities/enrollment.py", "adapters/carrier.py"} <= set(create.worker)
+    assert {"workflows/enrollment.py", "activities/enrollment.py", "adapters/carrier.py"} <= set(retry.worker)
     assert location.worker == [] and location.api[0] == "api/edge.py"
-    assert SECTION.current() == SECTION.around(table(measured)), "run `python -m tests.support.files_to_follow --write`"
+    assert not SECTION.stale(table(measured)), "run `make generate`"

@@ -45,8 +45,9 @@ export declare abstract class Actions {
     agentChangePassword(fields: Fields<Schemas["AgentChangePassword"]>): Promise<void>;
     /**
      * The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has, or one
-     * the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line is refused, as
-     * another vendor's enrollment id is (it names nothing).
+     * the carrier reserves now (EsimAssignmentWorkflow, its activity sealing it in the line) for a line waiting for
+     * activation without a SIM, which its activation then uses; asked again, the same. A physical SIM's line is
+     * refused, as another vendor's enrollment id is (it names nothing).
      *
      * `/customer` `assign_esim`
      */
@@ -60,6 +61,7 @@ export declare abstract class Actions {
     checkDeviceCompatibility(fields: Fields<Schemas["CheckDeviceCompatibility"]>): Promise<Schemas["CheckDeviceCompatibilityAnswer"]["data"]>;
     /**
      * Issues a new, unused enrollment id for a ZIP the service covers, with its city and state as USPS names them.
+     * The id is 'E' and 80 random bits in base32: unguessable, so ids cannot be enumerated.
      *
      * `/enrollment` `check_service_availability`
      */

@@ -141,7 +141,8 @@ export interface paths {
          *         not hold for the vendor (909) passes through as the carrier said it.
          *
          *     **assign_esim**: The line's eSIM profile {ICCID, ACTIVATION_CODE, QR_ACTIVATION_CODE, QR_CODE_IMAGE}: the one it has, or
-         *         one the carrier assigns now to a line waiting for activation without a SIM; a physical SIM's line is
+         *         one the carrier reserves now (EsimAssignmentWorkflow, its activity sealing it in the line) for a line waiting
+         *         for activation without a SIM, which its activation then uses; asked again, the same. A physical SIM's line is
          *         refused, as another vendor's enrollment id is (it names nothing).
          */
         post: operations["customer"];
@@ -163,7 +164,7 @@ export interface paths {
         /**
          * check_service_availability, company_carrier_list
          * @description **check_service_availability**: Issues a new, unused enrollment id for a ZIP the service covers, with its city and state as USPS names
-         *         them.
+         *         them. The id is 'E' and 80 random bits in base32: unguessable, so ids cannot be enumerated.
          *
          *     **company_carrier_list**: The carriers the company sells on, with the carrier's own numeric ids (query_portin takes either).
          */
