@@ -1,5 +1,8 @@
-"""The event log's part in activities: a carrier step's first attempt, and what its carrier call ended with when
-it was a refusal."""
+"""The enrollment domain's activities: a line's store writes (idempotent, keyed by enrollment id, so a retried
+activity or a repeated request finds the row it already wrote), its carrier activation, an eSIM profile reserved
+before activation, and the domain's carrier lookups. Each reads what it needs of a line by enrollment id, so no
+PII passes through workflow history, and calls the carrier with the step's idempotency key; a failed call
+records its attempt and the carrier's refusal in the event log."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""What every outside HTTP system shares: timeouts, the down/rejected split, idempotency headers, and typed
-bodies both ways (the wire's own names stay here; callers get the models of models.messages)."""
+"""What every outside HTTP system shares: timeouts, the down/rejected split, idempotency headers, typed bodies both
+ways (the wire's own names stay in the adapters), and how an activity reports a call's failure to Temporal (a
+business "no" is final, an outage is retried, both in one log line without a traceback)."""
 
 from __future__ import annotations
 

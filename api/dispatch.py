@@ -1,5 +1,10 @@
-"""What every operation receives: who is calling, the request's unit of work, and the process's resources
-(settings, Temporal, the field cipher, the payment gateway). Nothing from Starlette."""
+"""The one dispatcher and the action declaration. An action is declared once, with `@action(...)` on its handler
+(its group, aliases, sources, role, example; its request and answer models read from the handler's annotations);
+the catalog (api.catalog), the OpenAPI document and the tests' answer checks read the declarations. Every group's
+path is a GroupEndpoint: it reads the body once, checks the token and the caller in decisions.md's order,
+validates the body once against the action's request model, calls the handler with a typed Context (who calls,
+the request's unit of work, the process's resources) and renders its typed answer. The request's one transaction
+holds the token read, the handler's writes, the token claim, the next token and the audit row."""
 
 from __future__ import annotations
 
@@ -511,7 +516,7 @@ async def read_body(
 
 
 async def parse_object(request: Request, raw: bytes, max_members: int) -> JsonObject:
-    """The body parsed once as a JSON object (api.json_body: a large one off the event loop, an object or array
+    """The body parsed once as a JSON object (api.edge: a large one off the event loop, an object or array
     with more than `max_members` refused as the scan meets it), or a RESTAPI110 saying why it is not one."""
     if not raw.strip():
         raise refuse("Request body is empty; send a JSON object")

@@ -1,6 +1,9 @@
-"""What one request learns about itself as it goes (its id, its unit of work, the action, the caller, the
-answer's code and token), in one typed object: the edge middleware makes it, the dispatcher and the console fill
-it in, and the edge logs, counts and audits from it."""
+"""The edge every HTTP request passes: the one ASGI middleware (its id and Facts with its unit of work, the body's
+limits while it streams in, the access-log line and the metrics, the audit row of a call answered before the
+dispatcher wrote one, the last-resort 500 envelope), the HTTP protocol uvicorn serves with (read deadlines for
+heads and bodies), the body parsed as strict JSON, pydantic's problems in words, the envelope rendered in the
+legacy or rest status mode, and the handlers that answer every failure outside the dispatcher in the envelope.
+No FastAPI `{"detail": …}` leaves on any path."""
 
 from __future__ import annotations
 
@@ -226,7 +229,7 @@ def parse(raw: bytes, max_members: int) -> JsonObject:
         raise BodyProblem("Request body starts with a byte order mark; send UTF-8 without one")
     try:
         # surrogatepass as json itself decodes bytes: an escaped lone surrogate reaches the field it is in, which
-        # refuses it by name (models.requests.wellformed)
+        # refuses it by name (models.types.malformed)
         text = raw.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
         raise BodyProblem("Request body is not UTF-8 text") from None

@@ -1,5 +1,7 @@
-"""Readiness: the database answers, Temporal answers, a worker polls the task queue and one of its workers wrote
-its heartbeat within LINEUP_WORKER_STALE_SECONDS (a frozen worker stays a listed poller for a minute or more)."""
+"""The app: `create_app` builds it with its lifespan (the database, the Temporal client, the cipher, the payment
+gateway, the login gates), one route per action group, /authenticate, the support console, the docs, and what
+operators poll: /healthz, /readyz (the database, Temporal, a live worker), /metrics (on the API's port behind a
+token, or alone on a loopback port), the codec endpoint for the Temporal UI, and the carrier's port-status push."""
 
 from __future__ import annotations
 
@@ -300,7 +302,7 @@ def create_app(
         summary=SUMMARY,
         lifespan=lifespan,
         openapi_url=None,  # api.openapi builds the document from the action declarations
-        docs_url=None,  # FastAPI's pages load their assets from a CDN; api.docs serves them from here
+        docs_url=None,  # FastAPI's pages load their assets from a CDN; api.openapi serves them from here
         redoc_url=None,
         redirect_slashes=False,  # a redirect is not the envelope; the edge already drops a trailing slash
     )

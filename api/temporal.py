@@ -1,5 +1,8 @@
-"""Connecting to Temporal, for the API, the worker and the CLI alike: the one place that applies the TLS and
-API-key settings, the tracing interceptor and the payload encryption (orchestration.codec)."""
+"""Temporal from the API's side, for the API, the worker and the CLI alike: connecting (the one place that applies
+the TLS and API-key settings, the tracing interceptor and the payload encryption), the process's client
+connected in the background (so the API starts before Temporal does), Temporal's failures turned into the
+envelope decisions.md gives, and what every worker sets up as it starts: the sweep's schedule, the webhook
+dispatcher, the search attributes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Field-level encryption for PII at rest (SSNs, port PINs, account numbers): AES-256-GCM."""
+"""Secrets at rest and in flight: field-level encryption of PII (SSNs, port PINs, account numbers) with AES-256-GCM
+under the deployment's key, the JSON documents sealed in encrypted columns, argon2id for passwords and PINs (off
+the event loop), and the payload codec that encrypts every Temporal payload the API, the worker and the CLI write."""
 
 from __future__ import annotations
 
@@ -87,11 +89,11 @@ class FieldCipher:
         return self._aead.decrypt(raw[:12], raw[12:], None).decode()
 
     def seal(self, document: Mapping[str, object]) -> str:
-        """A JSON document (a line's PII, a port's secrets: models.documents) as one encrypted column value."""
+        """A JSON document (a line's PII, a port's secrets: the documents below) as one encrypted column value."""
         return self.encrypt(json.dumps(document, separators=(",", ":")))
 
     def open(self, sealed: str, shape: type[D]) -> D:
-        """The document sealed in `sealed`, validated as `shape` (models.documents)."""
+        """The document sealed in `sealed`, validated as `shape` (one of the documents below)."""
         adapter = _ADAPTERS.get(shape)
         if adapter is None:
             adapter = _ADAPTERS[shape] = TypeAdapter(shape)

@@ -1,4 +1,5 @@
-"""Messages of the devices domain: the device compatibility lookup and the carrier's typed reply."""
+"""The devices domain's data: the device compatibility lookup's messages (the carrier's typed reply), its request,
+and its answer (interface section 2.7 with the carrier's native block)."""
 
 from __future__ import annotations
 

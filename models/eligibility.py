@@ -1,5 +1,6 @@
-"""One row per answered NLAD check: what tpiv_listing lists. Never the SSN or the date of birth; of the
-name only the initials, the first name and the last initial (what the listing shows)."""
+"""The eligibility domain's data: the NLAD check's messages (its subject travels sealed, so history shows none of
+it), nlad_etc_check's and tpiv_listing's requests and answers, and the record of each answered check
+tpiv_listing lists (never the SSN or the date of birth; of the name only the first name and the last initial)."""
 
 from __future__ import annotations
 

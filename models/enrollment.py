@@ -1,5 +1,9 @@
-"""The states Lineup's records move through. StrEnum members are their own wire values, so the database,
-workflow payloads and search attributes read the same strings as before they were named here."""
+"""The enrollment domain's data, as every room shares it: the states a line moves through and the activation
+types; the tables (plans, issued enrollment ids, lines with their customer records); the messages of the order's
+and the line's workflows and of their lookups (ids and states only: PII stays sealed in the line's row); the
+requests and answers of the enrollment actions, with the examples the OpenAPI document shows; and the queries
+and writes the API and the activities share (a line's activation in the two statements it needs, line
+passwords hashed off the create's path, the events a line's changes record)."""
 
 from __future__ import annotations
 

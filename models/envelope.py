@@ -1,4 +1,7 @@
-"""The one response shape: {msg_code, msg, errors?, token?, external_transaction_id?, data?}."""
+"""The one response shape, {msg_code, msg, errors?, token?, external_transaction_id?, data?}, and what every room
+says through it: LineupError (a refusal with its RESTAPI code), the refusal messages more than one operation
+gives, the type names of Temporal's ApplicationErrors, the base of every answer's `data`, and the budget every
+lookup a channel waits on carries."""
 
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ def parse_types(text: str | None) -> list[str]:
 
 class LineEvent(SQLModel, table=True):
     __tablename__ = "line_event"
-    # The console's overview counts a vendor's events of a type since an hour (persistence/overview.py).
+    # The console's overview counts a vendor's events of a type since an hour (models.support).
     __table_args__ = (Index("ix_line_event_vendor_type_created", "vendor_id", "type", "created"),)
 
     id: int | None = Column(default=None, primary_key=True)

@@ -1,5 +1,7 @@
-"""One setting's declaration: its default, its `LINEUP_*` variable and what it is for, in one place, so the
-settings table of the docs is generated from the code (models.settings_table)."""
+"""Every knob Lineup has, in frozen groups (`settings.auth.token_ttl_seconds`), each field declared once with its
+default, its `LINEUP_*` variable and its meaning (`setting(...)`), read from that flat variable (or `.env`): the
+variable names are a contract operators and outside checks rely on, the grouping is the code's.
+docs/operations.md's settings table is generated from these declarations (`make generate`)."""
 
 from __future__ import annotations
 

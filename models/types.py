@@ -1,4 +1,7 @@
-"""The one clock every layer reads: aware UTC."""
+"""Reusable constrained types and what every request carries: each type a real `Annotated` alias (mypy sees its
+Python type) carrying its rule, its message in words and its JSON schema; text that cannot be stored refused;
+"" (and null) for an optional field taken as absent; fields required only when others say so; the carriers
+Lineup sells on and the vendor codes channels send for them; and the one clock every room reads."""
 
 from __future__ import annotations
 
@@ -356,7 +359,7 @@ def esn(value: str) -> str:
 
 def carrier(value: str) -> str:
     # The syntax only: whether the code names a carrier depends on the deployment's LINEUP_CARRIER_ALIASES,
-    # which the operation resolves (models.carriers.resolve_carrier), with the same words as models.carriers.
+    # which the operation resolves (resolve_carrier above), with the same words.
     if value == "":
         raise blank()
     if not re.fullmatch(r"[A-Z0-9]{1,32}", value):

@@ -1,4 +1,11 @@
-"""Workflow ids from business ids: readable in the Temporal UI, and the same for a repeated request."""
+"""The enrollment domain's workflows. EnrollmentWorkflow (`enrollment-…`, one per create) tries each line's
+carrier step (activation, or port submission) at once in local activities within LINEUP_SYNC_WAIT_SECONDS and
+answers the create's update with that; then each line goes on in a workflow of its own. LineWorkflow
+(`line-<enrollment id>`) holds one line until it is active: its carrier step under decisions.md's retry budget,
+STUCK with its error until support's retry or its own timer, the `activate` update for a line waiting for
+activation. The carrier step and the line's tracker are shared with PortInWorkflow (workflows.porting). Also
+the domain's lookups (line inquiry, the carrier list, an eSIM profile), its workflow ids and the search
+attributes operations staff filter on (ids and states only, never PII)."""
 
 from __future__ import annotations
 
@@ -454,7 +461,7 @@ class EnrollmentWorkflow:
             order.pacing,
             stuck=line.stuck,
         )
-        # The API may have started it first, for an activation or a port asked for at once (orchestration.lines).
+        # The API may have started it first, for an activation or a port asked for at once (api.enrollment).
         with contextlib.suppress(WorkflowAlreadyStartedError):
             await workflow.start_child_workflow(
                 LineWorkflow.run, start, id=line_workflow_id(plan.enrollment_id), **options
