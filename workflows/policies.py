@@ -22,7 +22,7 @@ def carrier(max_attempts: int) -> workflow.ActivityConfig:
             backoff_coefficient=2.0,
             maximum_interval=timedelta(seconds=60),
             maximum_attempts=max_attempts,
-            # Our database away is the workflow's to wait for (workflows.enrollment's CarrierStep), not a carrier attempt.
+            # Our database away is the workflow's to wait for (CarrierStep), not a carrier attempt.
             non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND, DATABASE_UNAVAILABLE],
         ),
     }
