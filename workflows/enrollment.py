@@ -90,6 +90,16 @@ MDN = SearchAttributeKey.for_keyword("Mdn")  # the line's number once active (a 
 ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER, MDN)
 
 
+def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttributes:
+    """What operations staff filter an enrollment by in the Temporal UI (whoever starts it: intake or sweep)."""
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
+            SearchAttributePair(AGENT_ID, order.agent_id or ""),
+        ]
+    )
+
+
 def line_attributes(plan: LinePlan, *, parent_enrollment_id: str, agent_id: str | None) -> TypedSearchAttributes:
     """A line's workflow's attributes as it starts (LineWorkflow, or PortInWorkflow for a port)."""
     return TypedSearchAttributes(
@@ -103,6 +113,229 @@ def line_attributes(plan: LinePlan, *, parent_enrollment_id: str, agent_id: str 
             *([SearchAttributePair(MDN, plan.mdn)] if plan.mdn else []),
         ]
     )
+
+
+@workflow.defn
+class EnrollmentWorkflow:
+    def __init__(self) -> None:
+        self._lines: list[FirstTry] = []
+        self._ready = False
+
+    @workflow.run
+    async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
+        # Intake gave every line its customer record; the order tries each line's carrier step at once.
+        self._lines = list(await asyncio.gather(*(_first_try(order, plan) for plan in order.lines)))
+        self._ready = True  # the update answers in this workflow task, with the lines' workflows' starts
+        await asyncio.gather(*(self._start_line(order, line) for line in self._lines))
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return self._result()
+
+    async def _start_line(self, order: EnrollmentOrder, line: FirstTry) -> None:
+        plan = line.plan
+        attributes = line_attributes(plan, parent_enrollment_id=order.parent_enrollment_id, agent_id=order.agent_id)
+        # A line outlives its order: support may still need to retry it.
+        options = ChildOptions(
+            search_attributes=attributes,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
+        )
+        if plan.activation_type == "PORTIN" and plan.status != LineStatus.ACTIVE:
+            # A port the carrier refused at submission: its workflow records the refusal and ends.
+            refused = PortView(PortStatus.REJECTED, carrier_response=line.stuck.error) if line.stuck else None
+            port = PortStart(
+                plan.enrollment_id, order.vendor_code, order.pacing, submitted=line.submitted, view=refused
+            )
+            # By its type's name: the port's workflow (workflows.porting) builds on this module's carrier step.
+            with contextlib.suppress(WorkflowAlreadyStartedError):  # the API started it first (a port added at once)
+                await workflow.start_child_workflow(
+                    "PortInWorkflow", port, id=port_workflow_id(plan.enrollment_id), **options
+                )
+            return
+        start = LineStart(
+            plan,
+            order.order_id,
+            order.parent_enrollment_id,
+            order.vendor_code,
+            order.agent_id,
+            order.pacing,
+            stuck=line.stuck,
+        )
+        # The API may have started it first, for an activation or a port asked for at once (api.enrollment).
+        with contextlib.suppress(WorkflowAlreadyStartedError):
+            await workflow.start_child_workflow(
+                LineWorkflow.run, start, id=line_workflow_id(plan.enrollment_id), **options
+            )
+
+    @workflow.update
+    async def customers(self) -> EnrollmentResult:
+        """Answers once every line has its customer record and its carrier step's first try."""
+        await workflow.wait_condition(lambda: self._ready)
+        return self._result()
+
+    @workflow.query
+    def status(self) -> EnrollmentResult:
+        return self._result()
+
+    def _result(self) -> EnrollmentResult:
+        return EnrollmentResult([line.plan for line in self._lines])
+
+
+class FirstTry:
+    """One line's carrier step as the order tried it: the plan as it left it, and what its workflow takes on."""
+
+    def __init__(self, plan: LinePlan) -> None:
+        self.plan = plan
+        self.stuck: StuckState | None = None
+        self.submitted: PortSubmission | None = None
+
+
+class ChildOptions(TypedDict):
+    search_attributes: TypedSearchAttributes
+    parent_close_policy: ParentClosePolicy
+    id_reuse_policy: WorkflowIDReusePolicy
+    task_timeout: timedelta
+
+
+async def _first_try(order: EnrollmentOrder, plan: LinePlan) -> FirstTry:
+    """The line's carrier step, tried in local activities within the order's wait (paced by timers between
+    attempts): a line waiting for activation (or already active, for a repeated order) has none. A slow or absent
+    carrier leaves the line ACTIVATING: its own workflow goes on with the same key, so the carrier never makes two
+    lines of one."""
+    line = FirstTry(plan)
+    if plan.activation_later or plan.status == LineStatus.ACTIVE:
+        return line
+    porting = plan.activation_type == "PORTIN"
+    workflow_id = (port_workflow_id if porting else line_workflow_id)(plan.enrollment_id)
+    key = step_key(workflow_id, "port" if porting else "activate", 0)
+    call = CarrierCall(plan.enrollment_id, order.vendor_code, key)
+    deadline = workflow.now() + timedelta(seconds=order.pacing.sync_wait_seconds)
+    for pause in (*policies.FIRST_TRY_PAUSES, None):
+        remaining = deadline - workflow.now()
+        if remaining < policies.SHORTEST_TRY:  # a busy worker woke past the wait: the line's workflow goes on
+            break
+        try:
+            return await _attempt(line, call, porting=porting, remaining=remaining)
+        # A local activity may fail with its error itself, not wrapped in an ActivityError.
+        except (ActivityError, ApplicationError) as failure:
+            cause = failure.cause if isinstance(failure, ActivityError) else failure
+            if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:
+                return await _refused(order, line, cause.message, porting=porting)
+        if pause is None or deadline - workflow.now() <= pause:
+            break
+        await workflow.sleep(pause)
+    line.plan = replace(plan, status=LineStatus.ACTIVATING)
+    return line
+
+
+async def _attempt(line: FirstTry, call: CarrierCall, *, porting: bool, remaining: timedelta) -> FirstTry:
+    config, plan = policies.first_try(remaining), line.plan
+    if porting:
+        line.submitted = await workflow.execute_local_activity_method(
+            PortingActivities.submit_and_record, call, **config
+        )
+        line.plan = replace(plan, status=LineStatus.PORT_PENDING)
+    else:
+        done = await workflow.execute_local_activity_method(EnrollmentActivities.activate_and_record, call, **config)
+        line.plan = replace(plan, status=LineStatus.ACTIVE, mdn=done.mdn, msid=done.msid, msl=done.msl)
+    return line
+
+
+async def _refused(order: EnrollmentOrder, line: FirstTry, reason: str, *, porting: bool) -> FirstTry:
+    """A refusal is recorded before the answer, so the line's row says what the channel hears."""
+    plan = line.plan
+    line.stuck = StuckState(workflow.now().isoformat(), 1, reason)
+    if porting:  # a port the carrier will not take: rejected for good
+        line.plan = replace(plan, status=LineStatus.PORT_REJECTED)
+        refusal = PortView(PortStatus.REJECTED, carrier_response=reason)
+        finish = PortFinish(plan.enrollment_id, order.vendor_code, refusal)
+        await workflow.execute_local_activity_method(PortingActivities.finish_port, finish, **policies.STORE)
+    else:
+        line.plan = replace(plan, status=LineStatus.STUCK)
+        stuck = LineState(plan.enrollment_id, LineStatus.STUCK, reason)
+        await workflow.execute_local_activity_method(EnrollmentActivities.set_line_status, stuck, **policies.STORE)
+    return line
+
+
+@workflow.defn
+class LineWorkflow:
+    @workflow.init
+    def __init__(self, start: LineStart) -> None:
+        plan = start.plan
+        self._start = start
+        error = start.stuck.error if start.stuck else None
+        self._line = LineTracker(LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl, error))
+        self._step = CarrierStep(
+            self._line, start.pacing, step="activate", stuck=start.stuck, continue_stuck=self._continue_stuck
+        )
+        self._activation: Activation | None = None
+        self._handed_over = False  # a port-in took the line waiting for activation (PortInWorkflow has it now)
+
+    @workflow.run
+    async def run(self, start: LineStart) -> LineProgress:
+        if start.plan.status == LineStatus.ACTIVE:
+            return self._line.progress
+        if start.plan.activation_later and start.stuck is None:  # WAITING_ACTIVATION since its customer record
+            await workflow.wait_condition(lambda: self._activation is not None or self._handed_over)
+            if self._activation is None:  # shown as its port's from here on
+                self._line.attributes.append(ACTIVATION_TYPE.value_set("PORTIN"))
+                await self._line.move(LineStatus.PORT_PENDING, saved=True)
+                return self._line.progress
+            await self._change_sim(self._activation)
+        done = await self._step.run(EnrollmentActivities.activate_and_record, start.vendor_code)
+        await self._line.move(LineStatus.ACTIVE, saved=True, mdn=done.mdn, msid=done.msid, msl=done.msl)
+        await workflow.wait_condition(workflow.all_handlers_finished)  # a waiting activate_line gets its answer
+        return self._line.progress
+
+    async def _continue_stuck(self, stuck: StuckState) -> Never:
+        plan = replace(self._start.plan, status=LineStatus.STUCK, activation_later=False)
+        workflow.continue_as_new(
+            replace(self._start, plan=plan, stuck=stuck), search_attributes=workflow.info().typed_search_attributes
+        )
+
+    async def _change_sim(self, activation: Activation) -> None:
+        """A SIM sent with activate_line replaces the attached one before the carrier sees the line; a ZIP gives
+        the new number its area."""
+        self._step.zip_code = activation.zip_code
+        if activation.esn or activation.iccid:
+            change = SimChange(self._start.plan.enrollment_id, activation.esn, activation.iccid)
+            await workflow.execute_local_activity_method(EnrollmentActivities.change_sim, change, **policies.STORE)
+
+    @workflow.signal
+    def retry(self) -> None:
+        """Support asks a STUCK line to try its failed step again."""
+        self._step.retry_requested = True
+
+    @workflow.signal
+    def hand_over(self) -> None:
+        """create_portin_v2…: the line waiting for activation is ported in instead; its port's workflow activates
+        it on the ported number."""
+        self._handed_over = True
+
+    @workflow.update
+    async def activate(self, activation: Activation) -> LineProgress:
+        """activate_line: activates a line enrolled with activation_later=Y; answers once the carrier has (or
+        after the caller's wait, with the line still activating)."""
+        self._activation = activation
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(self._settled, timeout=activation.wait_seconds)
+        return self._line.progress
+
+    @activate.validator
+    def _only_while_waiting(self, activation: Activation) -> None:
+        """Refused before it reaches history: a line in any other state (or already asked) is not activated."""
+        status = self._line.progress.status
+        if status != LineStatus.WAITING_ACTIVATION or self._activation is not None or self._handed_over:
+            shown = "porting" if self._handed_over else "activating" if self._activation else status
+            raise ValueError(not_waiting_for_activation(shown))
+
+    def _settled(self) -> bool:
+        status = self._line.progress.status
+        return status not in IN_FLIGHT and status != LineStatus.WAITING_ACTIVATION
+
+    @workflow.query
+    def status(self) -> LineProgress:
+        return self._line.progress
 
 
 T = TypeVar("T")
@@ -248,237 +481,22 @@ def step_key(workflow_id: str, step: str, key_round: int) -> str:
     return f"{workflow_id}:{step}:{key_round}"
 
 
-@workflow.defn
-class LineWorkflow:
-    @workflow.init
-    def __init__(self, start: LineStart) -> None:
-        plan = start.plan
-        self._start = start
-        error = start.stuck.error if start.stuck else None
-        self._line = LineTracker(LineProgress(plan.enrollment_id, plan.status, plan.mdn, plan.msid, plan.msl, error))
-        self._step = CarrierStep(
-            self._line, start.pacing, step="activate", stuck=start.stuck, continue_stuck=self._continue_stuck
-        )
-        self._activation: Activation | None = None
-        self._handed_over = False  # a port-in took the line waiting for activation (PortInWorkflow has it now)
-
-    @workflow.run
-    async def run(self, start: LineStart) -> LineProgress:
-        if start.plan.status == LineStatus.ACTIVE:
-            return self._line.progress
-        if start.plan.activation_later and start.stuck is None:  # WAITING_ACTIVATION since its customer record
-            await workflow.wait_condition(lambda: self._activation is not None or self._handed_over)
-            if self._activation is None:  # shown as its port's from here on
-                self._line.attributes.append(ACTIVATION_TYPE.value_set("PORTIN"))
-                await self._line.move(LineStatus.PORT_PENDING, saved=True)
-                return self._line.progress
-            await self._change_sim(self._activation)
-        done = await self._step.run(EnrollmentActivities.activate_and_record, start.vendor_code)
-        await self._line.move(LineStatus.ACTIVE, saved=True, mdn=done.mdn, msid=done.msid, msl=done.msl)
-        await workflow.wait_condition(workflow.all_handlers_finished)  # a waiting activate_line gets its answer
-        return self._line.progress
-
-    async def _continue_stuck(self, stuck: StuckState) -> Never:
-        plan = replace(self._start.plan, status=LineStatus.STUCK, activation_later=False)
-        workflow.continue_as_new(
-            replace(self._start, plan=plan, stuck=stuck), search_attributes=workflow.info().typed_search_attributes
-        )
-
-    async def _change_sim(self, activation: Activation) -> None:
-        """A SIM sent with activate_line replaces the attached one before the carrier sees the line; a ZIP gives
-        the new number its area."""
-        self._step.zip_code = activation.zip_code
-        if activation.esn or activation.iccid:
-            change = SimChange(self._start.plan.enrollment_id, activation.esn, activation.iccid)
-            await workflow.execute_local_activity_method(EnrollmentActivities.change_sim, change, **policies.STORE)
-
-    @workflow.signal
-    def retry(self) -> None:
-        """Support asks a STUCK line to try its failed step again."""
-        self._step.retry_requested = True
-
-    @workflow.signal
-    def hand_over(self) -> None:
-        """create_portin_v2…: the line waiting for activation is ported in instead; its port's workflow activates
-        it on the ported number."""
-        self._handed_over = True
-
-    @workflow.update
-    async def activate(self, activation: Activation) -> LineProgress:
-        """activate_line: activates a line enrolled with activation_later=Y; answers once the carrier has (or
-        after the caller's wait, with the line still activating)."""
-        self._activation = activation
-        with contextlib.suppress(TimeoutError):
-            await workflow.wait_condition(self._settled, timeout=activation.wait_seconds)
-        return self._line.progress
-
-    @activate.validator
-    def _only_while_waiting(self, activation: Activation) -> None:
-        """Refused before it reaches history: a line in any other state (or already asked) is not activated."""
-        status = self._line.progress.status
-        if status != LineStatus.WAITING_ACTIVATION or self._activation is not None or self._handed_over:
-            shown = "porting" if self._handed_over else "activating" if self._activation else status
-            raise ValueError(not_waiting_for_activation(shown))
-
-    def _settled(self) -> bool:
-        status = self._line.progress.status
-        return status not in IN_FLIGHT and status != LineStatus.WAITING_ACTIVATION
-
-    @workflow.query
-    def status(self) -> LineProgress:
-        return self._line.progress
-
-
-def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttributes:
-    """What operations staff filter an enrollment by in the Temporal UI (whoever starts it: intake or sweep)."""
-    return TypedSearchAttributes(
-        [
-            SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
-            SearchAttributePair(AGENT_ID, order.agent_id or ""),
-        ]
-    )
-
-
-class ChildOptions(TypedDict):
+class StartOptions(TypedDict):
+    id: str
     search_attributes: TypedSearchAttributes
-    parent_close_policy: ParentClosePolicy
-    id_reuse_policy: WorkflowIDReusePolicy
     task_timeout: timedelta
+    id_reuse_policy: WorkflowIDReusePolicy
 
 
-class FirstTry:
-    """One line's carrier step as the order tried it: the plan as it left it, and what its workflow takes on."""
-
-    def __init__(self, plan: LinePlan) -> None:
-        self.plan = plan
-        self.stuck: StuckState | None = None
-        self.submitted: PortSubmission | None = None
-
-
-async def _first_try(order: EnrollmentOrder, plan: LinePlan) -> FirstTry:
-    """The line's carrier step, tried in local activities within the order's wait (paced by timers between
-    attempts): a line waiting for activation (or already active, for a repeated order) has none. A slow or absent
-    carrier leaves the line ACTIVATING: its own workflow goes on with the same key, so the carrier never makes two
-    lines of one."""
-    line = FirstTry(plan)
-    if plan.activation_later or plan.status == LineStatus.ACTIVE:
-        return line
-    porting = plan.activation_type == "PORTIN"
-    workflow_id = (port_workflow_id if porting else line_workflow_id)(plan.enrollment_id)
-    key = step_key(workflow_id, "port" if porting else "activate", 0)
-    call = CarrierCall(plan.enrollment_id, order.vendor_code, key)
-    deadline = workflow.now() + timedelta(seconds=order.pacing.sync_wait_seconds)
-    for pause in (*policies.FIRST_TRY_PAUSES, None):
-        remaining = deadline - workflow.now()
-        if remaining < policies.SHORTEST_TRY:  # a busy worker woke past the wait: the line's workflow goes on
-            break
-        try:
-            return await _attempt(line, call, porting=porting, remaining=remaining)
-        # A local activity may fail with its error itself, not wrapped in an ActivityError.
-        except (ActivityError, ApplicationError) as failure:
-            cause = failure.cause if isinstance(failure, ActivityError) else failure
-            if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:
-                return await _refused(order, line, cause.message, porting=porting)
-        if pause is None or deadline - workflow.now() <= pause:
-            break
-        await workflow.sleep(pause)
-    line.plan = replace(plan, status=LineStatus.ACTIVATING)
-    return line
-
-
-async def _attempt(line: FirstTry, call: CarrierCall, *, porting: bool, remaining: timedelta) -> FirstTry:
-    config, plan = policies.first_try(remaining), line.plan
-    if porting:
-        line.submitted = await workflow.execute_local_activity_method(
-            PortingActivities.submit_and_record, call, **config
-        )
-        line.plan = replace(plan, status=LineStatus.PORT_PENDING)
-    else:
-        done = await workflow.execute_local_activity_method(EnrollmentActivities.activate_and_record, call, **config)
-        line.plan = replace(plan, status=LineStatus.ACTIVE, mdn=done.mdn, msid=done.msid, msl=done.msl)
-    return line
-
-
-async def _refused(order: EnrollmentOrder, line: FirstTry, reason: str, *, porting: bool) -> FirstTry:
-    """A refusal is recorded before the answer, so the line's row says what the channel hears."""
-    plan = line.plan
-    line.stuck = StuckState(workflow.now().isoformat(), 1, reason)
-    if porting:  # a port the carrier will not take: rejected for good
-        line.plan = replace(plan, status=LineStatus.PORT_REJECTED)
-        refusal = PortView(PortStatus.REJECTED, carrier_response=reason)
-        finish = PortFinish(plan.enrollment_id, order.vendor_code, refusal)
-        await workflow.execute_local_activity_method(PortingActivities.finish_port, finish, **policies.STORE)
-    else:
-        line.plan = replace(plan, status=LineStatus.STUCK)
-        stuck = LineState(plan.enrollment_id, LineStatus.STUCK, reason)
-        await workflow.execute_local_activity_method(EnrollmentActivities.set_line_status, stuck, **policies.STORE)
-    return line
-
-
-@workflow.defn
-class EnrollmentWorkflow:
-    def __init__(self) -> None:
-        self._lines: list[FirstTry] = []
-        self._ready = False
-
-    @workflow.run
-    async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
-        # Intake gave every line its customer record; the order tries each line's carrier step at once.
-        self._lines = list(await asyncio.gather(*(_first_try(order, plan) for plan in order.lines)))
-        self._ready = True  # the update answers in this workflow task, with the lines' workflows' starts
-        await asyncio.gather(*(self._start_line(order, line) for line in self._lines))
-        await workflow.wait_condition(workflow.all_handlers_finished)
-        return self._result()
-
-    async def _start_line(self, order: EnrollmentOrder, line: FirstTry) -> None:
-        plan = line.plan
-        attributes = line_attributes(plan, parent_enrollment_id=order.parent_enrollment_id, agent_id=order.agent_id)
-        # A line outlives its order: support may still need to retry it.
-        options = ChildOptions(
-            search_attributes=attributes,
-            parent_close_policy=ParentClosePolicy.ABANDON,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
-        )
-        if plan.activation_type == "PORTIN" and plan.status != LineStatus.ACTIVE:
-            # A port the carrier refused at submission: its workflow records the refusal and ends.
-            refused = PortView(PortStatus.REJECTED, carrier_response=line.stuck.error) if line.stuck else None
-            port = PortStart(
-                plan.enrollment_id, order.vendor_code, order.pacing, submitted=line.submitted, view=refused
-            )
-            # By its type's name: the port's workflow (workflows.porting) builds on this module's carrier step.
-            with contextlib.suppress(WorkflowAlreadyStartedError):  # the API started it first (a port added at once)
-                await workflow.start_child_workflow(
-                    "PortInWorkflow", port, id=port_workflow_id(plan.enrollment_id), **options
-                )
-            return
-        start = LineStart(
-            plan,
-            order.order_id,
-            order.parent_enrollment_id,
-            order.vendor_code,
-            order.agent_id,
-            order.pacing,
-            stuck=line.stuck,
-        )
-        # The API may have started it first, for an activation or a port asked for at once (api.enrollment).
-        with contextlib.suppress(WorkflowAlreadyStartedError):
-            await workflow.start_child_workflow(
-                LineWorkflow.run, start, id=line_workflow_id(plan.enrollment_id), **options
-            )
-
-    @workflow.update
-    async def customers(self) -> EnrollmentResult:
-        """Answers once every line has its customer record and its carrier step's first try."""
-        await workflow.wait_condition(lambda: self._ready)
-        return self._result()
-
-    @workflow.query
-    def status(self) -> EnrollmentResult:
-        return self._result()
-
-    def _result(self) -> EnrollmentResult:
-        return EnrollmentResult([line.plan for line in self._lines])
+def start_options(order: EnrollmentOrder) -> StartOptions:
+    """The options intake would have started the order with, under the same id."""
+    return StartOptions(
+        id=order.order_id,
+        search_attributes=enrollment_search_attributes(order),
+        task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
+        # A run that failed or was terminated may start again; one that completed has done its work.
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    )
 
 
 @workflow.defn
@@ -506,21 +524,3 @@ class EsimAssignmentWorkflow:
         return await workflow.execute_activity_method(
             EsimActivities.assign_esim_profile, request, **policies.lookup(request.budget_seconds)
         )
-
-
-class StartOptions(TypedDict):
-    id: str
-    search_attributes: TypedSearchAttributes
-    task_timeout: timedelta
-    id_reuse_policy: WorkflowIDReusePolicy
-
-
-def start_options(order: EnrollmentOrder) -> StartOptions:
-    """The options intake would have started the order with, under the same id."""
-    return StartOptions(
-        id=order.order_id,
-        search_attributes=enrollment_search_attributes(order),
-        task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
-        # A run that failed or was terminated may start again; one that completed has done its work.
-        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-    )
