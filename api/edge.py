@@ -71,6 +71,383 @@ def facts_of(scope: Scope | Request) -> Facts:
     return cast(Facts, state[KEY])
 
 
+log = logging.getLogger("lineup.access")
+_SLASHES = re.compile(r"/{2,}")
+
+
+class Edge:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app, self.settings = app, settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # the lifespan's and any other scope pass through
+            await self.app(scope, receive, send)
+            return
+        # Channels of the original service post to `//authenticate`, some to `/plan/`: one route each, never a
+        # redirect (a redirect is not the envelope).
+        if "//" in scope["path"] or (scope["path"].endswith("/") and scope["path"] != "/"):
+            scope["path"] = _SLASHES.sub("/", scope["path"]).rstrip("/") or "/"
+        db: Database = scope["app"].state.resources.db
+        facts = Facts(request_id=uuid.uuid4().hex, uow=UnitOfWork(db), started=time.perf_counter())
+        scope.setdefault("state", {})[KEY] = facts
+        try:
+            await self._serve(scope, receive, send, facts)
+        finally:
+            try:
+                await self._record(scope, facts)
+            finally:
+                await facts.uow.close()
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, facts: Facts) -> None:
+        api = self.settings.api
+        # Bytes the body may carry: `/auth` carries three proof images.
+        group = scope["path"].removeprefix(api.base_path).strip("/").split("/", 1)[0]
+        limit = facts.body_limit = api.max_auth_body_bytes if group == "auth" else api.max_body_bytes
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await render(api, facts, failure("Error occurred", str(BodyTooLarge(limit))), rest_status=413)(
+                scope, receive, send
+            )
+            return
+        loop = asyncio.get_running_loop()
+        deadline, seen, body_done, expired, sent = loop.time() + api.body_timeout_seconds, 0, False, False, False
+
+        async def bounded_receive() -> Message:
+            # The whole body must arrive within LINEUP_BODY_TIMEOUT_SECONDS of the head, however it trickles in,
+            # and no larger than the limit; after it, a receive waits for the client to go away: not bounded.
+            nonlocal seen, body_done, expired
+            if body_done:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                expired = True
+                raise BodyTooSlow(api.body_timeout_seconds) from None
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge(limit)
+            body_done = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
+        async def marked_send(message: Message) -> None:
+            nonlocal sent
+            if message["type"] == "http.response.start":
+                sent = True
+                facts.status = message["status"]
+                headers = message.setdefault("headers", [])
+                headers.append((b"x-request-id", facts.request_id.encode()))
+                if expired:  # the rest of the body is still on its way: the connection cannot carry another
+                    headers.append((b"connection", b"close"))
+            await send(message)
+
+        try:
+            await self.app(scope, bounded_receive, marked_send)
+        except Exception:
+            log.exception("unexpected failure", extra={"request_id": facts.request_id})
+            if not sent:
+                envelope = failure("Error occurred", f"Unexpected error; reference {facts.request_id}")
+                await render(api, facts, envelope, rest_status=500)(scope, receive, marked_send)
+
+    async def _record(self, scope: Scope, facts: Facts) -> None:
+        """The access-log line and the metrics of every request; the audit row of a call answered with the
+        envelope before the dispatcher wrote one (a missing module, a body refused)."""
+        elapsed = time.perf_counter() - facts.started
+        if facts.msg_code:  # calls that answered an envelope (not probes, docs or scrapes)
+            observability.request_answered(facts.action, facts.msg_code, elapsed, outage=facts.outage)
+        if facts.token_failure:
+            observability.token_refused(facts.token_failure)
+        fields = {
+            "request_id": facts.request_id,
+            "method": scope["method"],
+            "path": scope["path"],
+            "action": facts.action,
+            "agent": facts.agent,
+            "vendor_id": facts.vendor_id,
+            "api_user_id": facts.api_user_id,
+            "msg_code": facts.msg_code,
+            "status": facts.status or 500,
+            "duration_ms": int(elapsed * 1000),
+        }
+        log.info("request", extra={"fields": fields})
+        if facts.audited or not (facts.msg_code and scope["method"] == "POST") or facts.database_down:
+            return
+        row = auth.AuditFacts(
+            request_id=facts.request_id,
+            path=scope["path"],
+            action=facts.action,
+            vendor_id=facts.vendor_id,
+            api_user_id=facts.api_user_id,
+            agent_username=facts.agent,
+            msg_code=facts.msg_code,
+            http_status=facts.status or 500,
+            duration_ms=int(elapsed * 1000),
+        )
+        try:
+            await auth.record_audit(facts.uow, row)
+        except Exception:
+            log.exception("audit write failed", extra={"request_id": facts.request_id})
+
+
+class BodyRefused(Exception):
+    """Raised from `receive`: the dispatcher answers it as RESTAPI110 (its status in `rest` mode)."""
+
+    status = 400
+
+
+class BodyTooLarge(BodyRefused):
+    status = 413
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Request body exceeds the limit of {limit} bytes")
+
+
+class BodyTooSlow(BodyRefused):
+    status = 408
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"The request body was not received within {seconds:g} seconds")
+
+
+DATABASE_DOWN = "The database is unavailable, please try again later"
+Handler = Callable[[Request, Exception], Awaitable[Response]]
+
+
+# The console's own page for a failure of one of its requests (api.console.routes.problem_page); None elsewhere.
+Page = Callable[[Request, int, str, str], Response | None]
+
+
+def install(app: FastAPI, page: Page) -> None:
+    """The envelope for every failure outside the dispatcher; `page` answers those of the console's pages."""
+    database_error = on_database_error(page)
+    handlers: dict[type[Exception], Handler] = {
+        LineupError: on_lineup_error,
+        RequestValidationError: on_invalid_request,
+        StarletteHTTPException: on_http_error,
+        BodyRefused: on_body_refused(page),
+        # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
+        sql.DBAPIError: database_error,
+        sql.TimeoutError: database_error,
+        asyncpg.PostgresError: database_error,
+        OSError: database_error,
+    }
+    for exc_type, handler in handlers.items():
+        app.add_exception_handler(exc_type, handler)
+
+
+def answer(request: Request, error: LineupError) -> Response:
+    settings = request.app.state.resources.settings.api
+    return render(settings, facts_of(request), refusal(error), rest_status=error.rest_status)
+
+
+async def on_lineup_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, LineupError)
+    return answer(request, exc)
+
+
+async def on_invalid_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    found = dict.fromkeys(message for issue in exc.errors() for message in describe(issue))
+    return answer(request, refuse(*found))
+
+
+def on_body_refused(page: Page) -> Handler:
+    async def handle(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BodyRefused)
+        shown = page(request, exc.status, "The request was refused", str(exc))
+        return shown or answer(request, refuse(str(exc), rest_status=exc.status))
+
+    return handle
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405 become module and method errors, in the order decisions.md gives."""
+    assert isinstance(exc, StarletteHTTPException)
+    if request.method != "POST" or exc.status_code == 405:
+        error = LineupError(MsgCode.TOKEN, "Invalid Access!!", rest_status=405)
+    elif exc.status_code == 404:
+        root = request.url.path.rstrip("/") == request.app.state.resources.settings.api.base_path.rstrip("/")
+        error = (
+            LineupError(MsgCode.MODULE_REQUIRED, "Module required")
+            if root
+            else LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
+        )
+    else:
+        error = refuse(str(exc.detail), rest_status=exc.status_code)
+    return answer(request, error)
+
+
+def on_database_error(page: Page) -> Handler:
+    """A database that cannot be reached is an outage, answered as Temporal's and the carrier's are (503 in
+    `rest` mode; the support console's pages say it in a page of their own); any other database error is a
+    bug, left to the last-resort 500 (the Edge)."""
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        if not database_unavailable(exc):
+            raise exc
+        facts = facts_of(request)
+        log.warning("database unavailable: %s", exc, extra={"request_id": facts.request_id})
+        facts.database_down = True  # no audit row: writing one would wait on the same outage
+        facts.fresh_token = None  # the claim and the next token were not stored
+        shown = page(request, 503, "The console is unavailable", DATABASE_DOWN)
+        return shown or answer(request, refuse(DATABASE_DOWN, rest_status=503))
+
+    return handle
+
+
+JSON = "application/json"
+
+
+# Status per code in `rest` mode; an error may name its own (405, 409, 413, 502, …).
+REST_STATUS: dict[MsgCode, int] = {
+    MsgCode.SUCCESS: 200,
+    MsgCode.TOKEN: 401,
+    MsgCode.MODULE_REQUIRED: 404,
+    MsgCode.ACTION_REQUIRED: 400,
+    MsgCode.SOURCE: 403,
+    MsgCode.AGENT: 403,
+    MsgCode.MODULE_UNKNOWN: 404,
+    MsgCode.ACTION_UNKNOWN: 400,
+    MsgCode.COMPANY: 403,
+    MsgCode.WRONG_GROUP: 400,
+    MsgCode.UNAUTHORIZED: 403,
+    MsgCode.MULTIPLE: 400,
+    MsgCode.ERROR: 400,
+}
+
+
+OUTAGE_STATUSES = frozenset({502, 503, 504})  # something the call needed was down: the alerts' outage class
+
+
+def status_of(settings: ApiSettings, code: MsgCode, rest_status: int | None = None) -> int:
+    status = rest_status or REST_STATUS[code]
+    return 200 if settings.http_status == "legacy" and status != 500 else status
+
+
+def render(settings: ApiSettings, facts: Facts, envelope: Envelope, *, rest_status: int | None = None) -> Response:
+    """Adds the token the answer carries (a RESTAPI001 answer carries "", decisions.md) and the echoed
+    transaction id, records the outcome in the request's facts, and serializes once."""
+    token = envelope.token
+    if token is None:
+        token = "" if envelope.msg_code is MsgCode.TOKEN else facts.fresh_token
+    envelope = replace(envelope, token=token, external_transaction_id=facts.external_transaction_id)
+    facts.msg_code = envelope.msg_code.value
+    facts.status = status_of(settings, envelope.msg_code, rest_status)
+    facts.outage = (rest_status or REST_STATUS[envelope.msg_code]) in OUTAGE_STATUSES
+    return Response(pydantic_core.to_json(envelope.body()), status_code=facts.status, media_type=JSON)
+
+
+def refusal(error: LineupError) -> Envelope:
+    """A LineupError as the envelope says it (with the data it shows beside it, when it has any)."""
+    envelope = Envelope(msg_code=error.code, msg=error.msg, errors=error.errors)
+    if error.data is not None:
+        envelope = replace(envelope, data=pydantic_core.to_jsonable_python(error.data))
+    return envelope
+
+
+def failure(msg: str, *errors: str) -> Envelope:
+    return Envelope(msg_code=MsgCode.ERROR, msg=msg, errors=list(errors))
+
+
+JsonObject = dict[str, object]
+
+BOM = b"\xef\xbb\xbf"
+IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
+STRIDE = 256 * 1024  # bytes one search of the scan looks through (about a millisecond, the GIL held)
+_STRUCTURE = re.compile(rb'[{}\[\]:"]')
+_OPEN_OBJECT, _OPEN_ARRAY, _CLOSE, _QUOTE = b"{", b"[", b"}]", b'"'
+_SHOWN_KEY = re.compile(r"[\w .-]{1,40}")
+
+
+class BodyProblem(ValueError):
+    """Why the body is not a JSON object Lineup takes: the words of the answer's `errors`."""
+
+
+def parse(raw: bytes, max_members: int) -> JsonObject:
+    """The body's JSON object, or BodyProblem saying why not."""
+    if raw.startswith(BOM):
+        raise BodyProblem("Request body starts with a byte order mark; send UTF-8 without one")
+    try:
+        # surrogatepass as json itself decodes bytes: an escaped lone surrogate reaches the field it is in, which
+        # refuses it by name (models.types.malformed)
+        text = raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise BodyProblem("Request body is not UTF-8 text") from None
+    if _crowded(raw, max_members):
+        raise BodyProblem(f"A JSON object of the body has more than {max_members} members")
+    try:
+        payload = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
+    except BodyProblem:
+        raise
+    except (ValueError, RecursionError):
+        raise BodyProblem("Request body is not valid JSON") from None
+    if not isinstance(payload, dict):
+        raise BodyProblem("Request body must be a JSON object")
+    return payload
+
+
+async def parse_off_loop(raw: bytes, max_members: int) -> JsonObject:
+    """parse(), in a worker thread for a large body."""
+    if len(raw) > IN_THREAD_ABOVE:
+        return await asyncio.to_thread(parse, raw, max_members)
+    return parse(raw, max_members)
+
+
+def _crowded(raw: bytes, limit: int) -> bool:
+    """True when an object of the body has more than `limit` members, found by scanning structure only: a string
+    is jumped over (memchr to its closing quote), nothing is built. A body that is not JSON at all is left to json
+    to describe."""
+    members: list[int | None] = []  # per open container: an object's members so far (its colons); None: an array
+    position, end = 0, len(raw)
+    while position < end:
+        found = _STRUCTURE.search(raw, position, min(end, position + STRIDE))
+        if found is None:
+            position += STRIDE
+            continue
+        mark, position = raw[found.start() : found.end()], found.end()
+        if mark == _QUOTE:
+            position = _after_string(raw, position)
+        elif mark in (_OPEN_OBJECT, _OPEN_ARRAY):
+            members.append(0 if mark == _OPEN_OBJECT else None)
+        elif mark in _CLOSE:
+            if members:
+                members.pop()
+        elif members and (count := members[-1]) is not None:  # a colon: one more member of this object
+            if count == limit:
+                return True
+            members[-1] = count + 1
+    return False
+
+
+def _after_string(raw: bytes, position: int) -> int:
+    """Where the string that opened just before `position` ends (past its closing quote; the end if never)."""
+    while (quote := raw.find(_QUOTE, position)) >= 0:
+        slashes = 0
+        while raw[quote - 1 - slashes] == 0x5C:  # backslashes: an odd run escapes the quote
+            slashes += 1
+        if slashes % 2 == 0:
+            return quote + 1
+        position = quote + 1
+    return len(raw)
+
+
+def _unique(pairs: list[tuple[str, object]]) -> JsonObject:
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            shown = f" ({key!r})" if _SHOWN_KEY.fullmatch(key) else ""  # a name that reads as one, not any text
+            raise BodyProblem(f"A JSON object of the body has a key twice{shown}")
+        seen.add(key)
+    return found
+
+
+def _no_constant(name: str) -> object:
+    raise BodyProblem(f"Request body holds {name}, which is not a JSON number")
+
+
 LABELS = {
     "ssn": "SSN",
     "port_ssn": "Port SSN",
@@ -209,159 +586,6 @@ def describe_all(error: ValidationError) -> list[str]:
     return [*messages[:MOST_ERRORS], f"… and {len(messages) - MOST_ERRORS:,} more problems"]
 
 
-JsonObject = dict[str, object]
-
-BOM = b"\xef\xbb\xbf"
-IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
-STRIDE = 256 * 1024  # bytes one search of the scan looks through (about a millisecond, the GIL held)
-_STRUCTURE = re.compile(rb'[{}\[\]:"]')
-_OPEN_OBJECT, _OPEN_ARRAY, _CLOSE, _QUOTE = b"{", b"[", b"}]", b'"'
-_SHOWN_KEY = re.compile(r"[\w .-]{1,40}")
-
-
-class BodyProblem(ValueError):
-    """Why the body is not a JSON object Lineup takes: the words of the answer's `errors`."""
-
-
-def parse(raw: bytes, max_members: int) -> JsonObject:
-    """The body's JSON object, or BodyProblem saying why not."""
-    if raw.startswith(BOM):
-        raise BodyProblem("Request body starts with a byte order mark; send UTF-8 without one")
-    try:
-        # surrogatepass as json itself decodes bytes: an escaped lone surrogate reaches the field it is in, which
-        # refuses it by name (models.types.malformed)
-        text = raw.decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        raise BodyProblem("Request body is not UTF-8 text") from None
-    if _crowded(raw, max_members):
-        raise BodyProblem(f"A JSON object of the body has more than {max_members} members")
-    try:
-        payload = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
-    except BodyProblem:
-        raise
-    except (ValueError, RecursionError):
-        raise BodyProblem("Request body is not valid JSON") from None
-    if not isinstance(payload, dict):
-        raise BodyProblem("Request body must be a JSON object")
-    return payload
-
-
-async def parse_off_loop(raw: bytes, max_members: int) -> JsonObject:
-    """parse(), in a worker thread for a large body."""
-    if len(raw) > IN_THREAD_ABOVE:
-        return await asyncio.to_thread(parse, raw, max_members)
-    return parse(raw, max_members)
-
-
-def _crowded(raw: bytes, limit: int) -> bool:
-    """True when an object of the body has more than `limit` members, found by scanning structure only: a string
-    is jumped over (memchr to its closing quote), nothing is built. A body that is not JSON at all is left to json
-    to describe."""
-    members: list[int | None] = []  # per open container: an object's members so far (its colons); None: an array
-    position, end = 0, len(raw)
-    while position < end:
-        found = _STRUCTURE.search(raw, position, min(end, position + STRIDE))
-        if found is None:
-            position += STRIDE
-            continue
-        mark, position = raw[found.start() : found.end()], found.end()
-        if mark == _QUOTE:
-            position = _after_string(raw, position)
-        elif mark in (_OPEN_OBJECT, _OPEN_ARRAY):
-            members.append(0 if mark == _OPEN_OBJECT else None)
-        elif mark in _CLOSE:
-            if members:
-                members.pop()
-        elif members and (count := members[-1]) is not None:  # a colon: one more member of this object
-            if count == limit:
-                return True
-            members[-1] = count + 1
-    return False
-
-
-def _after_string(raw: bytes, position: int) -> int:
-    """Where the string that opened just before `position` ends (past its closing quote; the end if never)."""
-    while (quote := raw.find(_QUOTE, position)) >= 0:
-        slashes = 0
-        while raw[quote - 1 - slashes] == 0x5C:  # backslashes: an odd run escapes the quote
-            slashes += 1
-        if slashes % 2 == 0:
-            return quote + 1
-        position = quote + 1
-    return len(raw)
-
-
-def _unique(pairs: list[tuple[str, object]]) -> JsonObject:
-    found = dict(pairs)
-    if len(found) == len(pairs):
-        return found
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            shown = f" ({key!r})" if _SHOWN_KEY.fullmatch(key) else ""  # a name that reads as one, not any text
-            raise BodyProblem(f"A JSON object of the body has a key twice{shown}")
-        seen.add(key)
-    return found
-
-
-def _no_constant(name: str) -> object:
-    raise BodyProblem(f"Request body holds {name}, which is not a JSON number")
-
-
-JSON = "application/json"
-
-
-# Status per code in `rest` mode; an error may name its own (405, 409, 413, 502, …).
-REST_STATUS: dict[MsgCode, int] = {
-    MsgCode.SUCCESS: 200,
-    MsgCode.TOKEN: 401,
-    MsgCode.MODULE_REQUIRED: 404,
-    MsgCode.ACTION_REQUIRED: 400,
-    MsgCode.SOURCE: 403,
-    MsgCode.AGENT: 403,
-    MsgCode.MODULE_UNKNOWN: 404,
-    MsgCode.ACTION_UNKNOWN: 400,
-    MsgCode.COMPANY: 403,
-    MsgCode.WRONG_GROUP: 400,
-    MsgCode.UNAUTHORIZED: 403,
-    MsgCode.MULTIPLE: 400,
-    MsgCode.ERROR: 400,
-}
-
-
-OUTAGE_STATUSES = frozenset({502, 503, 504})  # something the call needed was down: the alerts' outage class
-
-
-def status_of(settings: ApiSettings, code: MsgCode, rest_status: int | None = None) -> int:
-    status = rest_status or REST_STATUS[code]
-    return 200 if settings.http_status == "legacy" and status != 500 else status
-
-
-def render(settings: ApiSettings, facts: Facts, envelope: Envelope, *, rest_status: int | None = None) -> Response:
-    """Adds the token the answer carries (a RESTAPI001 answer carries "", decisions.md) and the echoed
-    transaction id, records the outcome in the request's facts, and serializes once."""
-    token = envelope.token
-    if token is None:
-        token = "" if envelope.msg_code is MsgCode.TOKEN else facts.fresh_token
-    envelope = replace(envelope, token=token, external_transaction_id=facts.external_transaction_id)
-    facts.msg_code = envelope.msg_code.value
-    facts.status = status_of(settings, envelope.msg_code, rest_status)
-    facts.outage = (rest_status or REST_STATUS[envelope.msg_code]) in OUTAGE_STATUSES
-    return Response(pydantic_core.to_json(envelope.body()), status_code=facts.status, media_type=JSON)
-
-
-def refusal(error: LineupError) -> Envelope:
-    """A LineupError as the envelope says it (with the data it shows beside it, when it has any)."""
-    envelope = Envelope(msg_code=error.code, msg=error.msg, errors=error.errors)
-    if error.data is not None:
-        envelope = replace(envelope, data=pydantic_core.to_jsonable_python(error.data))
-    return envelope
-
-
-def failure(msg: str, *errors: str) -> Envelope:
-    return Envelope(msg_code=MsgCode.ERROR, msg=msg, errors=list(errors))
-
-
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
@@ -448,225 +672,3 @@ class ReadTimeouts(H11Protocol):
         self._head_timer = None
         if not self.transport.is_closing():
             self.transport.close()
-
-
-log = logging.getLogger("lineup.access")
-_SLASHES = re.compile(r"/{2,}")
-
-
-class BodyRefused(Exception):
-    """Raised from `receive`: the dispatcher answers it as RESTAPI110 (its status in `rest` mode)."""
-
-    status = 400
-
-
-class BodyTooLarge(BodyRefused):
-    status = 413
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"Request body exceeds the limit of {limit} bytes")
-
-
-class BodyTooSlow(BodyRefused):
-    status = 408
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"The request body was not received within {seconds:g} seconds")
-
-
-class Edge:
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app, self.settings = app, settings
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # the lifespan's and any other scope pass through
-            await self.app(scope, receive, send)
-            return
-        # Channels of the original service post to `//authenticate`, some to `/plan/`: one route each, never a
-        # redirect (a redirect is not the envelope).
-        if "//" in scope["path"] or (scope["path"].endswith("/") and scope["path"] != "/"):
-            scope["path"] = _SLASHES.sub("/", scope["path"]).rstrip("/") or "/"
-        db: Database = scope["app"].state.resources.db
-        facts = Facts(request_id=uuid.uuid4().hex, uow=UnitOfWork(db), started=time.perf_counter())
-        scope.setdefault("state", {})[KEY] = facts
-        try:
-            await self._serve(scope, receive, send, facts)
-        finally:
-            try:
-                await self._record(scope, facts)
-            finally:
-                await facts.uow.close()
-
-    async def _serve(self, scope: Scope, receive: Receive, send: Send, facts: Facts) -> None:
-        api = self.settings.api
-        # Bytes the body may carry: `/auth` carries three proof images.
-        group = scope["path"].removeprefix(api.base_path).strip("/").split("/", 1)[0]
-        limit = facts.body_limit = api.max_auth_body_bytes if group == "auth" else api.max_body_bytes
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            await render(api, facts, failure("Error occurred", str(BodyTooLarge(limit))), rest_status=413)(
-                scope, receive, send
-            )
-            return
-        loop = asyncio.get_running_loop()
-        deadline, seen, body_done, expired, sent = loop.time() + api.body_timeout_seconds, 0, False, False, False
-
-        async def bounded_receive() -> Message:
-            # The whole body must arrive within LINEUP_BODY_TIMEOUT_SECONDS of the head, however it trickles in,
-            # and no larger than the limit; after it, a receive waits for the client to go away: not bounded.
-            nonlocal seen, body_done, expired
-            if body_done:
-                return await receive()
-            try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
-            except TimeoutError:
-                expired = True
-                raise BodyTooSlow(api.body_timeout_seconds) from None
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise BodyTooLarge(limit)
-            body_done = message["type"] != "http.request" or not message.get("more_body", False)
-            return message
-
-        async def marked_send(message: Message) -> None:
-            nonlocal sent
-            if message["type"] == "http.response.start":
-                sent = True
-                facts.status = message["status"]
-                headers = message.setdefault("headers", [])
-                headers.append((b"x-request-id", facts.request_id.encode()))
-                if expired:  # the rest of the body is still on its way: the connection cannot carry another
-                    headers.append((b"connection", b"close"))
-            await send(message)
-
-        try:
-            await self.app(scope, bounded_receive, marked_send)
-        except Exception:
-            log.exception("unexpected failure", extra={"request_id": facts.request_id})
-            if not sent:
-                envelope = failure("Error occurred", f"Unexpected error; reference {facts.request_id}")
-                await render(api, facts, envelope, rest_status=500)(scope, receive, marked_send)
-
-    async def _record(self, scope: Scope, facts: Facts) -> None:
-        """The access-log line and the metrics of every request; the audit row of a call answered with the
-        envelope before the dispatcher wrote one (a missing module, a body refused)."""
-        elapsed = time.perf_counter() - facts.started
-        if facts.msg_code:  # calls that answered an envelope (not probes, docs or scrapes)
-            observability.request_answered(facts.action, facts.msg_code, elapsed, outage=facts.outage)
-        if facts.token_failure:
-            observability.token_refused(facts.token_failure)
-        fields = {
-            "request_id": facts.request_id,
-            "method": scope["method"],
-            "path": scope["path"],
-            "action": facts.action,
-            "agent": facts.agent,
-            "vendor_id": facts.vendor_id,
-            "api_user_id": facts.api_user_id,
-            "msg_code": facts.msg_code,
-            "status": facts.status or 500,
-            "duration_ms": int(elapsed * 1000),
-        }
-        log.info("request", extra={"fields": fields})
-        if facts.audited or not (facts.msg_code and scope["method"] == "POST") or facts.database_down:
-            return
-        row = auth.AuditFacts(
-            request_id=facts.request_id,
-            path=scope["path"],
-            action=facts.action,
-            vendor_id=facts.vendor_id,
-            api_user_id=facts.api_user_id,
-            agent_username=facts.agent,
-            msg_code=facts.msg_code,
-            http_status=facts.status or 500,
-            duration_ms=int(elapsed * 1000),
-        )
-        try:
-            await auth.record_audit(facts.uow, row)
-        except Exception:
-            log.exception("audit write failed", extra={"request_id": facts.request_id})
-
-
-DATABASE_DOWN = "The database is unavailable, please try again later"
-Handler = Callable[[Request, Exception], Awaitable[Response]]
-# The console's own page for a failure of one of its requests (api.console.routes.problem_page); None elsewhere.
-Page = Callable[[Request, int, str, str], Response | None]
-
-
-def answer(request: Request, error: LineupError) -> Response:
-    settings = request.app.state.resources.settings.api
-    return render(settings, facts_of(request), refusal(error), rest_status=error.rest_status)
-
-
-async def on_lineup_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, LineupError)
-    return answer(request, exc)
-
-
-async def on_invalid_request(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, RequestValidationError)
-    found = dict.fromkeys(message for issue in exc.errors() for message in describe(issue))
-    return answer(request, refuse(*found))
-
-
-def on_body_refused(page: Page) -> Handler:
-    async def handle(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, BodyRefused)
-        shown = page(request, exc.status, "The request was refused", str(exc))
-        return shown or answer(request, refuse(str(exc), rest_status=exc.status))
-
-    return handle
-
-
-async def on_http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own 404/405 become module and method errors, in the order decisions.md gives."""
-    assert isinstance(exc, StarletteHTTPException)
-    if request.method != "POST" or exc.status_code == 405:
-        error = LineupError(MsgCode.TOKEN, "Invalid Access!!", rest_status=405)
-    elif exc.status_code == 404:
-        root = request.url.path.rstrip("/") == request.app.state.resources.settings.api.base_path.rstrip("/")
-        error = (
-            LineupError(MsgCode.MODULE_REQUIRED, "Module required")
-            if root
-            else LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
-        )
-    else:
-        error = refuse(str(exc.detail), rest_status=exc.status_code)
-    return answer(request, error)
-
-
-def on_database_error(page: Page) -> Handler:
-    """A database that cannot be reached is an outage, answered as Temporal's and the carrier's are (503 in
-    `rest` mode; the support console's pages say it in a page of their own); any other database error is a
-    bug, left to the last-resort 500 (the Edge)."""
-
-    async def handle(request: Request, exc: Exception) -> Response:
-        if not database_unavailable(exc):
-            raise exc
-        facts = facts_of(request)
-        log.warning("database unavailable: %s", exc, extra={"request_id": facts.request_id})
-        facts.database_down = True  # no audit row: writing one would wait on the same outage
-        facts.fresh_token = None  # the claim and the next token were not stored
-        shown = page(request, 503, "The console is unavailable", DATABASE_DOWN)
-        return shown or answer(request, refuse(DATABASE_DOWN, rest_status=503))
-
-    return handle
-
-
-def install(app: FastAPI, page: Page) -> None:
-    """The envelope for every failure outside the dispatcher; `page` answers those of the console's pages."""
-    database_error = on_database_error(page)
-    handlers: dict[type[Exception], Handler] = {
-        LineupError: on_lineup_error,
-        RequestValidationError: on_invalid_request,
-        StarletteHTTPException: on_http_error,
-        BodyRefused: on_body_refused(page),
-        # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
-        sql.DBAPIError: database_error,
-        sql.TimeoutError: database_error,
-        asyncpg.PostgresError: database_error,
-        OSError: database_error,
-    }
-    for exc_type, handler in handlers.items():
-        app.add_exception_handler(exc_type, handler)
