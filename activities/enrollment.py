@@ -143,7 +143,7 @@ class EnrollmentActivities:
 
     @activity.defn
     async def line_inquiry(self, request: InquiryRequest) -> LineInquiryAnswer:
-        async with self._db.transaction() as session:
+        async with self._db.transaction(write=False) as session:
             line = await get_line(session, request.enrollment_id)
         flags = {
             "line_inquiry": request.line_inquiry,
@@ -211,7 +211,7 @@ class EsimActivities:
     async def assign_esim_profile(self, request: EsimRequest) -> EsimAssigned:
         """The carrier's reservation under a key of the line's (a retry, or a second request, gets the same
         profile), sealed in the line with its ESIM_ASSIGNED event; nothing for a line that has a profile."""
-        async with self._db.transaction() as session:
+        async with self._db.transaction(write=False) as session:
             line = await get_line(session, request.enrollment_id)
         if line.esim_profile is not None:
             return EsimAssigned(reserved=False)

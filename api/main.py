@@ -60,8 +60,8 @@ async def readiness_problems(resources: Resources) -> list[str]:
 
 async def _database(resources: Resources) -> list[str]:
     try:
-        async with resources.db.transaction() as session:
-            await asyncio.wait_for(session.execute(text("SELECT 1")), CHECK_TIMEOUT)
+        async with resources.db.transaction(write=False) as session:
+            await asyncio.wait_for(session.rows(text("SELECT 1")), CHECK_TIMEOUT)
     except Exception:  # noqa: BLE001 — any failure is "not reachable"; the reason stays in the logs
         return ["Database is not reachable"]
     return []
@@ -93,7 +93,7 @@ async def _heartbeat(resources: Resources) -> list[str]:
     heartbeat row, written every few seconds from its event loop, says it still runs."""
     settings = resources.settings
     try:
-        async with resources.db.transaction() as session:
+        async with resources.db.transaction(write=False) as session:
             seen = await asyncio.wait_for(last_beat(session, settings.temporal.task_queue), CHECK_TIMEOUT)
     except Exception:  # noqa: BLE001 — the database check reports the outage
         return []

@@ -1093,7 +1093,7 @@ async def sealed_extras(session: Session, enrollment_ids: Collection[str]) -> di
 
 async def give_pin(session: Session, enrollment_id: str, sealed_pin: str) -> None:
     """Gives a line without a PIN this one; a line that got one meanwhile keeps its own (the first writer wins)."""
-    await session.execute(
+    await session.run(
         update(Line).where(col(Line.enrollment_id) == enrollment_id, col(Line.pin).is_(None)).values(pin=sealed_pin)
     )
 
@@ -1158,12 +1158,11 @@ async def ported_out(session: Session, mdn: str, *, to: str) -> None:
     """Any other ACTIVE line holding `mdn` is PORTED_OUT: the carrier moved the number to line `to` (which may
     be another vendor's, so the error names no line). Written before `to` becomes ACTIVE with it (the unique
     index on active lines' numbers)."""
-    await session.execute(
+    await session.run(
         update(Line)
         .where(col(Line.mdn) == mdn, col(Line.status) == LineStatus.ACTIVE, col(Line.enrollment_id) != to)
         .values(status=LineStatus.PORTED_OUT, last_error="Number ported out", status_since=utcnow())
     )
-    await session.flush()
 
 
 # Statuses an activation moves on from: a first try's, a waiting line's, support's retry (its own retry was moved
@@ -1279,7 +1278,7 @@ async def hash_left_pending(db: Database, cipher: FieldCipher, *, created_before
         .order_by(col(Line.created_at))
         .limit(limit)
     )
-    async with db.transaction() as session:
+    async with db.transaction(write=False) as session:
         lines = (await session.exec(query)).all()
     by_password: dict[str, list[str]] = {}
     for line in lines:
