@@ -9,7 +9,6 @@ holds the token read, the handler's writes, the token claim, the next token and 
 from __future__ import annotations
 
 import asyncio
-import time
 import types
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -450,18 +449,7 @@ class Dispatch:
     async def commit_with_audit(self, code: MsgCode, status: int) -> None:
         facts = self.facts
         facts.msg_code = code.value
-        row = auth.AuditFacts(
-            request_id=facts.request_id,
-            path=self.request.url.path,
-            action=facts.action,
-            vendor_id=facts.vendor_id,
-            api_user_id=facts.api_user_id,
-            agent_username=facts.agent,
-            msg_code=code.value,
-            http_status=status,
-            duration_ms=int((time.perf_counter() - facts.started) * 1000),
-        )
-
+        row = facts.audit_row(self.request.url.path, status)
         facts.uow.before_commit(lambda transaction: auth.write_audit(transaction, row))
         await facts.uow.commit()
         facts.audited = True

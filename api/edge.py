@@ -65,6 +65,20 @@ class Facts:
     outage: bool = False  # answered with an outage error (502, 503, 504 in rest mode): counted for the alerts
     body_limit: int = 0  # bytes the body may carry, by its path
 
+    def audit_row(self, path: str, status: int) -> auth.AuditFacts:
+        """The call's audit row: who, what, the outcome and how long, never the body."""
+        return auth.AuditFacts(
+            request_id=self.request_id,
+            path=path,
+            action=self.action,
+            vendor_id=self.vendor_id,
+            api_user_id=self.api_user_id,
+            agent_username=self.agent,
+            msg_code=self.msg_code or "",
+            http_status=status,
+            duration_ms=int((time.perf_counter() - self.started) * 1000),
+        )
+
 
 def facts_of(scope: Scope | Request) -> Facts:
     state = (scope.scope if isinstance(scope, Request) else scope)["state"]
@@ -172,19 +186,8 @@ class Edge:
         log.info("request", extra={"fields": fields})
         if facts.audited or not (facts.msg_code and scope["method"] == "POST") or facts.database_down:
             return
-        row = auth.AuditFacts(
-            request_id=facts.request_id,
-            path=scope["path"],
-            action=facts.action,
-            vendor_id=facts.vendor_id,
-            api_user_id=facts.api_user_id,
-            agent_username=facts.agent,
-            msg_code=facts.msg_code,
-            http_status=facts.status or 500,
-            duration_ms=int(elapsed * 1000),
-        )
         try:
-            await auth.record_audit(facts.uow, row)
+            await auth.record_audit(facts.uow, facts.audit_row(scope["path"], facts.status or 500))
         except Exception:
             log.exception("audit write failed", extra={"request_id": facts.request_id})
 
