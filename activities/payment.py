@@ -11,7 +11,6 @@ from temporalio.exceptions import ApplicationError
 from adapters.carrier import CarrierClient
 from adapters.http import outside_call
 from adapters.payments import PaymentGateway
-from models import payment
 from models.crypto import FieldCipher
 from models.db import Database, RecordNotFound, row_for_key
 from models.envelope import NOT_FOUND
@@ -32,6 +31,7 @@ from models.payment import (
     registered,
     settle_failed,
     settle_paid,
+    tax_collected,
     waiting_registration,
 )
 from models.types import utcnow
@@ -123,7 +123,7 @@ class PaymentActivities:
             calc = await session.get(TaxCalculation, receipt.calc_id)
             if calc is None:
                 raise RecordNotFound(f"tax calculation {receipt.calc_id} not found")
-            await payment.tax_collected(session, calc, receipt.status)
+            await tax_collected(session, calc, receipt.status)
             calc.status, calc.reference_number, calc.iccid = receipt.status, receipt.reference_number, iccid
             calc.updated_at = utcnow()
             session.add(calc)

@@ -10,7 +10,7 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from activities.enrollment import mark_activating, move_line, outcome_recorded
 from adapters.carrier import CarrierClient, PortOrder
 from adapters.http import Rejected, Unavailable, outside_call
-from models import enrollment, porting
+from models import enrollment
 from models.crypto import FieldCipher, Fields
 from models.db import Database, Session, database_outage
 from models.enrollment import CarrierCall, Line, LineState, LineStatus, get_line, holding_line, ported_out
@@ -29,6 +29,7 @@ from models.porting import (
     PortView,
     PortWatchPoll,
     get_port,
+    port_moved,
     same_state,
 )
 from models.types import utcnow
@@ -116,7 +117,7 @@ class PortingActivities:
         """The port's state as the carrier reported it, with its events (called by the other activities too)."""
         async with self._db.transaction() as session:
             port = await get_port(session, enrollment_id)
-            await porting.port_moved(session, port, view.status, view.resolution_description)
+            await port_moved(session, port, view.status, view.resolution_description)
             if view.status == PortStatus.COMPLETED != port.status and port.requested_at:  # how long the port took
                 meter = activity.metric_meter() if activity.in_activity() else None
                 port_completed((utcnow() - port.requested_at).total_seconds(), meter)
