@@ -1,19 +1,19 @@
-"""Activities of the payment domain. The payment guard's: settle a payment the API charged but did not
-record (it crashed, or its write failed), by asking the gateway what became of the charge, and give the charge
-back when it cannot be recorded; neither sees card data (the gateway knows the charge by its idempotency key).
-The carrier's tax API: register an order's tax (make_payment), estimate it (payment_details), collect it
-(update_tax_calculation_status_plum), and the calculation's row."""
+"""PaymentActivities. The payment guard's: settle a payment the API charged but did not record (it crashed, or its
+write failed) from the gateway's record of the charge, and give the charge back when it cannot be recorded;
+neither sees card data (the gateway knows the charge by its idempotency key). The carrier's tax API: register an
+order's tax (make_payment), estimate it (payment_details), collect it (update_tax_calculation_status_plum)."""
 
 from __future__ import annotations
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from adapters.carrier import CarrierClient
 from adapters.http import outside_call
-from adapters.payments import Charge, PaymentGateway
-from models import payment
+from adapters.payments import PaymentGateway
 from models.crypto import FieldCipher
 from models.db import Database, RecordNotFound, row_for_key
+from models.envelope import NOT_FOUND
 from models.payment import (
     PaymentGuard,
     PaymentRecord,
@@ -31,6 +31,7 @@ from models.payment import (
     registered,
     settle_failed,
     settle_paid,
+    tax_collected,
     waiting_registration,
 )
 from models.types import utcnow
@@ -45,52 +46,40 @@ class PaymentActivities:
     @activity.defn
     async def settle_payment(self, guard: PaymentGuard) -> str:
         """The attempt's status once settled; an attempt the API already settled is left as it is."""
-        payment = await self._pending(guard)
-        if payment is None:
+        pending = await self._pending(guard)
+        if pending is None:
             return "SETTLED"
         async with outside_call():
             charge = await self._gateway.lookup(charge_key(guard.idempotency_key, guard.attempt))
-        return await self._record(payment, charge)
-
-    @activity.defn
-    async def void_payment(self, guard: PaymentGuard) -> str:
-        """The charge could not be recorded: it is given back, and the payment says so."""
-        async with outside_call():
-            charge = await self._gateway.void(charge_key(guard.idempotency_key, guard.attempt))
-        payment = await self._pending(guard)
-        if payment is not None:
-            status = PaymentStatus.ABANDONED if charge is None else PaymentStatus.VOIDED
-            async with self._db.transaction() as session:
-                await settle_failed(session, payment, status)
-        activity.logger.warning("payment %s attempt %s given back", guard.idempotency_key, guard.attempt)
-        return "VOIDED"
-
-    async def _pending(self, guard: PaymentGuard) -> PaymentRecord | None:
-        async with self._db.transaction() as session:
-            payment: PaymentRecord | None = await row_for_key(session, PaymentRecord, guard.idempotency_key)
-        async with outside_call():
-            if payment is None:
-                raise RecordNotFound(f"payment {guard.idempotency_key} not found")
-        pending = payment.status == PaymentStatus.PENDING and payment.attempt == guard.attempt
-        return payment if pending else None
-
-    async def _record(self, payment: PaymentRecord, charge: Charge | None) -> str:
         async with self._db.transaction() as session:
             if charge is None:  # the gateway never saw it: no money moved
-                await settle_failed(session, payment, PaymentStatus.ABANDONED)
+                await settle_failed(session, pending, PaymentStatus.ABANDONED)
                 return PaymentStatus.ABANDONED
             if not charge.approved:
-                await settle_failed(session, payment, PaymentStatus.DECLINED)
+                await settle_failed(session, pending, PaymentStatus.DECLINED)
                 return PaymentStatus.DECLINED
             await settle_paid(
                 session,
-                payment,
+                pending,
                 self._cipher,
                 status=PaymentStatus.APPROVED,
                 transaction_id=charge.transaction_id or "",
                 card=charge.saved_card(),
             )
         return PaymentStatus.APPROVED
+
+    @activity.defn
+    async def void_payment(self, guard: PaymentGuard) -> str:
+        """The charge could not be recorded: it is given back, and the payment says so."""
+        async with outside_call():
+            charge = await self._gateway.void(charge_key(guard.idempotency_key, guard.attempt))
+        pending = await self._pending(guard)
+        if pending is not None:
+            status = PaymentStatus.ABANDONED if charge is None else PaymentStatus.VOIDED
+            async with self._db.transaction() as session:
+                await settle_failed(session, pending, status)
+        activity.logger.warning("payment %s attempt %s given back", guard.idempotency_key, guard.attempt)
+        return "VOIDED"
 
     @activity.defn
     async def register_tax(self, quote: TaxQuote) -> TaxQuoted:
@@ -105,8 +94,13 @@ class PaymentActivities:
             return await self._carrier.tax_quote(query.vendor_code, query.state, query.amount_cents)
 
     @activity.defn
+    async def register_held_tax(self, job: TaxRegistrationJob) -> str:
+        """A calculation quoted from held rates, registered at the carrier (once: the payment's key); its id."""
+        return await self._carrier_calc_id(job.calc_id)
+
+    @activity.defn
     async def load_tax(self, calc_id: str) -> TaxReceipt:
-        async with self._db.transaction() as session:
+        async with self._db.transaction(write=False) as session:
             calc = await session.get(TaxCalculation, calc_id)
         if calc is None:
             raise RecordNotFound(f"tax calculation {calc_id} not found")
@@ -124,12 +118,26 @@ class PaymentActivities:
         return TaxReceipt(collect.calc_id, CARRIER_STATUS[collect.status], reference, words)
 
     @activity.defn
-    async def register_held_tax(self, job: TaxRegistrationJob) -> str:
-        """A calculation quoted from held rates, registered at the carrier (once: the payment's key); its id."""
-        return await self._carrier_calc_id(job.calc_id)
+    async def record_tax(self, receipt: TaxReceipt, iccid: str) -> None:
+        async with self._db.transaction() as session:
+            calc = await session.get(TaxCalculation, receipt.calc_id)
+            if calc is None:
+                raise RecordNotFound(f"tax calculation {receipt.calc_id} not found")
+            await tax_collected(session, calc, receipt.status)
+            calc.status, calc.reference_number, calc.iccid = receipt.status, receipt.reference_number, iccid
+            calc.updated_at = utcnow()
+            session.add(calc)
+
+    async def _pending(self, guard: PaymentGuard) -> PaymentRecord | None:
+        """The guarded attempt while it is pending; a payment that is missing cannot appear by retrying."""
+        async with self._db.transaction(write=False) as session:
+            found: PaymentRecord | None = await row_for_key(session, PaymentRecord, guard.idempotency_key)
+        if found is None:
+            raise ApplicationError(f"payment {guard.idempotency_key} not found", type=NOT_FOUND, non_retryable=True)
+        return found if found.status == PaymentStatus.PENDING and found.attempt == guard.attempt else None
 
     async def _carrier_calc_id(self, calc_id: str) -> str:
-        async with self._db.transaction() as session:
+        async with self._db.transaction(write=False) as session:
             found = await waiting_registration(session, calc_id)
         if found is None:
             return calc_id  # registered by the carrier when it was paid: the id is the carrier's
@@ -150,14 +158,3 @@ class PaymentActivities:
                 waiting.tax_cents,
             )
         return taken.calc_id
-
-    @activity.defn
-    async def record_tax(self, receipt: TaxReceipt, iccid: str) -> None:
-        async with self._db.transaction() as session:
-            calc = await session.get(TaxCalculation, receipt.calc_id)
-            if calc is None:
-                raise RecordNotFound(f"tax calculation {receipt.calc_id} not found")
-            await payment.tax_collected(session, calc, receipt.status)  # issue 21: the event log
-            calc.status, calc.reference_number, calc.iccid = receipt.status, receipt.reference_number, iccid
-            calc.updated_at = utcnow()
-            session.add(calc)

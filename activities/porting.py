@@ -1,6 +1,6 @@
-"""Activities of the porting domain: submit a line's port (checking the old account as the losing carrier does
-when Lineup itself holds the number), poll the carrier, resubmit corrected data, give the line the ported
-number at the end (releasing the number it had), and validate a number for port-in (a lookup)."""
+"""PortingActivities: submit a line's port (checking the old account as the losing carrier would when Lineup
+holds the number), poll it, resubmit corrected data, give the line the ported number at the end (releasing the
+one it had), and validate a number for port-in."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from activities.enrollment import mark_activating, move_line, outcome_recorded
 from adapters.carrier import CarrierClient, PortOrder
 from adapters.http import Rejected, Unavailable, outside_call
-from models import enrollment, porting
+from models import enrollment
 from models.crypto import FieldCipher, Fields
 from models.db import Database, Session, database_outage
 from models.enrollment import CarrierCall, Line, LineState, LineStatus, get_line, holding_line, ported_out
@@ -29,18 +29,14 @@ from models.porting import (
     PortView,
     PortWatchPoll,
     get_port,
-    line_status_after,
+    port_moved,
     same_state,
 )
 from models.types import utcnow
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
-
-
 # The losing side's answers when the old account does not match (decisions.md, "Porting a number Lineup holds").
 ACCOUNT_MISMATCH = ("8A", "Account number required or incorrect")
-
-
 PIN_MISMATCH = ("6B", "Transfer PIN required or incorrect")
 
 
@@ -55,7 +51,7 @@ class PortingActivities:
         PIN: otherwise it is RESOLUTION_REQUIRED, never sent. A retried attempt repeats nothing."""
         eid = call.enrollment_id
         async with database_outage():
-            async with self._db.transaction() as session:
+            async with self._db.transaction(write=False) as session:
                 line, port = await get_line(session, eid), await get_port(session, eid)
                 active = line.status == LineStatus.ACTIVE
                 if port.carrier_port_id is not None:  # recorded by an earlier attempt
@@ -64,7 +60,7 @@ class PortingActivities:
             if not active:
                 await mark_activating(self._db, eid)
             if refusal is not None:
-                await self._record(eid, refusal)
+                await self.record_port_status(eid, refusal)
             else:
                 order = PortOrder(
                     vendor_id=call.vendor_code,
@@ -81,38 +77,6 @@ class PortingActivities:
             if not active:
                 await move_line(self._db, LineState(eid, LineStatus.PORT_PENDING, None))
         return PortSubmission(port.carrier_port_id, _iso(port), refusal)
-
-    async def _holder_check(self, session: Session, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
-        """The losing side's check when Lineup holds the number (True: it does, and the old account matched):
-        the account number is that line's customer id (or its account's) and the PIN its account PIN. A
-        refusal names neither the line nor its vendor."""
-        holder = await holding_line(session, port.port_number, besides=line.enrollment_id)
-        if holder is None:
-            return False, None
-        given = self._cipher.open(port.secrets, Fields)
-        if given.get("account_number") not in {holder.customer_id, holder.cust_id}:
-            code, text = ACCOUNT_MISMATCH
-        elif holder.pin is None or given.get("account_password") != self._cipher.decrypt(holder.pin):
-            code, text = PIN_MISMATCH
-        else:
-            return True, None
-        return True, PortView(PortStatus.RESOLUTION_REQUIRED, code, text)
-
-    async def _record_submitted(self, enrollment_id: str, port_id: str, status: str) -> PortIn:
-        async with self._db.transaction() as session:
-            port = await get_port(session, enrollment_id)
-            if port.carrier_port_id is None:
-                port.carrier_port_id, port.status = port_id, status
-                port.resolution_code = port.resolution_description = None
-                port.requested_at = port.requested_at or utcnow()
-                session.add(port)
-                line = await get_line(session, enrollment_id)
-                record(session, enrollment_id, EventType.PORT_SUBMITTED, line=line)
-                # A line ported in after creation (create_portin_v2…) is a PORTIN line from its submission on.
-                if line.activation_type != "PORTIN" and line.status != LineStatus.ACTIVE:
-                    line.activation_type = "PORTIN"
-                    session.add(line)
-            return port
 
     @activity.defn
     async def watch_port(self, poll: PortWatchPoll) -> PortView:
@@ -133,13 +97,13 @@ class PortingActivities:
                 type=PORT_UNCHANGED,
                 category=ApplicationErrorCategory.BENIGN,
             )
-        await self._record(poll.enrollment_id, view)
+        await self.record_port_status(poll.enrollment_id, view)
         return view
 
     @activity.defn
     async def resubmit_port(self, resubmit: PortResubmit) -> PortView:
         """Sends the corrected old-account data (read from the database) to the carrier."""
-        async with self._db.transaction() as session:
+        async with self._db.transaction(write=False) as session:
             port = await get_port(session, resubmit.enrollment_id)
         secrets = self._cipher.open(port.secrets, Fields)
         corrections = {key: secrets[key] for key in CORRECTABLE if key in secrets}
@@ -150,13 +114,11 @@ class PortingActivities:
 
     @activity.defn
     async def record_port_status(self, enrollment_id: str, view: PortView) -> None:
-        await self._record(enrollment_id, view)
-
-    async def _record(self, enrollment_id: str, view: PortView) -> None:
+        """The port's state as the carrier reported it, with its events (called by the other activities too)."""
         async with self._db.transaction() as session:
             port = await get_port(session, enrollment_id)
-            await porting.port_moved(session, port, view.status, view.resolution_description)  # issue 21: event log
-            if view.status == PortStatus.COMPLETED != port.status and port.requested_at:  # issue 30: its time
+            await port_moved(session, port, view.status, view.resolution_description)
+            if view.status == PortStatus.COMPLETED != port.status and port.requested_at:  # how long the port took
                 meter = activity.metric_meter() if activity.in_activity() else None
                 port_completed((utcnow() - port.requested_at).total_seconds(), meter)
             port.status = view.status
@@ -171,14 +133,14 @@ class PortingActivities:
         an ACTIVE line changes number, its first to be released); any other end leaves an ACTIVE line as it was
         and a waiting one in PORT_<status>. A repeat finds it done and answers the same."""
         view, eid = finish.view, finish.enrollment_id
-        await self._record(eid, view)
+        await self.record_port_status(eid, view)
         async with self._db.transaction() as session:
             line = await get_line(session, eid)
             if view.status != PortStatus.COMPLETED or not view.mdn:
                 if line.status == LineStatus.ACTIVE:
                     return PortOutcome(line.status, line.mdn)
                 error = view.resolution_description or view.carrier_response
-                after = line_status_after(PortStatus(view.status))
+                after = LineStatus(f"PORT_{view.status}")  # PORT_REJECTED, PORT_CANCELLED, PORT_ABANDONED
                 await enrollment.line_moved(session, line, after, error)
                 line.status, line.last_error, line.status_since = after, error, utcnow()
                 session.add(line)
@@ -212,6 +174,38 @@ class PortingActivities:
     async def validate_port(self, check: PortCheck) -> PortEligibilityReply:
         async with outside_call():
             return await self._carrier.validate_port(check.vendor_code, check.port_number, check.zip_code)
+
+    async def _holder_check(self, session: Session, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
+        """The losing side's check when Lineup holds the number (True: it does, and the old account matched):
+        the account number is that line's customer id (or its account's) and the PIN its account PIN. A
+        refusal names neither the line nor its vendor."""
+        holder = await holding_line(session, port.port_number, besides=line.enrollment_id)
+        if holder is None:
+            return False, None
+        given = self._cipher.open(port.secrets, Fields)
+        if given.get("account_number") not in {holder.customer_id, holder.cust_id}:
+            code, text = ACCOUNT_MISMATCH
+        elif holder.pin is None or given.get("account_password") != self._cipher.decrypt(holder.pin):
+            code, text = PIN_MISMATCH
+        else:
+            return True, None
+        return True, PortView(PortStatus.RESOLUTION_REQUIRED, code, text)
+
+    async def _record_submitted(self, enrollment_id: str, port_id: str, status: str) -> PortIn:
+        async with self._db.transaction() as session:
+            port = await get_port(session, enrollment_id)
+            if port.carrier_port_id is None:
+                port.carrier_port_id, port.status = port_id, status
+                port.resolution_code = port.resolution_description = None
+                port.requested_at = port.requested_at or utcnow()
+                session.add(port)
+                line = await get_line(session, enrollment_id)
+                record(session, enrollment_id, EventType.PORT_SUBMITTED, line=line)
+                # A line ported in after creation (create_portin_v2…) is a PORTIN line from its submission on.
+                if line.activation_type != "PORTIN" and line.status != LineStatus.ACTIVE:
+                    line.activation_type = "PORTIN"
+                    session.add(line)
+            return port
 
 
 def _iso(port: PortIn) -> str:

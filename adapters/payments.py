@@ -4,7 +4,7 @@ it need no card data: the payment guard's activity does those."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from adapters.http import JsonService, Wire
 
@@ -25,19 +25,19 @@ class Charge:
 
 @dataclass(frozen=True, repr=False)
 class Card:
-    number: str
+    card_number: str
     exp_month: str
     exp_year: str
     cvv: str
-    name: str
+    name_on_card: str
     zip: str
 
     def __repr__(self) -> str:
-        return f"Card(****{self.number[-4:]})"
+        return f"Card(****{self.card_number[-4:]})"
 
 
 class _Charge(Wire):
-    status: str
+    status: str  # approved, declined, voided; unknown: the gateway never saw it
     reason: str | None = None
     transaction_id: str | None = None
     payment_token: str | None = None
@@ -47,13 +47,7 @@ class _Charge(Wire):
     def charge(self) -> Charge:
         if self.status != "approved":
             return Charge(approved=False, reason=self.reason or self.status or "declined")
-        return Charge(
-            approved=True,
-            transaction_id=self.transaction_id,
-            payment_token=self.payment_token,
-            brand=self.brand,
-            last4=self.last4,
-        )
+        return Charge(True, self.transaction_id, self.payment_token, self.brand, self.last4)
 
 
 class _CardCharge(Wire):
@@ -77,23 +71,17 @@ class PaymentGateway(JsonService):
     system = "The payment gateway"
 
     async def charge(self, card: Card, amount_cents: int, *, key: str) -> Charge:
-        body = _CardCharge(
-            card_number=card.number,
-            exp_month=card.exp_month,
-            exp_year=card.exp_year,
-            cvv=card.cvv,
-            name_on_card=card.name,
-            amount_cents=amount_cents,
-            zip=card.zip,
-        )
+        body = _CardCharge(**asdict(card), amount_cents=amount_cents)
         return (await self.post("/charges", body, _Charge, key=key)).charge()
 
     async def lookup(self, key: str) -> Charge | None:
         """What became of the charge made with `key`; None when the gateway never saw it."""
-        answer = await self.post("/charges/lookup", _ChargeKey(key=key), _Charge)
-        return None if answer.status == "unknown" else answer.charge()
+        return await self._known("/charges/lookup", key)
 
     async def void(self, key: str) -> Charge | None:
         """Gives an approved charge back (a repeat changes nothing); None when the gateway never saw it."""
-        answer = await self.post("/charges/void", _ChargeKey(key=key), _Charge)
+        return await self._known("/charges/void", key)
+
+    async def _known(self, path: str, key: str) -> Charge | None:
+        answer = await self.post(path, _ChargeKey(key=key), _Charge)
         return None if answer.status == "unknown" else answer.charge()

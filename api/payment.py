@@ -1,17 +1,18 @@
-"""make_payment's money: a card charged as a saga (the payment row is written as the intent, a durable guard
-started, the card charged under the attempt's key, the answer recorded), or a payment made elsewhere recorded
-as it is. A failure after the gateway approved is settled by the guard, never forgotten."""
+"""The payment domain's actions. make_payment registers the order's tax at the carrier (with the carrier down:
+quoted from the rates Lineup holds, registered once it is back), then charges the card as a saga (the payment
+row written as the intent, a durable guard started, the card charged under the attempt's key, the answer
+recorded; a failure after the gateway approved is settled by the guard, never forgotten), or records a payment
+made elsewhere as it is. payment_details gives the same figures, registering nothing;
+update_tax_calculation_status_plum collects a calculation through its TaxCollectionWorkflow."""
 
 from __future__ import annotations
 
-# services/payment/pricing.py: The figures of a payment for one plan or a list of them (decisions.md, "plan_id lists"): each plan's price
-# services/payment/held_rates.py: Orders through a carrier outage (issue 27, finding 15). make_payment registered the order's tax calculation at
-# services/payment/payments.py: The payment domain's money in: make_payment (registers the order's tax, then charges the card as a saga, or
-# services/payment/tax.py: The payment domain's tax: update_tax_calculation_status_plum, which marks a calculation collected through
 import asyncio
 import hashlib
 import secrets
+from collections.abc import Awaitable
 from fractions import Fraction
+from typing import TypeVar
 
 from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
@@ -36,7 +37,6 @@ from models.envelope import (
 )
 from models.payment import (
     DETAILS,
-    IN_PROGRESS,
     PAYMENT,
     REFERENCE_TAKEN,
     SETTLED_PAYMENTS,
@@ -63,12 +63,14 @@ from models.payment import (
     TaxReceipt,
     TaxRegistration,
     TaxRegistrationJob,
+    TaxState,
     TaxStatus,
     UpdateTaxCalculationStatus,
     active_plans,
     add_registration,
     as_text,
     charge_key,
+    held,
     hold,
     items_of,
     record_intent,
@@ -76,9 +78,7 @@ from models.payment import (
     settle_failed,
     settle_paid,
 )
-from models.payment import PaymentRecord as PaymentRow
-from models.payment import TaxState as CalcStatus
-from models.payment import held as held_rates
+from models.payment import IN_PROGRESS as IN_PROGRESS  # make_payment's refusal of a payment under way
 from workflows.payment import (
     PaymentGuardWorkflow,
     TaxCollectionWorkflow,
@@ -92,14 +92,125 @@ from workflows.payment import (
     tax_workflow_id,
 )
 
+UPSTREAM_DOWN = (502, 504)  # models.envelope.upstream_down's statuses: the system (or Temporal) did not answer
+PRECISION = 10_000  # an item's share of the tax is weighed to 1/10,000 of a cent
+RECORDING_ROLE = "payments"  # money no gateway saw, recorded by the agents a vendor trusts with it (decisions.md)
+NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECORDING_ROLE} role"
 
-async def pay_by_card(ctx: Context, body: MakePayment, payment: PaymentRecord, *, retry: bool) -> PaymentRecord:
-    """Charges the card for `payment` (a new row, or a declined one tried again with `retry`)."""
-    await _record_intent(ctx, body, payment, retry=retry)
+Taxed = TypeVar("Taxed", TaxQuoted, TaxEstimate)
+
+
+@action("payment", example=PAYMENT)
+async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
+    """Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to
+    the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's
+    reference, or CASH; either needs the payments role). A repeated request returns the first result; a declined
+    card may be tried again; a processor reference is recorded once per vendor."""
+    caller = ctx.caller
+    if body.recorded and (caller.agent is None or RECORDING_ROLE not in caller.agent.roles):
+        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access", [NEEDS_ROLE])
+    reference = body.external_transaction_id or f"{body.enrollment_id}-{plan_key(body)}"
+    key = hashlib.sha256(f"{caller.vendor_id}:{reference}".encode()).hexdigest()[:32]
+    async with ctx.uow.transaction() as session:
+        done = await row_for_key(session, PaymentRecord, key)
+        slot = await session.get(Enrollment, body.enrollment_id)
+        plans = await active_plans(session, body.plan_id)
+        holder = await reference_holder(session, caller.vendor_id, body.transaction_id) if body.transaction_id else None
+    if done is not None and done.status in SETTLED_PAYMENTS:
+        return answer(done)
+    if done is not None and done.status == PaymentStatus.PENDING:
+        raise refuse(IN_PROGRESS, rest_status=409)
+    if slot is None or slot.vendor_id != caller.vendor_id:
+        raise refuse(invalid_enrollment_id(body.enrollment_id))
+    if plans is None:
+        raise refuse(PLANS_NOT_FOUND, rest_status=404)
+    if holder is not None and (done is None or holder.id != done.id):
+        raise refuse(REFERENCE_TAKEN, rest_status=409)
+    price = price_cents(body.plan_id, plans)
+    if done is None:
+        budget = ctx.settings.systems.lookup_budget_seconds
+        ask = TaxQuote(key, caller.vendor_code, slot.state, price, budget_seconds=budget)
+        # A repeated payment waits for the registration its first request started (the carrier's key makes a new
+        # run register the same calculation once the first one has ended); with the carrier down, it is quoted
+        # from the rates Lineup holds and registered when the carrier is back.
+        payment = _intent(body, ctx, key=key, price=price, taxed=await _quote(ctx, ask, body.plan_id, plans))
+    else:
+        payment = done  # a declined card tried again: its calculation is the first attempt's
+    if body.by_card:
+        await pay_by_card(ctx, body, payment, retry=done is not None)
+    else:  # made elsewhere: no money moves here, so the record and its settlement are one transaction
+        settle_as = reference_of(body, payment)
+        await record_intent(ctx.uow, payment, ctx.cipher, retry=done is not None, settle_as=settle_as)
+    # Its TaxCollectionWorkflow starts with the first update_tax_calculation_status_plum.
+    return answer(payment)
+
+
+@action("payment", example=DETAILS)
+async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetailsData:
+    """What make_payment would charge for plans (one or a list, each for its months) where the customer lives (a
+    ZIP, or an enrollment id's): prices, the same carrier tax by name, total. Coupons are recorded by
+    make_payment but discount nothing, so a coupon code changes no figure here."""
+    async with ctx.uow.transaction() as session:
+        plans = await active_plans(session, body.plan_id)
+        slot = await session.get(Enrollment, body.enrollment_id) if body.zip_code is None else None
+    if plans is None:
+        raise refuse(PLANS_NOT_FOUND, rest_status=404)
+    state = _state_of(body, slot, ctx)
+    price = price_cents(body.plan_id, plans)
+    budget = ctx.settings.systems.lookup_budget_seconds
+    query = TaxEstimateQuery(ctx.caller.vendor_code, state, price, budget_seconds=budget)
+    workflow_id = lookup_workflow_id("taxestimate", ctx.request_id)
+    estimated = run_lookup(ctx, TaxEstimateWorkflow.run, query, workflow_id=workflow_id)
+    figures = await _carrier_or_held(ctx, estimated, state, body.plan_id, plans)
+    detailed = detailed_plans(body.plan_id, plans, figures)
+    return PaymentDetailsData(
+        state=state,
+        total_actual_amount=money(price),
+        total_tax=money(figures.tax_cents),
+        total_amount=money(price + figures.tax_cents),
+        plan=detailed[0] if len(detailed) == 1 else None,
+        plans=detailed if len(detailed) > 1 else None,
+    )
+
+
+@action("payment", interface=True, example=TAX_STATUS)
+async def update_tax_calculation_status_plum(*, body: UpdateTaxCalculationStatus, ctx: Context) -> TaxStatus:
+    """Marks a tax calculation collected: `temporary` (provisional) or `final` (closes it), through its
+    workflow's update, whose validator refuses a bad move; a final calculation is answered from the database."""
+    async with ctx.uow.transaction() as session:
+        calc = await session.get(TaxCalculation, body.calc_id)
+    if calc is None or calc.vendor_id != ctx.caller.vendor_id:
+        raise refuse("Calculation not found", rest_status=404)
+    mark = MarkCollected(body.iccid, body.status, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
+    receipt = TaxReceipt(calc.calc_id, TaxState(calc.status), calc.reference_number)
+    if receipt.status == TaxState.COLLECTED_FINAL:
+        if problem := refusal(calc.calc_id, mark, receipt):
+            raise refuse(problem, rest_status=409)
+    else:
+        settings = ctx.settings
+        collect = CollectTax(
+            calc.calc_id, ctx.caller.vendor_code, settings.payment.tax_idle_days, settings.worker.history_events
+        )
+        receipt = await _collect(ctx, mark, collect)
+    return TaxStatus(
+        STATUSCODE="00",
+        DESCRIPTION=receipt.description or "Tax collected",
+        CALCID=receipt.calc_id,
+        REFERENCENUMBER=receipt.reference_number or "",
+    )
+
+
+async def pay_by_card(ctx: Context, body: MakePayment, payment: PaymentRecord, *, retry: bool) -> None:
+    """Charges the card for `payment` (a new row, or a declined one tried again with `retry`); a card to save
+    keeps its expiry and holder on file."""
+    assert body.card_number and body.exp_month and body.exp_year and body.cvv and body.name_on_card and body.zip
+    card = Card(body.card_number, body.exp_month, body.exp_year, body.cvv, body.name_on_card, body.zip)
+    on_file = ctx.cipher.seal(_card_on_file(body)) if body.save_card == "Y" else None
+    await record_intent(ctx.uow, payment, ctx.cipher, retry=retry, card_on_file=on_file)
     guard = await _start_guard(ctx, payment)
     try:
         key = charge_key(payment.idempotency_key, payment.attempt)
-        charge = await ctx.resources.payments.charge(_card(body), payment.amount_cents + payment.tax_cents, key=key)
+        charge = await ctx.resources.payments.charge(card, payment.amount_cents + payment.tax_cents, key=key)
     except Unavailable:
         # The charge may or may not have been made: the guard asks the gateway and settles the payment.
         raise upstream_down("The payment gateway") from None
@@ -110,7 +221,6 @@ async def pay_by_card(ctx: Context, body: MakePayment, payment: PaymentRecord, *
         raise refuse(f"Payment declined: {charge.reason}", rest_status=402)
     await record_approval(ctx, payment, charge)
     await _release(guard, ctx=ctx)
-    return payment
 
 
 async def record_approval(ctx: Context, payment: PaymentRecord, charge: Charge) -> None:
@@ -126,11 +236,25 @@ async def record_approval(ctx: Context, payment: PaymentRecord, charge: Charge) 
         )
 
 
-async def record_elsewhere(ctx: Context, body: MakePayment, payment: PaymentRecord, *, retry: bool) -> PaymentRecord:
-    """A payment made outside Lineup (OTHER_PAYMENT_OPTION, CASH): recorded with its reference, never charged.
-    No money moves here, so the record and its settlement are one transaction: nothing is left pending."""
-    await _record_intent(ctx, body, payment, retry=retry, settle_as=reference_of(body, payment))
-    return payment
+def answer(payment: PaymentRecord) -> Payment:
+    """Lineup's fields and the original's (order_id, payment_status, total_amount, plan_tax, transaction_no)."""
+    tax, total = money(payment.tax_cents), money(payment.amount_cents + payment.tax_cents)
+    return Payment(
+        invoice_number=payment.invoice_number,
+        transaction_id=payment.transaction_id,
+        calc_id=payment.calc_id,
+        amount=money(payment.amount_cents),
+        tax_amount=tax,
+        order_id=str(payment.id),
+        payment_method=payment.payment_method,
+        payment_status="SUCCESS",  # the original's word for every settled payment; `settlement` says how
+        settlement=payment.status,
+        total_amount=total,
+        plan_tax=tax,
+        transaction_no=payment.transaction_id,
+        coupon_transaction_id=payment.coupon_transaction_id,
+        card_id=str(payment.card_id) if payment.card_id is not None else None,
+    )
 
 
 def reference_of(body: MakePayment, payment: PaymentRecord | None) -> str:
@@ -138,12 +262,34 @@ def reference_of(body: MakePayment, payment: PaymentRecord | None) -> str:
     return (payment.transaction_id if payment else "") or body.transaction_id or f"CASH{secrets.randbelow(10**12):012d}"
 
 
-async def _record_intent(
-    ctx: Context, body: MakePayment, payment: PaymentRecord, *, retry: bool, settle_as: str | None = None
-) -> None:
-    """The payment, pending, before any money moves; a card to save keeps its expiry and holder on file."""
-    on_file = ctx.cipher.seal(_card_on_file(body)) if body.by_card and body.save_card == "Y" else None
-    await record_intent(ctx.uow, payment, ctx.cipher, retry=retry, card_on_file=on_file, settle_as=settle_as)
+def _intent(body: MakePayment, ctx: Context, *, key: str, price: int, taxed: TaxQuoted) -> PaymentRecord:
+    # A payment made elsewhere carries its reference from the start: the unique index refuses a second record
+    # of it before anything is written (a card's reference is the gateway's, known once it answers).
+    reference = reference_of(body, None) if body.recorded else ""
+    return PaymentRecord(
+        idempotency_key=key,
+        vendor_id=ctx.caller.vendor_id,
+        enrollment_id=body.enrollment_id,
+        plan_id=body.plan_id[0].plan_id,
+        plans=as_text(body.plan_id),
+        invoice_number=f"INV{secrets.randbelow(9 * 10**9) + 10**9}",
+        transaction_id=reference,
+        status=PaymentStatus.PENDING,
+        payment_method=body.payment_method,
+        payment_method_option=body.payment_method_option,
+        amount_cents=price,
+        tax_cents=taxed.tax_cents,
+        calc_id=taxed.calc_id,
+        coupon_code=body.coupon_code,
+        coupon_transaction_id=f"CPN{secrets.randbelow(10**9):09d}" if body.coupon_code else None,
+    )
+
+
+def _card_on_file(body: MakePayment) -> dict[str, object]:
+    """A card to save: its expiry and holder, kept sealed with the payment until the gateway approves."""
+    holder = body.model_dump(include={"name_on_card", "address1", "address2", "city", "state", "zip"})
+    holder |= {"address2": body.address2 or "", "country": "US"}
+    return {"exp_month": body.exp_month, "exp_year": body.exp_year, "holder": holder}
 
 
 async def _start_guard(ctx: Context, payment: PaymentRecord) -> WorkflowHandle[PaymentGuardWorkflow, str]:
@@ -173,111 +319,46 @@ async def _release(guard: WorkflowHandle[PaymentGuardWorkflow, str], *, ctx: Con
         return
 
 
-def _card(body: MakePayment) -> Card:
-    assert body.card_number and body.exp_month and body.exp_year and body.cvv and body.name_on_card and body.zip
-    return Card(body.card_number, body.exp_month, body.exp_year, body.cvv, body.name_on_card, body.zip)
-
-
-def _card_on_file(body: MakePayment) -> dict[str, object]:
-    return {
-        "exp_month": body.exp_month,
-        "exp_year": body.exp_year,
-        "holder": {
-            "name_on_card": body.name_on_card,
-            "address1": body.address1,
-            "address2": body.address2 or "",
-            "city": body.city,
-            "state": body.state,
-            "zip": body.zip,
-            "country": "US",
-        },
-    }
-
-
-def money(cents: int) -> str:
-    return f"{cents / 100:.2f}"
-
-
-def price_cents(units: tuple[PlanUnit, ...], plans: dict[int, Plan]) -> int:
-    return sum(plans[unit.plan_id].price_cents * unit.months for unit in units)
-
-
-def plan_key(body: MakePayment) -> str:
-    """The plans' part of a payment's default request key: one plan for a month keeps its plain id (the key
-    payments made before lists had), anything else its stored text."""
-    units = body.plan_id
-    return str(units[0].plan_id) if units == (PlanUnit(units[0].plan_id, 1),) else as_text(units)
-
-
-def shares(total: int, weights: list[int]) -> list[int]:
-    """`total` split in proportion to `weights`, in whole cents that add up to `total` (the last takes the rest)."""
-    whole = sum(weights)
-    if whole == 0:
-        return [total] + [0] * (len(weights) - 1)
-    parts = [total * weight // whole for weight in weights[:-1]]
-    return [*parts, total - sum(parts)]
-
-
-def detailed_plans(units: tuple[PlanUnit, ...], plans: dict[int, Plan], estimate: TaxEstimate) -> list[DetailedPlan]:
-    """Each plan of the payment with its price, months and its share of every tax item."""
-    weights = [plans[unit.plan_id].price_cents * unit.months for unit in units]
-    per_item = [shares(item.cents, weights) for item in estimate.items]
-    return [
-        DetailedPlan(
-            plan_id=str(unit.plan_id),
-            plan_name=plans[unit.plan_id].name,
-            plan_price=money(plans[unit.plan_id].price_cents),
-            no_of_months=str(unit.months),
-            tax_breakup=[
-                TaxItem(tax_name=item.name, tax_amount=money(split[index]))
-                for item, split in zip(estimate.items, per_item, strict=True)
-            ],
-        )
-        for index, unit in enumerate(units)
-    ]
-
-
-UPSTREAM_DOWN = (502, 504)  # models.errors.upstream_down's statuses: the system (or Temporal) did not answer
-
-
-PRECISION = 10_000  # an item's share of the tax is weighed to 1/10,000 of a cent
-
-
-async def quote(ctx: Context, ask: TaxQuote, units: tuple[PlanUnit, ...], plans: dict[int, Plan]) -> TaxQuoted:
-    """The order's tax registered at the carrier (its rates kept), or, with the carrier down, quoted from the
-    rates held and registered at the carrier as soon as it is back."""
+async def _quote(ctx: Context, ask: TaxQuote, units: tuple[PlanUnit, ...], plans: dict[int, Plan]) -> TaxQuoted:
+    """The order's tax registered at the carrier, or with the carrier down quoted from the rates held and
+    registered at the carrier as soon as it is back."""
     workflow_id = tax_quote_workflow_id(ask.idempotency_key)
-    try:
-        taxed = await run_lookup(ctx, TaxQuoteWorkflow.run, ask, workflow_id=workflow_id, shared=True)
-    except LineupError as error:
-        if error.rest_status not in UPSTREAM_DOWN:
-            raise  # the carrier's refusal stands
-        estimate = await _from_held(ctx, ask.state, units, plans)
-        return await _register_later(ctx, ask, estimate)
-    await hold(ctx.resources.db, ask.state, _rates(units, plans, taxed.tax_cents, taxed.items))
-    return taxed
+    registered = run_lookup(ctx, TaxQuoteWorkflow.run, ask, workflow_id=workflow_id, shared=True)
+    taxed = await _carrier_or_held(ctx, registered, ask.state, units, plans)
+    return taxed if isinstance(taxed, TaxQuoted) else await _register_later(ctx, ask, taxed)
 
 
-async def estimate(
-    ctx: Context, ask: TaxEstimateQuery, units: tuple[PlanUnit, ...], plans: dict[int, Plan]
-) -> TaxEstimate:
-    """payment_details' figures: the carrier's estimate (its rates kept), or with the carrier down the held rates,
-    so that it still quotes to the cent what make_payment then charges."""
-    workflow_id = lookup_workflow_id("taxestimate", ctx.request_id)
+async def _carrier_or_held(
+    ctx: Context, asked: Awaitable[Taxed], state: str, units: tuple[PlanUnit, ...], plans: dict[int, Plan]
+) -> Taxed | TaxEstimate:
+    """The carrier's answer to `asked`, its rates held for the next outage; with the carrier down, the tax from the
+    rates held, so that payment_details still quotes to the cent what make_payment then charges. The carrier's
+    refusal stands."""
     try:
-        found = await run_lookup(ctx, TaxEstimateWorkflow.run, ask, workflow_id=workflow_id)
+        taxed = await asked
     except LineupError as error:
         if error.rest_status not in UPSTREAM_DOWN:
             raise
-        return await _from_held(ctx, ask.state, units, plans)
-    await hold(ctx.resources.db, ask.state, _rates(units, plans, found.tax_cents, found.items))
-    return found
+        return await _from_held(ctx, state, units, plans)
+    # Each plan's rate: the tax split in proportion to the plans' prices times their months.
+    weights, breakups = _split(units, plans, taxed.items)
+    plan_ids = [unit.plan_id for unit in units]
+    await hold(ctx.resources.db, state, zip(plan_ids, weights, shares(taxed.tax_cents, weights), breakups, strict=True))
+    return taxed
 
 
-def deferred_calc_id(idempotency_key: str) -> str:
-    """Lineup's calc id for a payment quoted from held rates: the same for a repeated request (the carrier's own
-    ids are TX and ten digits; these never meet them)."""
-    return "LX" + hashlib.sha256(idempotency_key.encode()).hexdigest()[:24].upper()
+async def _from_held(ctx: Context, state: str, units: tuple[PlanUnit, ...], plans: dict[int, Plan]) -> TaxEstimate:
+    async with ctx.uow.transaction() as session:
+        rates = await held(session, state, {unit.plan_id for unit in units})
+    missing = sorted({unit.plan_id for unit in units} - set(rates))
+    if missing:
+        named = ", ".join(str(plan_id) for plan_id in missing)
+        raise refuse(
+            f"The carrier's tax service is unavailable and Lineup holds no tax rate for plan {named} in {state} "
+            "yet, so the tax cannot be quoted; please try again later",
+            rest_status=502,
+        )
+    return held_tax(units, plans, rates)
 
 
 def held_tax(units: tuple[PlanUnit, ...], plans: dict[int, Plan], rates: dict[int, TaxRate]) -> TaxEstimate:
@@ -300,24 +381,11 @@ def held_tax(units: tuple[PlanUnit, ...], plans: dict[int, Plan], rates: dict[in
     return TaxEstimate(cents, [TaxLine(name, part) for name, part in zip(by_item, split, strict=True)])
 
 
-async def _from_held(ctx: Context, state: str, units: tuple[PlanUnit, ...], plans: dict[int, Plan]) -> TaxEstimate:
-    async with ctx.uow.transaction() as session:
-        rates = await held_rates(session, state, {unit.plan_id for unit in units})
-    missing = sorted({unit.plan_id for unit in units} - set(rates))
-    if missing:
-        named = ", ".join(str(plan_id) for plan_id in missing)
-        raise refuse(
-            f"The carrier's tax service is unavailable and Lineup holds no tax rate for plan {named} in {state} "
-            "yet, so the tax cannot be quoted; please try again later",
-            rest_status=502,
-        )
-    return held_tax(units, plans, rates)
-
-
 async def _register_later(ctx: Context, ask: TaxQuote, estimate: TaxEstimate) -> TaxQuoted:
     """The calculation written as waiting for the carrier, and its registration workflow started (before any
     money moves: without it, the payment does not go on)."""
-    calc_id = deferred_calc_id(ask.idempotency_key)
+    # Lineup's calc id, the same for a repeated request (the carrier's are TX and ten digits: never these).
+    calc_id = "LX" + hashlib.sha256(ask.idempotency_key.encode()).hexdigest()[:24].upper()
     waiting = TaxRegistration(
         calc_id=calc_id,
         vendor_id=ctx.caller.vendor_id,
@@ -340,125 +408,57 @@ async def _register_later(ctx: Context, ask: TaxQuote, estimate: TaxEstimate) ->
     return TaxQuoted(calc_id, waiting.tax_cents, estimate.items)
 
 
-def _rates(
-    units: tuple[PlanUnit, ...], plans: dict[int, Plan], tax_cents: int, items: list[TaxLine]
-) -> list[tuple[int, int, int, list[TaxLine]]]:
-    """(plan id, price, tax, items) of each plan of a quote: the quote's tax and items split in proportion to the
-    plans' prices times their months (pricing.detailed_plans shows the same shares)."""
-    weights = [plans[unit.plan_id].price_cents * unit.months for unit in units]
-    taxes = shares(tax_cents, weights)
-    per_item = [shares(item.cents, weights) for item in items]
+def detailed_plans(units: tuple[PlanUnit, ...], plans: dict[int, Plan], estimate: TaxEstimate) -> list[DetailedPlan]:
+    """Each plan of the payment with its price, months and its share of every tax item."""
+    _, breakups = _split(units, plans, estimate.items)
     return [
-        (
-            unit.plan_id,
-            weights[index],
-            taxes[index],
-            [TaxLine(item.name, split[index]) for item, split in zip(items, per_item, strict=True)],
+        DetailedPlan(
+            plan_id=str(unit.plan_id),
+            plan_name=plans[unit.plan_id].name,
+            plan_price=money(plans[unit.plan_id].price_cents),
+            no_of_months=str(unit.months),
+            tax_breakup=[TaxItem(tax_name=item.name, tax_amount=money(item.cents)) for item in breakup],
         )
-        for index, unit in enumerate(units)
+        for unit, breakup in zip(units, breakups, strict=True)
     ]
 
 
-SUCCESS = "SUCCESS"
+def _split(
+    units: tuple[PlanUnit, ...], plans: dict[int, Plan], items: list[TaxLine]
+) -> tuple[list[int], list[list[TaxLine]]]:
+    """Each plan's weight (its price times its months) and its share of every tax item: what payment_details
+    shows and what the rates held keep."""
+    weights = [plans[unit.plan_id].price_cents * unit.months for unit in units]
+    per_item = [shares(item.cents, weights) for item in items]
+    breakups = [
+        [TaxLine(item.name, split[index]) for item, split in zip(items, per_item, strict=True)]
+        for index in range(len(units))
+    ]
+    return weights, breakups
 
 
-RECORDING_ROLE = "payments"  # money no gateway saw, recorded by the agents a vendor trusts with it (decisions.md)
+def shares(total: int, weights: list[int]) -> list[int]:
+    """`total` split in proportion to `weights`, in whole cents that add up to `total` (the last takes the rest)."""
+    whole = sum(weights)
+    if whole == 0:
+        return [total] + [0] * (len(weights) - 1)
+    parts = [total * weight // whole for weight in weights[:-1]]
+    return [*parts, total - sum(parts)]
 
 
-NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECORDING_ROLE} role"
+def money(cents: int) -> str:
+    return f"{cents / 100:.2f}"
 
 
-@action("payment", example=PAYMENT)
-async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
-    """Pays plans' prices plus tax (`plan_id` one plan or a list, each for its months): by card (the CVV goes to
-    the gateway and nowhere else), or recorded as paid elsewhere (OTHER_PAYMENT_OPTION with the processor's
-    reference, or CASH; either needs the payments role). A repeated request returns the first result; a declined
-    card may be tried again; a processor reference is recorded once per vendor."""
-    caller = ctx.caller
-    if body.recorded and (caller.agent is None or RECORDING_ROLE not in caller.agent.roles):
-        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access", [NEEDS_ROLE])
-    key = _payment_key(caller.vendor_id, body.external_transaction_id or f"{body.enrollment_id}-{plan_key(body)}")
-    async with ctx.uow.transaction() as session:
-        done = await row_for_key(session, PaymentRow, key)
-        slot = await session.get(Enrollment, body.enrollment_id)
-        plans = await active_plans(session, body.plan_id)
-        holder = await reference_holder(session, caller.vendor_id, body.transaction_id) if body.transaction_id else None
-    if done is not None and done.status in SETTLED_PAYMENTS:
-        return answer(done)
-    if done is not None and done.status == PaymentStatus.PENDING:
-        raise refuse(IN_PROGRESS, rest_status=409)
-    if slot is None or slot.vendor_id != caller.vendor_id:
-        raise refuse(invalid_enrollment_id(body.enrollment_id))
-    if plans is None:
-        raise refuse(PLANS_NOT_FOUND, rest_status=404)
-    if holder is not None and (done is None or holder.id != done.id):
-        raise refuse(REFERENCE_TAKEN, rest_status=409)
-    price = price_cents(body.plan_id, plans)
-    if done is None:
-        budget = ctx.settings.systems.lookup_budget_seconds
-        ask = TaxQuote(key, caller.vendor_code, slot.state, price, budget_seconds=budget)
-        # A repeated payment waits for the registration its first request started (the carrier's key makes a new
-        # run register the same calculation once the first one has ended); with the carrier down, it is quoted
-        # from the rates Lineup holds and registered when the carrier is back (held_rates).
-        payment = _intent(body, ctx, key=key, price=price, taxed=await quote(ctx, ask, body.plan_id, plans))
-    else:
-        payment = done  # a declined card tried again: its calculation is the first attempt's
-    if body.by_card:
-        await pay_by_card(ctx, body, payment, retry=done is not None)
-    else:
-        await record_elsewhere(ctx, body, payment, retry=done is not None)
-    # Its TaxCollectionWorkflow starts with the first update_tax_calculation_status_plum.
-    return answer(payment)
+def price_cents(units: tuple[PlanUnit, ...], plans: dict[int, Plan]) -> int:
+    return sum(plans[unit.plan_id].price_cents * unit.months for unit in units)
 
 
-def _intent(body: MakePayment, ctx: Context, *, key: str, price: int, taxed: TaxQuoted) -> PaymentRow:
-    # A payment made elsewhere carries its reference from the start: the unique index refuses a second record
-    # of it before anything is written (a card's reference is the gateway's, known once it answers).
-    reference = reference_of(body, None) if body.recorded else ""
-    return PaymentRow(
-        idempotency_key=key,
-        vendor_id=ctx.caller.vendor_id,
-        enrollment_id=body.enrollment_id,
-        plan_id=body.plan_id[0].plan_id,
-        plans=as_text(body.plan_id),
-        invoice_number=f"INV{secrets.randbelow(9 * 10**9) + 10**9}",
-        transaction_id=reference,
-        status=PaymentStatus.PENDING,
-        payment_method=body.payment_method,
-        payment_method_option=body.payment_method_option,
-        amount_cents=price,
-        tax_cents=taxed.tax_cents,
-        calc_id=taxed.calc_id,
-        coupon_code=body.coupon_code,
-        coupon_transaction_id=f"CPN{secrets.randbelow(10**9):09d}" if body.coupon_code else None,
-    )
-
-
-@action("payment", example=DETAILS)
-async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetailsData:
-    """What make_payment would charge for plans (one or a list, each for its months) where the customer lives (a
-    ZIP, or an enrollment id's): prices, the same carrier tax by name, total. Coupons are recorded by
-    make_payment but discount nothing, so a coupon code changes no figure here."""
-    async with ctx.uow.transaction() as session:
-        plans = await active_plans(session, body.plan_id)
-        slot = await session.get(Enrollment, body.enrollment_id) if body.zip_code is None else None
-    if plans is None:
-        raise refuse(PLANS_NOT_FOUND, rest_status=404)
-    state = _state_of(body, slot, ctx)
-    price = price_cents(body.plan_id, plans)
-    query = TaxEstimateQuery(
-        ctx.caller.vendor_code, state, price, budget_seconds=ctx.settings.systems.lookup_budget_seconds
-    )
-    figures = await estimate(ctx, query, body.plan_id, plans)
-    detailed = detailed_plans(body.plan_id, plans, figures)
-    return PaymentDetailsData(
-        state=state,
-        total_actual_amount=money(price),
-        total_tax=money(figures.tax_cents),
-        total_amount=money(price + figures.tax_cents),
-        plan=detailed[0] if len(detailed) == 1 else None,
-        plans=detailed if len(detailed) > 1 else None,
-    )
+def plan_key(body: MakePayment) -> str:
+    """The plans' part of a payment's default request key: one plan for a month keeps its plain id (the key
+    payments made before lists had), anything else its stored text."""
+    units = body.plan_id
+    return str(units[0].plan_id) if units == (PlanUnit(units[0].plan_id, 1),) else as_text(units)
 
 
 def _state_of(body: PaymentDetails, slot: Enrollment | None, ctx: Context) -> str:
@@ -470,58 +470,6 @@ def _state_of(body: PaymentDetails, slot: Enrollment | None, ctx: Context) -> st
     if slot is None or slot.vendor_id != ctx.caller.vendor_id:
         raise refuse(invalid_enrollment_id(body.enrollment_id))
     return slot.state
-
-
-def _payment_key(vendor_id: int, reference: str) -> str:
-    return hashlib.sha256(f"{vendor_id}:{reference}".encode()).hexdigest()[:32]
-
-
-def answer(payment: PaymentRow) -> Payment:
-    """Lineup's fields and the original's (order_id, payment_status, total_amount, plan_tax, transaction_no)."""
-    tax, total = money(payment.tax_cents), money(payment.amount_cents + payment.tax_cents)
-    return Payment(
-        invoice_number=payment.invoice_number,
-        transaction_id=payment.transaction_id,
-        calc_id=payment.calc_id,
-        amount=money(payment.amount_cents),
-        tax_amount=tax,
-        order_id=str(payment.id),
-        payment_method=payment.payment_method,
-        payment_status=SUCCESS,  # the original's word for every settled payment; `settlement` says how
-        settlement=payment.status,
-        total_amount=total,
-        plan_tax=tax,
-        transaction_no=payment.transaction_id,
-        coupon_transaction_id=payment.coupon_transaction_id,
-        card_id=str(payment.card_id) if payment.card_id is not None else None,
-    )
-
-
-@action("payment", interface=True, example=TAX_STATUS)
-async def update_tax_calculation_status_plum(*, body: UpdateTaxCalculationStatus, ctx: Context) -> TaxStatus:
-    """Marks a tax calculation collected: `temporary` (provisional) or `final` (closes it), through its
-    workflow's update, whose validator refuses a bad move; a final calculation is answered from the database."""
-    async with ctx.uow.transaction() as session:
-        calc = await session.get(TaxCalculation, body.calc_id)
-    if calc is None or calc.vendor_id != ctx.caller.vendor_id:
-        raise refuse("Calculation not found", rest_status=404)
-    mark = MarkCollected(body.iccid, body.status, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
-    receipt = TaxReceipt(calc.calc_id, CalcStatus(calc.status), calc.reference_number)
-    if receipt.status == CalcStatus.COLLECTED_FINAL:
-        if problem := refusal(calc.calc_id, mark, receipt):
-            raise refuse(problem, rest_status=409)
-    else:
-        settings = ctx.settings
-        collect = CollectTax(
-            calc.calc_id, ctx.caller.vendor_code, settings.payment.tax_idle_days, settings.worker.history_events
-        )
-        receipt = await _collect(ctx, mark, collect)
-    return TaxStatus(
-        STATUSCODE="00",
-        DESCRIPTION=receipt.description or "Tax collected",
-        CALCID=receipt.calc_id,
-        REFERENCENUMBER=receipt.reference_number or "",
-    )
 
 
 async def _collect(ctx: Context, mark: MarkCollected, collect: CollectTax) -> TaxReceipt:

@@ -1,10 +1,9 @@
-"""The porting domain: query_portin (asks the port's workflow), update_portin (corrections for a port the
-carrier marked RESOLUTION_REQUIRED) and validate_portin (asks the carrier whether a number can come in)."""
+"""The porting domain's actions: query_portin, update_portin and submit_portin (corrections for a port the carrier
+marked RESOLUTION_REQUIRED), validate_portin, create_portin_v2… (a port added to a created line) and get_list;
+and the carrier's signed port-status push (`POST /carrier/port-status`, routed by api.main)."""
 
 from __future__ import annotations
 
-# services/porting/orders.py: The porting domain as the original's mobile channels call it: create_portin_v2… (a port added to a line
-# services/porting/push.py: The carrier's port-status push (issue 20 target 3): `POST /carrier/port-status`, a JSON body naming the port
 import asyncio
 import hashlib
 import hmac
@@ -13,12 +12,13 @@ import time
 from dataclasses import replace
 from datetime import timedelta
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 from sqlalchemy.exc import IntegrityError
 from temporalio.client import WithStartWorkflowOperation, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from adapters.http import Wire
 from api.dispatch import Context, Reply, Resources, action, lookup_workflow_id, run_lookup
 from api.enrollment import NO_CUSTOMER, PORT_SECRETS, activation_refusal, hand_over
 from api.temporal import started_anyway
@@ -64,6 +64,7 @@ from models.porting import (
     UpdatePortin,
     ValidatePortin,
     forget,
+    not_awaiting_corrections,
     ports_in_progress,
     ports_of,
     second_port,
@@ -75,9 +76,25 @@ from workflows.enrollment import line_attributes, port_workflow_id
 from workflows.porting import CARRIER_PUSHED, PortInWorkflow, PortValidationWorkflow
 
 log = logging.getLogger("lineup.port")
-
+push_log = logging.getLogger("lineup.port_push")
 
 NO_ORDER = "No port-in order matches this enrollment id, ESN and MDN"
+SIGNATURE_HEADER = "x-carrier-signature"
+
+
+class PortStatusPush(Wire):
+    """The carrier's push: which port, and (not taken as the new state) its status."""
+
+    vendor_id: str = Field(max_length=64)
+    port_id: str = Field(min_length=1, max_length=64)
+    enrollment_id: str = Field(min_length=1, max_length=64)
+    status: str = Field(default="", max_length=64)
+
+
+class PushRefused(Exception):
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
 
 
 @action("port", interface=True, agent_required=False, msg="Port-in status: CONFIRMED", example=PORT_QUERY)
@@ -86,15 +103,11 @@ async def query_portin(*, body: QueryPortin, ctx: Context) -> Reply[PortQuery]:
     the port's workflow (no carrier call), or from the database once it is gone."""
     async with ctx.uow.transaction() as session:
         found = await _order(session, body.enroll_id, ctx.caller.vendor_id)
-    if found is None or found[1].port_number != body.mdn or not _same_sim(body.esn, found[0]):
+    # No ESN given (decisions.md: a blank esn) names no SIM to match.
+    if found is None or found[1].port_number != body.mdn or body.esn not in (None, found[0].iccid, found[0].esn):
         raise refuse(NO_ORDER, rest_status=404)
     view = await _view(ctx, found[1])
     return Reply(f"Port-in status: {view.status}", PortQuery(records=[PortRecord.of(view)]))
-
-
-def _same_sim(esn: str | None, line: Line) -> bool:
-    """The ESN or SIM the port was placed on; none given (decisions.md: a blank esn) names no SIM to match."""
-    return esn is None or esn in (line.iccid, line.esn)
 
 
 @action("port", example=PORT_UPDATE)
@@ -104,73 +117,13 @@ async def update_portin(*, body: UpdatePortin, ctx: Context) -> PortUpdate:
     return await correct_port(ctx, body.enroll_id, body.corrections())
 
 
-async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]) -> PortUpdate:
-    """Stores the corrections (encrypted) with the vendor's port of line `enroll_id` and has the port's
-    workflow resubmit them (update_portin, submit_portin)."""
-    async with ctx.uow.transaction() as session:
-        found = await _order(session, enroll_id, ctx.caller.vendor_id)
-        if found is None:
-            raise refuse(NO_PORT_ORDER, rest_status=404)
-        order = found[1]
-        if order.status != PortStatus.RESOLUTION_REQUIRED:
-            raise refuse(_not_awaiting(order.status), rest_status=409)
-        order.secrets = ctx.cipher.seal({**ctx.cipher.open(order.secrets, Fields), **corrections})
-        session.add(order)
-        await enrollment.corrected(session, enroll_id, sorted(corrections), actor=ctx.caller.actor)  # issue 21
-    client = await ctx.temporal_client()
-    handle = client.get_workflow_handle(port_workflow_id(enroll_id), result_type=PortView)
-    correction = PortCorrection(enroll_id, ctx.request_id, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
-    try:
-        async with ctx.outside("The carrier", within=ctx.lookup_seconds()):
-            view = await handle.execute_update(PortInWorkflow.correct, correction)
-    except WorkflowUpdateFailedError as failure:
-        raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
-    return PortUpdate(enroll_id=enroll_id, portin_status=view.status)
-
-
-async def _order(session: Session, enroll_id: str, vendor_id: int) -> tuple[Line, PortIn] | None:
-    line, order = await session.get(Line, enroll_id), await session.get(PortIn, enroll_id)
-    if line is None or order is None or line.vendor_id != vendor_id:
-        return None
-    return line, order
-
-
-async def _view(ctx: Context, order: PortIn) -> PortView:
-    client = await ctx.temporal_client()
-    handle = client.get_workflow_handle(port_workflow_id(order.enrollment_id), result_type=PortView)
-    try:
-        async with asyncio.timeout(ctx.settings.temporal.rpc_seconds):
-            return await handle.query(PortInWorkflow.status)
-    except (RPCError, TimeoutError) as problem:
-        if not (isinstance(problem, RPCError) and problem.status == RPCStatusCode.NOT_FOUND):
-            log.warning("port %s answered from the database: %s", order.enrollment_id, type(problem).__name__)
-    # Not submitted yet, refused at submission, or Temporal not answering: the port's workflow records every
-    # change it sees, so the stored state is the answer.
-    return PortView(
-        order.status,
-        order.resolution_code,
-        order.resolution_description,
-        order.carrier_response,
-        order.requested_at.isoformat() if order.requested_at else None,
-        order.responded_at.isoformat() if order.responded_at else None,
-    )
-
-
 @action("port", "inventory", example=PORT_ELIGIBILITY)
 async def validate_portin(*, body: ValidatePortin, ctx: Context) -> PortEligibility:
     """Whether a number can be ported in, and the carrier it is with now: the carrier's answer."""
-    check = PortCheck(
-        ctx.caller.vendor_code,
-        body.port_number,
-        body.zip_code,
-        budget_seconds=ctx.settings.systems.lookup_budget_seconds,
-    )
+    budget = ctx.settings.systems.lookup_budget_seconds
+    check = PortCheck(ctx.caller.vendor_code, body.port_number, body.zip_code, budget_seconds=budget)
     workflow_id = lookup_workflow_id("portcheck", ctx.request_id)
     return PortEligibility.of(await run_lookup(ctx, PortValidationWorkflow.run, check, workflow_id=workflow_id))
-
-
-def _not_awaiting(status: str) -> str:
-    return f"The port-in is {status}; corrections are accepted only when it is {PortStatus.RESOLUTION_REQUIRED}"
 
 
 @action("port", example=PORT_CREATED)
@@ -202,31 +155,148 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
     return Reply(msg, created)
 
 
-async def _start_port(ctx: Context, plan: LinePlan, *, parent: str, active: bool) -> PortStarted | None:
-    """The port's workflow started and its submission waited for within the create's wait; None when the carrier
-    has not answered by then (the port goes on)."""
+@action("port", example=PORT_LIST)
+async def get_list(*, body: GetPortList, ctx: Context) -> PortList:
+    """The port orders of line `enroll_id`, or with get_child_list Y of every line of its account; the old
+    account number shown by its last 4 digits only."""
+    vendor_id = ctx.caller.vendor_id
+    async with ctx.uow.transaction() as session:
+        line = await vendor_line(session, body.enroll_id, vendor_id=vendor_id)
+        if line is None:
+            raise refuse(NO_RECORD, rest_status=404)
+        account = line.cust_id if body.get_child_list == "Y" else None
+        orders = await ports_of(session, enrollment_id=line.enrollment_id, cust_id=account, vendor_id=vendor_id)
+    if not orders:
+        raise refuse(NO_RECORD, rest_status=404)
+    return PortList(records=[_record(ctx, order) for order in orders])
+
+
+@action("port", example=PORT_UPDATE)
+async def submit_portin(*, body: SubmitPortin, ctx: Context) -> PortUpdate:
+    """The mobile channels' update_portin: corrections for port `portin_enrollment_id` of the account of
+    `enrollment_id` (a line of it, or its holder), resubmitted by the port's workflow."""
+    async with ctx.uow.transaction() as session:
+        line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
+        ported = await vendor_line(session, body.portin_enrollment_id, vendor_id=ctx.caller.vendor_id)
+    same_account = line is not None and ported is not None and ported.cust_id in (line.cust_id, line.customer_id)
+    if ported is None or not same_account:
+        raise refuse(NO_PORT_ORDER, rest_status=404)
+    return await correct_port(ctx, body.portin_enrollment_id, body.corrections())
+
+
+async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]) -> PortUpdate:
+    """Stores the corrections (encrypted) with the vendor's port of line `enroll_id` and has the port's
+    workflow resubmit them (update_portin, submit_portin, the support console's port fix)."""
+    async with ctx.uow.transaction() as session:
+        found = await _order(session, enroll_id, ctx.caller.vendor_id)
+        if found is None:
+            raise refuse(NO_PORT_ORDER, rest_status=404)
+        order = found[1]
+        if order.status != PortStatus.RESOLUTION_REQUIRED:
+            raise refuse(not_awaiting_corrections(order.status), rest_status=409)
+        order.secrets = ctx.cipher.seal({**ctx.cipher.open(order.secrets, Fields), **corrections})
+        session.add(order)
+        await enrollment.corrected(session, enroll_id, sorted(corrections), actor=ctx.caller.actor)
     client = await ctx.temporal_client()
-    port = PortStart(plan.enrollment_id, ctx.caller.vendor_code, Pacing.of(ctx.settings), line_active=active)
-    ported = replace(plan, activation_type="PORTIN", status=LineStatus.ACTIVE if active else LineStatus.PORT_PENDING)
-    start = WithStartWorkflowOperation(
-        PortInWorkflow.run,
-        port,
-        id=port_workflow_id(plan.enrollment_id),
-        task_queue=ctx.task_queue,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        search_attributes=line_attributes(ported, parent_enrollment_id=parent, agent_id=ctx.caller.agent_username),
-    )
+    handle = client.get_workflow_handle(port_workflow_id(enroll_id), result_type=PortView)
+    correction = PortCorrection(enroll_id, ctx.request_id, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
     try:
-        async with ctx.outside("The carrier", within=ctx.settings.enrollment.sync_wait_seconds):
-            return await client.execute_update_with_start_workflow(
-                PortInWorkflow.submission, start_workflow_operation=start
-            )
-    except LineupError as problem:
-        if not await started_anyway(start):
-            await _withdraw(ctx, plan.enrollment_id)  # nothing runs it: the channel may send it again
-            raise
-        log.info("port %s: %s; it goes on", plan.enrollment_id, problem.msg)
+        async with ctx.outside("The carrier", within=ctx.lookup_seconds()):
+            view = await handle.execute_update(PortInWorkflow.correct, correction)
+    except WorkflowUpdateFailedError as failure:
+        raise refuse(str(getattr(failure.cause, "message", failure.cause)), rest_status=409) from None
+    return PortUpdate(enroll_id=enroll_id, portin_status=view.status)
+
+
+async def port_pushed(resources: Resources, body: bytes, offered: str | None) -> str:
+    """Checks the signature and its time, the port and its vendor against our records, takes the push once, then
+    signals the port's workflow (within the hourly limit). The answer's words; PushRefused with the HTTP status
+    to answer otherwise."""
+    porting = resources.settings.porting
+    secret = porting.push_secret.get_secret_value()
+    if not secret:
+        raise PushRefused(404, "Port status pushes are not enabled")
+    timestamp = signed_at(secret, body, offered, tolerance=porting.push_tolerance_seconds)
+    try:
+        push = PortStatusPush.model_validate_json(body)
+    except ValidationError:
+        raise PushRefused(400, "Invalid port status push") from None
+    async with resources.db.transaction(write=False) as session:
+        order = await session.get(PortIn, push.enrollment_id)
+        vendor = await vendor_of_line(session, push.enrollment_id)
+    if order is None or order.carrier_port_id != push.port_id or vendor != push.vendor_id:
+        raise PushRefused(404, "Port not found")
+    digest = hashlib.sha256(f"{timestamp}.".encode() + body).hexdigest()
+    taken = await take(
+        resources.db,
+        digest=digest,
+        enrollment_id=push.enrollment_id,
+        polls_per_hour=porting.push_polls_per_hour,
+        keep=timedelta(seconds=2 * porting.push_tolerance_seconds),
+    )
+    if taken == Taken.POLL:
+        await _ask_now(resources, push, digest)
+    return taken.value
+
+
+def signature(secret: str, body: bytes, timestamp: int) -> str:
+    """What the carrier sends (and the sandbox computes) in X-Carrier-Signature."""
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
+def signed_at(secret: str, body: bytes, offered: str | None, *, tolerance: float) -> int:
+    """The push's signed timestamp; PushRefused (401) for a bad signature or one outside the tolerance."""
+    parts = dict(item.split("=", 1) for item in (offered or "").split(",") if "=" in item)
+    timestamp, given = parts.get("t", ""), parts.get("v1", "")
+    if not (secret and timestamp.isdigit() and len(timestamp) <= 12):
+        raise PushRefused(401, "Invalid signature")
+    if not hmac.compare_digest(signature(secret, body, int(timestamp)), f"t={timestamp},v1={given}"):
+        raise PushRefused(401, "Invalid signature")
+    if abs(time.time() - int(timestamp)) > tolerance:
+        raise PushRefused(401, "Signature timestamp outside the tolerance")
+    return int(timestamp)
+
+
+async def _ask_now(resources: Resources, push: PortStatusPush, digest: str) -> None:
+    try:
+        client = resources.temporal.client()  # LineupError while Temporal is not reachable
+        await client.get_workflow_handle(port_workflow_id(push.enrollment_id)).signal(CARRIER_PUSHED)
+    except (RPCError, LineupError) as problem:
+        await forget(resources.db, digest)  # the carrier's next delivery of it is new to us
+        if isinstance(problem, RPCError) and problem.status == RPCStatusCode.NOT_FOUND:  # the workflow has ended
+            raise PushRefused(404, "Port is no longer followed") from None
+        raise PushRefused(503, "The workflow engine is unavailable, please try again later") from None
+    push_log.info("port %s pushed as %s: its workflow asks the carrier now", push.enrollment_id, push.status or "?")
+
+
+async def _order(session: Session, enroll_id: str, vendor_id: int) -> tuple[Line, PortIn] | None:
+    """The vendor's line and its port order; None for another vendor's, or a line without one."""
+    line, order = await session.get(Line, enroll_id), await session.get(PortIn, enroll_id)
+    if line is None or order is None or line.vendor_id != vendor_id:
         return None
+    return line, order
+
+
+async def _view(ctx: Context, order: PortIn) -> PortView:
+    """The port's state as its workflow knows it, or as stored when the workflow is gone, not started or not
+    answering: it records every change it sees."""
+    client = await ctx.temporal_client()
+    handle = client.get_workflow_handle(port_workflow_id(order.enrollment_id), result_type=PortView)
+    try:
+        async with asyncio.timeout(ctx.settings.temporal.rpc_seconds):
+            return await handle.query(PortInWorkflow.status)
+    except (RPCError, TimeoutError) as problem:
+        if not (isinstance(problem, RPCError) and problem.status == RPCStatusCode.NOT_FOUND):
+            log.warning("port %s answered from the database: %s", order.enrollment_id, type(problem).__name__)
+    return PortView(
+        order.status,
+        order.resolution_code,
+        order.resolution_description,
+        order.carrier_response,
+        order.requested_at.isoformat() if order.requested_at else None,
+        order.responded_at.isoformat() if order.responded_at else None,
+    )
 
 
 async def _completed(ctx: Context, body: CreatePortin) -> CreatePortin:
@@ -262,10 +332,8 @@ async def _portable_line(session: Session, body: CreatePortin, *, vendor_id: int
         raise refuse(not_waiting_for_activation(line.status), rest_status=409)
     if await ports_in_progress(session, [body.port_number], besides=[line.enrollment_id]):
         raise refuse(PORT_IN_PROGRESS, rest_status=409)
-    if line.status == LineStatus.ACTIVE:
-        return line
-    # The port activates the line: a vendor that requires payment has it paid first, as for activate_line.
-    if (refused := await activation_refusal(session, line)) is not None:
+    # A port that activates the line: a vendor that requires payment has it paid first, as for activate_line.
+    if line.status != LineStatus.ACTIVE and (refused := await activation_refusal(session, line)) is not None:
         raise refused
     return line
 
@@ -286,18 +354,39 @@ async def _store_order(session: Session, ctx: Context, body: CreatePortin, line:
         order.port_number, order.current_carrier, order.secrets = body.port_number, body.port_current_carrier, secrets
         session.add(order)
         return
-    session.add(
-        PortIn(
-            enrollment_id=line.enrollment_id,
-            port_number=body.port_number,
-            current_carrier=body.port_current_carrier,
-            secrets=secrets,
-        )
-    )
+    eid, number, carrier = line.enrollment_id, body.port_number, body.port_current_carrier
+    session.add(PortIn(enrollment_id=eid, port_number=number, current_carrier=carrier, secrets=secrets))
     try:
         await session.flush()  # two requests at once: the order's key (or the number's index) lets one in
     except IntegrityError as clash:
         raise refuse(PORT_IN_PROGRESS if second_port(clash) else already_porting(), rest_status=409) from None
+
+
+async def _start_port(ctx: Context, plan: LinePlan, *, parent: str, active: bool) -> PortStarted | None:
+    """The port's workflow started and its submission waited for within the create's wait; None when the carrier
+    has not answered by then (the port goes on)."""
+    client = await ctx.temporal_client()
+    port = PortStart(plan.enrollment_id, ctx.caller.vendor_code, Pacing.of(ctx.settings), line_active=active)
+    ported = replace(plan, activation_type="PORTIN", status=LineStatus.ACTIVE if active else LineStatus.PORT_PENDING)
+    start = WithStartWorkflowOperation(
+        PortInWorkflow.run,
+        port,
+        id=port_workflow_id(plan.enrollment_id),
+        task_queue=ctx.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=line_attributes(ported, parent_enrollment_id=parent, agent_id=ctx.caller.agent_username),
+    )
+    try:
+        async with ctx.outside("The carrier", within=ctx.settings.enrollment.sync_wait_seconds):
+            return await client.execute_update_with_start_workflow(
+                PortInWorkflow.submission, start_workflow_operation=start
+            )
+    except LineupError as problem:
+        if not await started_anyway(start):
+            await _withdraw(ctx, plan.enrollment_id)  # nothing runs it: the channel may send it again
+            raise
+        log.info("port %s: %s; it goes on", plan.enrollment_id, problem.msg)
+        return None
 
 
 async def _withdraw(ctx: Context, enrollment_id: str) -> None:
@@ -312,28 +401,9 @@ async def _withdraw(ctx: Context, enrollment_id: str) -> None:
                 session.add(line)
 
 
-@action("port", example=PORT_LIST)
-async def get_list(*, body: GetPortList, ctx: Context) -> PortList:
-    """The port orders of line `enroll_id`, or with get_child_list Y of every line of its account; the old
-    account number shown by its last 4 digits only."""
-    vendor_id = ctx.caller.vendor_id
-    async with ctx.uow.transaction() as session:
-        line = await vendor_line(session, body.enroll_id, vendor_id=vendor_id)
-        if line is None:
-            raise refuse(NO_RECORD, rest_status=404)
-        account = line.cust_id if body.get_child_list == "Y" else None
-        orders = await ports_of(session, enrollment_id=line.enrollment_id, cust_id=account, vendor_id=vendor_id)
-    if not orders:
-        raise refuse(NO_RECORD, rest_status=404)
-    return PortList(records=[_record(ctx, order) for order in orders])
-
-
 def _record(ctx: Context, order: PortIn) -> PortListRecord:
-    old = ctx.cipher.open(order.secrets, Fields)
-
-    def shown(name: str) -> str:
-        return str(old.get(name) or "")
-
+    """get_list's record of a port order: its old-account data opened, the account number's last 4 only."""
+    old = {name: str(value or "") for name, value in ctx.cipher.open(order.secrets, Fields).items()}
     return PortListRecord(
         port_subscriber_id=order.enrollment_id,
         enroll_id=order.enrollment_id,
@@ -342,116 +412,13 @@ def _record(ctx: Context, order: PortIn) -> PortListRecord:
         carrier=order.current_carrier,
         attempt_count=0 if order.carrier_port_id is None else 1,
         portin_company=CARRIER_NAMES.get(order.current_carrier.upper(), order.current_carrier),
-        account_number=shown("account_number")[-4:],
-        first_name=shown("first_name"),
-        last_name=shown("last_name"),
-        address_one=shown("address_one"),
-        city=shown("city"),
-        state=shown("state"),
-        zip_code=shown("zip"),
+        account_number=old.get("account_number", "")[-4:],
+        first_name=old.get("first_name", ""),
+        last_name=old.get("last_name", ""),
+        address_one=old.get("address_one", ""),
+        city=old.get("city", ""),
+        state=old.get("state", ""),
+        zip_code=old.get("zip", ""),
         resolution_description=order.resolution_description or "",
         request_datetime=order.requested_at.isoformat() if order.requested_at else "",
     )
-
-
-@action("port", example=PORT_UPDATE)
-async def submit_portin(*, body: SubmitPortin, ctx: Context) -> PortUpdate:
-    """The mobile channels' update_portin: corrections for port `portin_enrollment_id` of the account of
-    `enrollment_id` (a line of it, or its holder), resubmitted by the port's workflow."""
-    async with ctx.uow.transaction() as session:
-        line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
-        ported = await vendor_line(session, body.portin_enrollment_id, vendor_id=ctx.caller.vendor_id)
-    same_account = line is not None and ported is not None and ported.cust_id in (line.cust_id, line.customer_id)
-    if ported is None or not same_account:
-        raise refuse(NO_PORT_ORDER, rest_status=404)
-    return await correct_port(ctx, body.portin_enrollment_id, body.corrections())
-
-
-push_log = logging.getLogger("lineup.port_push")
-
-
-SIGNATURE_HEADER = "x-carrier-signature"
-
-
-TAKEN = {
-    Taken.POLL: "Port status push received",
-    Taken.WITHIN_LIMIT: "Port status push received; the port was asked recently, its next poll will see the change",
-    Taken.REPLAYED: "Port status push already received",
-}
-
-
-class PortPush(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    vendor_id: str = Field(max_length=64)
-    port_id: str = Field(min_length=1, max_length=64)
-    enrollment_id: str = Field(min_length=1, max_length=64)
-    status: str = Field(default="", max_length=64)
-
-
-class PushRefused(Exception):
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
-
-
-def signature(secret: str, body: bytes, timestamp: int) -> str:
-    """What the carrier sends (and the sandbox computes) in X-Carrier-Signature."""
-    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"t={timestamp},v1={digest}"
-
-
-def signed_at(secret: str, body: bytes, offered: str | None, *, tolerance: float) -> int:
-    """The push's signed timestamp; PushRefused (401) for a bad signature or one outside the tolerance."""
-    parts = dict(item.split("=", 1) for item in (offered or "").split(",") if "=" in item)
-    timestamp, given = parts.get("t", ""), parts.get("v1", "")
-    if not (secret and timestamp.isdigit() and len(timestamp) <= 12):
-        raise PushRefused(401, "Invalid signature")
-    if not hmac.compare_digest(signature(secret, body, int(timestamp)), f"t={timestamp},v1={given}"):
-        raise PushRefused(401, "Invalid signature")
-    if abs(time.time() - int(timestamp)) > tolerance:
-        raise PushRefused(401, "Signature timestamp outside the tolerance")
-    return int(timestamp)
-
-
-async def port_pushed(resources: Resources, body: bytes, offered: str | None) -> str:
-    """Checks the signature and its time, the port and its vendor against our records, takes the push once, then
-    signals the port's workflow (within the hourly limit). The answer's words; PushRefused with the HTTP status
-    to answer otherwise."""
-    porting = resources.settings.porting
-    secret = porting.push_secret.get_secret_value()
-    if not secret:
-        raise PushRefused(404, "Port status pushes are not enabled")
-    timestamp = signed_at(secret, body, offered, tolerance=porting.push_tolerance_seconds)
-    try:
-        push = PortPush.model_validate_json(body)
-    except ValidationError:
-        raise PushRefused(400, "Invalid port status push") from None
-    async with resources.db.transaction() as session:
-        order = await session.get(PortIn, push.enrollment_id)
-        vendor = await vendor_of_line(session, push.enrollment_id)
-    if order is None or order.carrier_port_id != push.port_id or vendor != push.vendor_id:
-        raise PushRefused(404, "Port not found")
-    digest = hashlib.sha256(f"{timestamp}.".encode() + body).hexdigest()
-    taken = await take(
-        resources.db,
-        digest=digest,
-        enrollment_id=push.enrollment_id,
-        polls_per_hour=porting.push_polls_per_hour,
-        keep=timedelta(seconds=2 * porting.push_tolerance_seconds),
-    )
-    if taken == Taken.POLL:
-        await _ask_now(resources, push, digest)
-    return TAKEN[taken]
-
-
-async def _ask_now(resources: Resources, push: PortPush, digest: str) -> None:
-    try:
-        client = resources.temporal.client()  # LineupError while Temporal is not reachable
-        await client.get_workflow_handle(port_workflow_id(push.enrollment_id)).signal(CARRIER_PUSHED)
-    except (RPCError, LineupError) as problem:
-        await forget(resources.db, digest)  # the carrier's next delivery of it is new to us
-        if isinstance(problem, RPCError) and problem.status == RPCStatusCode.NOT_FOUND:  # the workflow has ended
-            raise PushRefused(404, "Port is no longer followed") from None
-        raise PushRefused(503, "The workflow engine is unavailable, please try again later") from None
-    push_log.info("port %s pushed as %s: its workflow asks the carrier now", push.enrollment_id, push.status or "?")

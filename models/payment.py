@@ -1,14 +1,9 @@
-"""Payments, saved cards (gateway token, brand, last four — never a CVV or a full number), tax calculations,
-the carrier's tax rates last seen and the calculations waiting for the carrier."""
+"""The payment domain's data: payments through make_payment's saga, saved cards (gateway token, brand, last four;
+never a CVV or a full number), tax calculations, the carrier's tax rates last seen and the calculations waiting
+for the carrier; the guard's and the tax workflows' messages, the `/payment` requests and answers, their queries."""
 
 from __future__ import annotations
 
-# models/plans.py: `plan_id` as make_payment and payment_details take it (decisions.md, "plan_id lists"): an id, a list of ids
-# models/messages/payment.py: Messages of the payment domain: the payment guard (the payment's key and attempt, never card data), tax
-# models/requests/payment.py: `/payment`: make_payment and payment_details (supporting operations) and update_tax_calculation_status_plum.
-# models/answers/payment.py: `data` of the payment domain: make_payment, payment_details, update_tax_calculation_status_plum.
-# persistence/payment.py: Payment rows through make_payment's saga: the intent before the card is charged, then exactly one
-# persistence/tax_rates.py: Repository of the carrier's tax as Lineup holds it (issue 27, finding 15): the rate last quoted for one month of
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +14,7 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import AliasChoices, Field, PlainValidator, WithJsonSchema, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
-from sqlalchemy import Index, text, update
+from sqlalchemy import ColumnElement, Index, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Field as Column
@@ -67,18 +62,22 @@ class PaymentStatus(StrEnum):
     ABANDONED = "ABANDONED"  # the gateway never saw the charge
 
 
-SETTLED_PAYMENTS = frozenset({PaymentStatus.APPROVED, PaymentStatus.RECORDED})
-
-
 class TaxState(StrEnum):
     PENDING_COLLECTION = "PENDING_COLLECTION"
     COLLECTED_TEMPORARY = "COLLECTED_TEMPORARY"
     COLLECTED_FINAL = "COLLECTED_FINAL"
 
 
+SETTLED_PAYMENTS = frozenset({PaymentStatus.APPROVED, PaymentStatus.RECORDED})
 # A processor's reference is recorded once per vendor (decisions.md, "External payment references"); a pending
 # card payment has none yet ("").
 HAS_REFERENCE = "transaction_id <> ''"
+MOST_PLANS = 20  # entries of one list: more than an order of LINEUP_MAX_LINES lines needs
+MOST_MONTHS = 36
+PLAN_LIST_RULE = "must be a plan id or a list of plan ids"
+RETRYABLE = (PaymentStatus.DECLINED, PaymentStatus.VOIDED, PaymentStatus.ABANDONED)  # a new attempt may follow
+IN_PROGRESS = "This payment is still being completed; ask again in a minute"
+REFERENCE_TAKEN = "Payment reference already recorded"
 
 
 class PaymentRecord(SQLModel, table=True):
@@ -114,7 +113,7 @@ class PaymentRecord(SQLModel, table=True):
     coupon_transaction_id: str | None = Column(default=None, max_length=32)
     card_id: int | None = Column(default=None, foreign_key="saved_card.id")
     created_at: datetime = Column(default_factory=utcnow)
-    plans: str | None = Column(default=None, max_length=400)  # `101:3,102:1` (models.plans); None: plan_id, 1 month
+    plans: str | None = Column(default=None, max_length=400)  # `101:3,102:1` (as_text); None: plan_id, 1 month
 
 
 class SavedCard(SQLModel, table=True):
@@ -150,7 +149,7 @@ class TaxCalculation(SQLModel, table=True):
 
 class TaxRate(SQLModel, table=True):
     """The tax the carrier last gave for one month of a plan in a state, kept each time a quote succeeds, so that
-    a payment is quoted from it while the carrier's tax service is down (issue 27, finding 15)."""
+    a payment is quoted from it while the carrier's tax service is down."""
 
     __tablename__ = "tax_rate"
 
@@ -181,20 +180,22 @@ class TaxRegistration(SQLModel, table=True):
     registered_at: datetime | None = None
 
 
-MOST_PLANS = 20  # entries of one list: more than an order of LINEUP_MAX_LINES lines needs
-
-
-MOST_MONTHS = 36
-
-
-PLAN_LIST_RULE = "must be a plan id or a list of plan ids"
-
-
 class PlanUnit(NamedTuple):
     """One plan of a payment, paid for `months` months."""
 
     plan_id: int
     months: int = 1
+
+
+def plan_units(value: object) -> tuple[PlanUnit, ...]:
+    """The plans a `plan_id` value names; blank is missing, anything else not a plan id or a list of them is
+    refused with one message."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise blank()
+    # {id, no_of_months} only inside a list, as the original sends it
+    if isinstance(value, dict) or (isinstance(value, list) and not 1 <= len(value) <= MOST_PLANS):
+        raise fail(PLAN_LIST_RULE)
+    return tuple(_unit(entry) for entry in value) if isinstance(value, list) else (_unit(value),)
 
 
 def _number(value: object, *, most: int) -> int | None:
@@ -209,42 +210,20 @@ def _number(value: object, *, most: int) -> int | None:
 
 
 def _unit(entry: object) -> PlanUnit:
-    if isinstance(entry, dict):
-        if set(entry) - {"id", "no_of_months"}:
-            raise fail(PLAN_LIST_RULE)
-        plan = _number(entry.get("id"), most=999_999_999)
-        months = _number(entry.get("no_of_months", 1), most=MOST_MONTHS)
-    else:
-        plan, months = _number(entry, most=999_999_999), 1
-    if plan is None or months is None:
+    """One entry of a list: a plan id, or {id, no_of_months}."""
+    given: dict[object, object] = entry if isinstance(entry, dict) else {"id": entry}
+    plan = _number(given.get("id"), most=999_999_999)
+    months = _number(given.get("no_of_months", 1), most=MOST_MONTHS)
+    if set(given) - {"id", "no_of_months"} or plan is None or months is None:
         raise fail(PLAN_LIST_RULE)
     return PlanUnit(plan, months)
 
 
-def plan_units(value: object) -> tuple[PlanUnit, ...]:
-    """The plans a `plan_id` value names; blank is missing, anything else not a plan id or a list of them is
-    refused with one message."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise blank()
-    if isinstance(value, list):
-        if not 1 <= len(value) <= MOST_PLANS:
-            raise fail(PLAN_LIST_RULE)
-        return tuple(_unit(entry) for entry in value)
-    if isinstance(value, dict):  # {id, no_of_months} only inside a list, as the original sends it
-        raise fail(PLAN_LIST_RULE)
-    return (_unit(value),)
-
-
-def as_text(units: Iterable[PlanUnit]) -> str:
-    """The plans as stored with a payment: `101:3,102:1`."""
-    return ",".join(f"{unit.plan_id}:{unit.months}" for unit in units)
-
-
-def from_text(text: str) -> tuple[PlanUnit, ...]:
-    return tuple(PlanUnit(int(plan), int(months)) for plan, months in (item.split(":") for item in text.split(",")))
-
-
 _ID = {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "pattern": "^[0-9]{1,9}$"}]}
+_MONTHS = {
+    "oneOf": [{"type": "integer", "minimum": 1, "maximum": MOST_MONTHS}, {"type": "string", "pattern": "^[0-9]{1,2}$"}]
+}
+_UNIT = {"type": "object", "required": ["id"], "properties": {"id": _ID, "no_of_months": _MONTHS}}
 
 
 PlanIds = Annotated[
@@ -254,32 +233,7 @@ PlanIds = Annotated[
         {
             "description": f"A plan id, a list of plan ids, or a list of {{id, no_of_months}} (at most {MOST_PLANS})",
             "examples": ["102", [101, 102], [{"id": 101, "no_of_months": 3}]],
-            "oneOf": [
-                _ID,
-                {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": MOST_PLANS,
-                    "items": {
-                        "oneOf": [
-                            _ID,
-                            {
-                                "type": "object",
-                                "required": ["id"],
-                                "properties": {
-                                    "id": _ID,
-                                    "no_of_months": {
-                                        "oneOf": [
-                                            {"type": "integer", "minimum": 1, "maximum": MOST_MONTHS},
-                                            {"type": "string", "pattern": "^[0-9]{1,2}$"},
-                                        ]
-                                    },
-                                },
-                            },
-                        ]
-                    },
-                },
-            ],
+            "oneOf": [_ID, {"type": "array", "minItems": 1, "maxItems": MOST_PLANS, "items": {"oneOf": [_ID, _UNIT]}}],
         }
     ),
 ]
@@ -292,12 +246,6 @@ class PaymentGuard:
     idempotency_key: str  # the payment row's key
     attempt: int
     wait_seconds: float = 60.0  # how long the API has to record the gateway's answer before the guard does
-
-
-def charge_key(idempotency_key: str, attempt: int) -> str:
-    """The gateway's idempotency key for one attempt: a retried attempt never charges twice, and a new card
-    after a decline is a new attempt (the gateway would answer the old key's decline again)."""
-    return f"charge-{idempotency_key}-{attempt}"
 
 
 @dataclass(frozen=True)
@@ -388,8 +336,6 @@ NAMES = {
 
 
 CARD_FIELDS = ("card_number", "exp_month", "exp_year", "cvv", "name_on_card", "address1", "city", "state", "zip")
-
-
 CARD, OTHER, CASH = "CREDIT_CARD", "OTHER_PAYMENT_OPTION", "CASH"
 
 
@@ -545,8 +491,6 @@ PAYMENT = Payment(
     transaction_no="ch_7Hq2Lm9Xa",
     card_id="7",
 )
-
-
 DETAILS = PaymentDetailsData(
     state="GA",
     total_actual_amount="25.00",
@@ -560,41 +504,69 @@ DETAILS = PaymentDetailsData(
         tax_breakup=[TaxItem(tax_name="State sales tax", tax_amount="1.00")],
     ),
 )
-
-
 TAX_STATUS = TaxStatus(
     STATUSCODE="00", DESCRIPTION="Tax collected", CALCID="TX0482913567", REFERENCENUMBER="830571926403"
 )
 
 
-RETRYABLE = (PaymentStatus.DECLINED, PaymentStatus.VOIDED, PaymentStatus.ABANDONED)
+def charge_key(idempotency_key: str, attempt: int) -> str:
+    """The gateway's idempotency key for one attempt: a retried attempt never charges twice, and a new card
+    after a decline is a new attempt (the gateway would answer the old key's decline again)."""
+    return f"charge-{idempotency_key}-{attempt}"
 
 
-async def _move(session: Session, payment: PaymentRecord, *, before: tuple[str, ...], **values: object) -> bool:
-    """Moves the payment's current attempt out of one of `before`; False when another writer got there first."""
-    moved = await session.execute(
-        update(PaymentRecord)
-        .where(col(PaymentRecord.id) == payment.id, col(PaymentRecord.attempt) == payment.attempt)
-        .where(col(PaymentRecord.status).in_(before))
-        .values(updated_at=utcnow(), **values)
-    )
-    if moved.rowcount != 1:  # type: ignore[attr-defined]
-        return False
-    for name, value in values.items():  # the row says so already: no second UPDATE at flush
-        set_committed_value(payment, name, value)
-    return True
+def as_text(units: Iterable[PlanUnit]) -> str:
+    """The plans as stored with a payment: `101:3,102:1`."""
+    return ",".join(f"{unit.plan_id}:{unit.months}" for unit in units)
 
 
-async def retry_intent(session: Session, payment: PaymentRecord, *, card_on_file: str | None) -> bool:
-    """A declined (or given back, or never made) payment tried again: its next attempt, pending."""
-    return await _move(
-        session,
-        payment,
-        before=RETRYABLE,
-        status=PaymentStatus.PENDING,
-        attempt=payment.attempt + 1,
-        card_on_file=card_on_file,
-    )
+def from_text(text: str) -> tuple[PlanUnit, ...]:
+    """The plans as stored with a payment, read back."""
+    return tuple(PlanUnit(int(plan), int(months)) for plan, months in (item.split(":") for item in text.split(",")))
+
+
+async def record_intent(
+    uow: UnitOfWork,
+    payment: PaymentRecord,
+    cipher: FieldCipher,
+    *,
+    retry: bool,
+    card_on_file: str | None = None,
+    settle_as: str | None = None,
+) -> None:
+    """The payment, pending, before any money moves (`retry`: a declined, given back or never made payment's next
+    attempt); with `settle_as` (a payment made elsewhere), settled at once as RECORDED under that reference. A
+    reference another payment of the vendor holds is refused; the same request twice at once goes on in the one
+    that won."""
+    try:
+        async with uow.transaction() as session:
+            if retry:
+                attempt = payment.attempt + 1
+                moved = await _move(
+                    session,
+                    payment,
+                    before=RETRYABLE,
+                    status=PaymentStatus.PENDING,
+                    attempt=attempt,
+                    card_on_file=card_on_file,
+                )
+            else:
+                payment.card_on_file = card_on_file
+                session.add(payment)
+                await session.flush()
+                moved = True
+            if moved and settle_as is not None:
+                await settle_paid(session, payment, cipher, status=PaymentStatus.RECORDED, transaction_id=settle_as)
+    except IntegrityError:
+        # The same request twice at once (the one that won goes on), or another request that recorded the same
+        # processor reference first (the unique index on references).
+        async with uow.transaction() as session:
+            holder = await reference_holder(session, payment.vendor_id, settle_as) if settle_as else None
+        if holder is not None and holder.idempotency_key != payment.idempotency_key:
+            raise refuse(REFERENCE_TAKEN, rest_status=409) from None
+        moved = False
+    if not moved:
+        raise refuse(IN_PROGRESS, rest_status=409)
 
 
 async def settle_failed(session: Session, payment: PaymentRecord, status: PaymentStatus) -> bool:
@@ -623,7 +595,18 @@ async def settle_paid(
         card_on_file=None,
     ):
         return False
-    await payment_recorded(session, payment)  # issue 21: the event log
+    record(
+        session,
+        payment.enrollment_id,
+        EventType.PAYMENT_RECORDED,
+        line=await session.get(Line, payment.enrollment_id),  # none yet when the payment comes first
+        vendor_id=payment.vendor_id,
+        invoice_number=payment.invoice_number,
+        status=payment.status,
+        method=payment.payment_method,
+        amount_cents=payment.amount_cents,
+        tax_cents=payment.tax_cents,
+    )
     slot = await session.get(Enrollment, payment.enrollment_id)
     assert slot is not None  # the payment's foreign key
     if card is not None and on_file is not None:
@@ -640,25 +623,6 @@ async def settle_paid(
             )
         )
     return True
-
-
-async def _save_card(
-    session: Session, payment: PaymentRecord, cipher: FieldCipher, card: dict[str, str], on_file: CardOnFile
-) -> None:
-    saved = SavedCard(
-        vendor_id=payment.vendor_id,
-        enrollment_id=payment.enrollment_id,
-        payment_token=cipher.encrypt(card["token"]),
-        brand=card["brand"] or "Card",
-        last4=card["last4"],
-        exp_month=on_file["exp_month"],
-        exp_year=on_file["exp_year"],
-        holder=cipher.seal(on_file["holder"]),
-    )
-    session.add(saved)
-    await session.flush()
-    await session.execute(update(PaymentRecord).where(col(PaymentRecord.id) == payment.id).values(card_id=saved.id))
-    set_committed_value(payment, "card_id", saved.id)
 
 
 async def active_plans(session: Session, units: tuple[PlanUnit, ...]) -> dict[int, Plan] | None:
@@ -680,10 +644,7 @@ async def reference_holder(session: Session, vendor_id: int, reference: str) -> 
 async def settled_invoice(session: Session, vendor_id: int, invoice_number: str, enrollment_ids: set[str]) -> bool:
     """True when `invoice_number` is a settled payment of the vendor for one of these enrollment ids."""
     query = select(PaymentRecord.id).where(
-        col(PaymentRecord.vendor_id) == vendor_id,
-        col(PaymentRecord.invoice_number) == invoice_number,
-        col(PaymentRecord.enrollment_id).in_(enrollment_ids),
-        col(PaymentRecord.status).in_(SETTLED_PAYMENTS),
+        col(PaymentRecord.invoice_number) == invoice_number, *_settled(vendor_id, enrollment_ids)
     )
     return (await session.exec(query)).first() is not None
 
@@ -691,11 +652,7 @@ async def settled_invoice(session: Session, vendor_id: int, invoice_number: str,
 async def paid_plans(session: Session, vendor_id: int, enrollment_ids: set[str]) -> list[int]:
     """The plan ids settled payments of the vendor cover for these enrollment ids, one entry per line a plan is
     paid for (a plan listed twice pays for two lines; its months say for how long, not for how many)."""
-    query = select(PaymentRecord.plan_id, PaymentRecord.plans).where(
-        col(PaymentRecord.vendor_id) == vendor_id,
-        col(PaymentRecord.enrollment_id).in_(enrollment_ids),
-        col(PaymentRecord.status).in_(SETTLED_PAYMENTS),
-    )
+    query = select(PaymentRecord.plan_id, PaymentRecord.plans).where(*_settled(vendor_id, enrollment_ids))
     covered: list[int] = []
     for plan_id, plans in (await session.exec(query)).all():
         covered += [unit.plan_id for unit in from_text(plans)] if plans else [plan_id]
@@ -762,21 +719,6 @@ async def registered(session: Session, calc_id: str, *, carrier_calc_id: str, ca
     )
 
 
-async def payment_recorded(session: Session, payment: PaymentRecord) -> None:
-    record(
-        session,
-        payment.enrollment_id,
-        EventType.PAYMENT_RECORDED,
-        line=await session.get(Line, payment.enrollment_id),  # none yet when the payment comes first
-        vendor_id=payment.vendor_id,
-        invoice_number=payment.invoice_number,
-        status=payment.status,
-        method=payment.payment_method,
-        amount_cents=payment.amount_cents,
-        tax_cents=payment.tax_cents,
-    )
-
-
 async def tax_collected(session: Session, calc: TaxCalculation, status: str) -> None:
     """A tax calculation collected, for the enrollment whose payment registered it."""
     payment = (await session.exec(select(PaymentRecord).where(PaymentRecord.calc_id == calc.calc_id))).first()
@@ -792,40 +734,44 @@ async def tax_collected(session: Session, calc: TaxCalculation, status: str) -> 
         )
 
 
-IN_PROGRESS = "This payment is still being completed; ask again in a minute"
-REFERENCE_TAKEN = "Payment reference already recorded"
+async def _move(session: Session, payment: PaymentRecord, *, before: tuple[str, ...], **values: object) -> bool:
+    """Moves the payment's current attempt out of one of `before`; False when another writer got there first."""
+    moved = await session.execute(
+        update(PaymentRecord)
+        .where(col(PaymentRecord.id) == payment.id, col(PaymentRecord.attempt) == payment.attempt)
+        .where(col(PaymentRecord.status).in_(before))
+        .values(updated_at=utcnow(), **values)
+    )
+    if moved.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    for name, value in values.items():  # the row says so already: no second UPDATE at flush
+        set_committed_value(payment, name, value)
+    return True
 
 
-async def record_intent(
-    uow: UnitOfWork,
-    payment: PaymentRecord,
-    cipher: FieldCipher,
-    *,
-    retry: bool,
-    card_on_file: str | None,
-    settle_as: str | None,
+def _settled(vendor_id: int, enrollment_ids: set[str]) -> tuple[ColumnElement[bool], ...]:
+    """Where a payment is a settled one of the vendor for one of these enrollment ids."""
+    return (
+        col(PaymentRecord.vendor_id) == vendor_id,
+        col(PaymentRecord.enrollment_id).in_(enrollment_ids),
+        col(PaymentRecord.status).in_(SETTLED_PAYMENTS),
+    )
+
+
+async def _save_card(
+    session: Session, payment: PaymentRecord, cipher: FieldCipher, card: dict[str, str], on_file: CardOnFile
 ) -> None:
-    """The payment, pending, before any money moves; with `settle_as` (a payment made elsewhere), settled at once
-    as RECORDED under that reference. A reference another payment of the vendor holds is refused; the same
-    request twice at once goes on in the one that won."""
-    try:
-        async with uow.transaction() as session:
-            if retry:
-                moved = await retry_intent(session, payment, card_on_file=card_on_file)
-            else:
-                payment.card_on_file = card_on_file
-                session.add(payment)
-                await session.flush()
-                moved = True
-            if moved and settle_as is not None:
-                await settle_paid(session, payment, cipher, status=PaymentStatus.RECORDED, transaction_id=settle_as)
-    except IntegrityError:
-        # The same request twice at once (the one that won goes on), or another request that recorded the same
-        # processor reference first (the unique index on references).
-        async with uow.transaction() as session:
-            holder = await reference_holder(session, payment.vendor_id, settle_as) if settle_as else None
-        if holder is not None and holder.idempotency_key != payment.idempotency_key:
-            raise refuse(REFERENCE_TAKEN, rest_status=409) from None
-        moved = False
-    if not moved:
-        raise refuse(IN_PROGRESS, rest_status=409)
+    saved = SavedCard(
+        vendor_id=payment.vendor_id,
+        enrollment_id=payment.enrollment_id,
+        payment_token=cipher.encrypt(card["token"]),
+        brand=card["brand"] or "Card",
+        last4=card["last4"],
+        exp_month=on_file["exp_month"],
+        exp_year=on_file["exp_year"],
+        holder=cipher.seal(on_file["holder"]),
+    )
+    session.add(saved)
+    await session.flush()
+    await session.execute(update(PaymentRecord).where(col(PaymentRecord.id) == payment.id).values(card_id=saved.id))
+    set_committed_value(payment, "card_id", saved.id)

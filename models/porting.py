@@ -1,13 +1,8 @@
-"""Tables of the porting domain: a PORTIN line's port-in order, its old-account data encrypted (`secrets`), and
-the carrier's port-status pushes taken."""
+"""The porting domain's data: a line's port-in order (the old account's data sealed in `secrets`), the carrier's
+port-status pushes taken, PortInWorkflow's messages, the `/port` requests and answers, and their queries."""
 
 from __future__ import annotations
 
-# models/messages/porting.py: Messages of the porting domain: the port-in workflow (submission, polling, corrections, completion) and the
-# models/requests/porting.py: `/port`: query_portin, update_portin and submit_portin (corrections), validate_portin (also on `/inventory`),
-# models/answers/porting.py: `data` of the porting domain: query_portin, update_portin (and submit_portin), validate_portin, get_list and
-# persistence/porting.py: Repository of the porting domain: port-in rows.
-# persistence/port_pushes.py: Repository of the carrier's port-status pushes (issue 27, finding 9): whose port it is, and taking a push once,
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -22,7 +17,7 @@ from sqlmodel import SQLModel, col, select
 
 from models.auth import Vendor
 from models.db import Database, RecordNotFound, Session
-from models.enrollment import Line, LineStatus, Pacing, StuckState
+from models.enrollment import Line, Pacing, StuckState
 from models.envelope import Budget, Shape, omitted_when_none
 from models.events import EventType, record
 from models.types import (
@@ -59,18 +54,20 @@ class PortStatus(StrEnum):
     ABANDONED = "ABANDONED"  # no final answer within LINEUP_PORT_MAX_DAYS
 
 
-TERMINAL_PORT_STATES = frozenset(
-    {PortStatus.COMPLETED, PortStatus.REJECTED, PortStatus.CANCELLED, PortStatus.ABANDONED}
-)
+IN_PROGRESS = (PortStatus.RECEIVED, PortStatus.SUBMITTED, PortStatus.CONFIRMED, PortStatus.RESOLUTION_REQUIRED)
+TERMINAL_PORT_STATES = frozenset(PortStatus).difference(IN_PROGRESS)
+# One port in progress per number: the backstop behind intake's refusal of a second.
+PENDING_PORT = text(f"status IN ({', '.join(repr(status.value) for status in IN_PROGRESS)})")
+POLL_WINDOW = timedelta(hours=1)  # a port's pushes make it poll at most LINEUP_PORT_PUSH_POLLS_PER_HOUR per window
 
 
-def line_status_after(port: PortStatus) -> LineStatus:
-    """The line's state once its port ended without giving it a number (REJECTED, CANCELLED, ABANDONED)."""
-    return LineStatus(f"PORT_{port.value}")
+class Taken(StrEnum):
+    """What became of a carrier's push, in the words the carrier is answered with."""
 
-
-# One port in progress per number (issue 27): the backstop behind intake's refusal of a second.
-PENDING_PORT = text("status IN ('RECEIVED', 'SUBMITTED', 'CONFIRMED', 'RESOLUTION_REQUIRED')")
+    POLL = "Port status push received"  # a new push: its port is asked now
+    # A new push, but its port was asked as often as an hour allows: the next poll will see.
+    WITHIN_LIMIT = "Port status push received; the port was asked recently, its next poll will see the change"
+    REPLAYED = "Port status push already received"  # taken before
 
 
 class PortIn(SQLModel, table=True):
@@ -101,9 +98,9 @@ class PortIn(SQLModel, table=True):
 
 
 class PortPush(SQLModel, table=True):
-    """A carrier's port-status push, taken once (issue 27, finding 9): the digest of its signed timestamp and body
-    is unique, so a replay is known; rows older than the signature's tolerance and the poll window are purged as
-    new pushes arrive. `signalled`: it made the port's workflow poll (at most LINEUP_PORT_PUSH_POLLS_PER_HOUR)."""
+    """A carrier's port-status push, taken once: the digest of its signed timestamp and body is unique, so a replay
+    is known; rows older than the signature's tolerance and the poll window are purged as new pushes arrive.
+    `signalled`: it made the port's workflow poll."""
 
     __tablename__ = "port_push"
 
@@ -176,23 +173,12 @@ class PortView:
 
 @dataclass(frozen=True)
 class PortWatchPoll:
-    """watch_port's input: the port, and the state the workflow knows (an answer with the same state is no
-    news, and waits for the next retry)."""
+    """watch_port's input: the port, and the state the workflow knows (an answer in that state is no news)."""
 
     enrollment_id: str
     vendor_code: str
     port_id: str
     known: PortView
-
-
-def same_state(one: PortView, other: PortView) -> bool:
-    """Whether two answers say the same thing about the port: its status and resolution. The carrier's
-    RESPONSE_DATETIME changes on every answer, so comparing whole answers would make every poll news."""
-    return (one.status, one.resolution_code, one.resolution_description) == (
-        other.status,
-        other.resolution_code,
-        other.resolution_description,
-    )
 
 
 @dataclass(frozen=True)
@@ -310,11 +296,6 @@ class GetPortList(ActionRequest):
     get_child_list: YesNo | None = None
 
 
-def _either(ours: str, theirs: str) -> AliasChoices:
-    """A field under Lineup's name or the original's (decisions.md: both forms are accepted)."""
-    return AliasChoices(ours, theirs)
-
-
 class CreatePortin(ActionRequest):
     """create_portin_v2_when_create_customer_was_called_without_portin_tag: a port for a line created without
     PORTIN. The line is named by `enrollment_id`, or by its `sim` alone. The old account's data comes under
@@ -322,24 +303,25 @@ class CreatePortin(ActionRequest):
     `zip_code`, …), both onto one port order; no SSN is needed here (the carrier's port request carries none),
     and without a current carrier the carrier is asked for it."""
 
+    # Each port field under Lineup's name or the original's (decisions.md: both forms are accepted).
     enrollment_id: Alnum | None = None
     sim: Iccid | None = None
     imei: Imei | None = None  # the device the number moves to: checked, not part of the port order
     port_number: Mdn
     port_current_carrier: Text32 | None = Field(
-        default=None, validation_alias=_either("port_current_carrier", "current_carrier")
+        default=None, validation_alias=AliasChoices("port_current_carrier", "current_carrier")
     )
-    port_first_name: PersonName = Field(validation_alias=_either("port_first_name", "first_name"))
-    port_last_name: LastName = Field(validation_alias=_either("port_last_name", "last_name"))
-    port_address_one: AddressLine = Field(validation_alias=_either("port_address_one", "address_one"))
+    port_first_name: PersonName = Field(validation_alias=AliasChoices("port_first_name", "first_name"))
+    port_last_name: LastName = Field(validation_alias=AliasChoices("port_last_name", "last_name"))
+    port_address_one: AddressLine = Field(validation_alias=AliasChoices("port_address_one", "address_one"))
     port_address_two: AddressLine | None = Field(
-        default=None, validation_alias=_either("port_address_two", "address_two")
+        default=None, validation_alias=AliasChoices("port_address_two", "address_two")
     )
-    port_city: City = Field(validation_alias=_either("port_city", "city"))
-    port_state: State = Field(validation_alias=_either("port_state", "state"))
-    port_zip_code: Zip5 = Field(validation_alias=_either("port_zip_code", "zip_code"))
-    port_account_number: AccountNumber = Field(validation_alias=_either("port_account_number", "account_number"))
-    port_account_password: AccountPin = Field(validation_alias=_either("port_account_password", "password_pin"))
+    port_city: City = Field(validation_alias=AliasChoices("port_city", "city"))
+    port_state: State = Field(validation_alias=AliasChoices("port_state", "state"))
+    port_zip_code: Zip5 = Field(validation_alias=AliasChoices("port_zip_code", "zip_code"))
+    port_account_number: AccountNumber = Field(validation_alias=AliasChoices("port_account_number", "account_number"))
+    port_account_password: AccountPin = Field(validation_alias=AliasChoices("port_account_password", "password_pin"))
     port_ssn: PortSsn | None = None
 
     @model_validator(mode="after")
@@ -431,56 +413,39 @@ class PortCreated(Shape):
     RESULT: PortCreateResult
 
 
-PORT_QUERY = PortQuery(
-    records=[
-        PortRecord(
-            portin_status="CONFIRMED",
-            resolution_description="",
-            carrier_response="Port confirmed",
-            request_datetime="2026-11-22T10:15:02+00:00",
-            response_datetime="2026-11-22T10:15:32+00:00",
-        )
-    ]
-)
-
-
+PORT_QUERY = PortQuery(records=[PortRecord(
+    portin_status="CONFIRMED", resolution_description="", carrier_response="Port confirmed",
+    request_datetime="2026-11-22T10:15:02+00:00", response_datetime="2026-11-22T10:15:32+00:00",
+)])  # fmt: skip
 PORT_UPDATE = PortUpdate(enroll_id="EA7KQ2M4XZP9R3TBWVC", portin_status="SUBMITTED")
-
-
 PORT_ELIGIBILITY = PortEligibility(
     port_number="4045551234", eligible="Y", current_carrier="TMB", current_carrier_name="T-Mobile USA"
 )
-
-
-PORT_LIST = PortList(
-    records=[
-        PortListRecord(
-            port_subscriber_id="EA7KQ2M4XZP9R3TBWVC",
-            enroll_id="EA7KQ2M4XZP9R3TBWVC",
-            portin_status="SUBMITTED",
-            number_to_port="4045551234",
-            carrier="TMB",
-            attempt_count=1,
-            portin_company="T-Mobile USA",
-            account_number="6789",
-            first_name="John",
-            last_name="Doe",
-            address_one="1 Main St",
-            city="Atlanta",
-            state="GA",
-            zip_code="30301",
-            resolution_description="",
-            request_datetime="2026-11-22T10:15:02+00:00",
-        )
-    ]
-)
-
-
+PORT_LIST = PortList(records=[PortListRecord(
+    port_subscriber_id="EA7KQ2M4XZP9R3TBWVC", enroll_id="EA7KQ2M4XZP9R3TBWVC", portin_status="SUBMITTED",
+    number_to_port="4045551234", carrier="TMB", attempt_count=1, portin_company="T-Mobile USA", account_number="6789",
+    first_name="John", last_name="Doe", address_one="1 Main St", city="Atlanta", state="GA", zip_code="30301",
+    resolution_description="", request_datetime="2026-11-22T10:15:02+00:00",
+)])  # fmt: skip
 PORT_CREATED = PortCreated(
-    MDN="4045551234",
-    REFRENCENO="PORT_CREATE_EA7KQ2M4XZP9R3TBWVC",
+    MDN="4045551234", REFRENCENO="PORT_CREATE_EA7KQ2M4XZP9R3TBWVC",
     RESULT=PortCreateResult(accountId="482913746", portRequestNumber="PRT5K2M9Q4XZ"),
-)
+)  # fmt: skip
+
+
+def not_awaiting_corrections(status: str) -> str:
+    """Why corrections are refused: update_portin's answer and PortInWorkflow.correct's validator say the same."""
+    return f"The port-in is {status}; corrections are accepted only when it is {PortStatus.RESOLUTION_REQUIRED}"
+
+
+def same_state(one: PortView, other: PortView) -> bool:
+    """Whether two answers say the same about the port: status and resolution. The carrier's RESPONSE_DATETIME
+    changes on every answer, so comparing whole answers would make every poll news."""
+    return (one.status, one.resolution_code, one.resolution_description) == (
+        other.status,
+        other.resolution_code,
+        other.resolution_description,
+    )
 
 
 async def get_port(session: Session, enrollment_id: str) -> PortIn:
@@ -497,9 +462,6 @@ async def ports_of(session: Session, *, enrollment_id: str, cust_id: str | None,
     query = query.where(Line.vendor_id == vendor_id)
     query = query.where(Line.cust_id == cust_id) if cust_id else query.where(Line.enrollment_id == enrollment_id)
     return list((await session.exec(query.order_by(col(PortIn.enrollment_id)))).all())
-
-
-IN_PROGRESS = (PortStatus.RECEIVED, PortStatus.SUBMITTED, PortStatus.CONFIRMED, PortStatus.RESOLUTION_REQUIRED)
 
 
 async def ports_in_progress(session: Session, numbers: Collection[str], *, besides: Collection[str]) -> set[str]:
@@ -521,13 +483,16 @@ def second_port(clash: BaseException) -> bool:
     return "uq_port_in_progress" in text or "port_in.port_number" in text
 
 
-POLL_WINDOW = timedelta(hours=1)
-
-
-class Taken(StrEnum):
-    POLL = "poll"  # a new push: its port is asked now
-    WITHIN_LIMIT = "limited"  # a new push, but its port was asked as often as an hour allows: the next poll will see
-    REPLAYED = "replayed"  # taken before
+async def port_moved(session: Session, port: PortIn, status: str, resolution: str | None = None) -> None:
+    """Before a port's status is stored: a change is recorded, and a resolution or completion besides."""
+    if status == port.status:
+        return
+    eid, line = port.enrollment_id, await session.get(Line, port.enrollment_id)
+    record(session, eid, EventType.PORT_STATUS_CHANGED, line=line, status=status, previous=port.status)
+    if status == PortStatus.RESOLUTION_REQUIRED:
+        record(session, eid, EventType.PORT_RESOLUTION_REQUIRED, line=line, resolution=resolution)
+    elif status == PortStatus.COMPLETED:
+        record(session, eid, EventType.PORT_COMPLETED, line=line, ported_number=port.port_number)
 
 
 async def vendor_of_line(session: Session, enrollment_id: str) -> str | None:
@@ -541,11 +506,15 @@ async def take(db: Database, *, digest: str, enrollment_id: str, polls_per_hour:
     """Records the push once (its digest unique: a replay, even one arriving at the same moment, is REPLAYED) and
     whether it may make its port poll; pushes older than `keep` are purged meanwhile."""
     now = utcnow()
+    polled = select(func.count()).where(
+        col(PortPush.enrollment_id) == enrollment_id,
+        col(PortPush.signalled),
+        col(PortPush.received_at) >= now - POLL_WINDOW,
+    )
     try:
         async with db.transaction() as session:
             await session.execute(delete(PortPush).where(col(PortPush.received_at) < now - max(keep, POLL_WINDOW)))
-            polls = await _recent_polls(session, enrollment_id, since=now - POLL_WINDOW)
-            signalled = polls < polls_per_hour
+            signalled = int((await session.exec(polled)).one()) < polls_per_hour
             session.add(PortPush(digest=digest, enrollment_id=enrollment_id, signalled=signalled, received_at=now))
             await session.flush()
     except IntegrityError:
@@ -557,22 +526,3 @@ async def forget(db: Database, digest: str) -> None:
     """A push whose poll could not be asked for: the carrier's next delivery of it is taken as new."""
     async with db.transaction() as session:
         await session.execute(delete(PortPush).where(col(PortPush.digest) == digest))
-
-
-async def _recent_polls(session: Session, enrollment_id: str, *, since: datetime) -> int:
-    query = select(func.count()).where(
-        col(PortPush.enrollment_id) == enrollment_id, col(PortPush.signalled), col(PortPush.received_at) >= since
-    )
-    return int((await session.exec(query)).one())
-
-
-async def port_moved(session: Session, port: PortIn, status: str, resolution: str | None = None) -> None:
-    """Before a port's status is stored: a change is recorded, and a resolution or completion besides."""
-    if status == port.status:
-        return
-    eid, line = port.enrollment_id, await session.get(Line, port.enrollment_id)
-    record(session, eid, EventType.PORT_STATUS_CHANGED, line=line, status=status, previous=port.status)
-    if status == PortStatus.RESOLUTION_REQUIRED:
-        record(session, eid, EventType.PORT_RESOLUTION_REQUIRED, line=line, resolution=resolution)
-    elif status == PortStatus.COMPLETED:
-        record(session, eid, EventType.PORT_COMPLETED, line=line, ported_number=port.port_number)

@@ -1,25 +1,10 @@
-"""Workflows of the payment domain.
-
-TaxCollectionWorkflow (`tax-<calc_id>`): one per tax calculation, from pending collection to collected.
-`temporary` collects provisionally (again or then final); `final` collects and closes, and a repeated
-`final` answers the same reference. The validator refuses `temporary` after `final` before it reaches
-history. Not final and not updated for `idle_days`, it ends; the next update starts it again from the
-calculation's stored state.
-
-TaxQuoteWorkflow: registers an order's tax calculation with the carrier (make_payment), under the
-LOOKUP budget; its id derives from the payment's key, so a repeated payment finds the same calculation.
-
-PaymentGuardWorkflow (`payment-<key>-<attempt>`): started before a card is charged, so money never moves
-unrecorded. When the API records the gateway's answer it releases the guard, which ends; otherwise (the API
-crashed, or its write failed) the guard settles the payment from the gateway's record of the charge, and if
-it cannot be recorded at all, gives the charge back."""
+"""The payment domain's workflows: make_payment's guard over a card charge, and a tax calculation's registration
+(now, or after a carrier outage), estimate and collection at the carrier."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-
-# workflows/tax_registration.py: TaxRegistrationWorkflow (`taxreg-<calc_id>`, issue 27, finding 15): a tax calculation make_payment quoted from
 from datetime import timedelta
 from functools import partial
 
@@ -48,7 +33,24 @@ with workflow.unsafe.imports_passed_through():
 STATUSES = ("temporary", "final")
 
 
+def tax_workflow_id(calc_id: str) -> str:
+    return f"tax-{calc_id}"
+
+
+def tax_quote_workflow_id(idempotency_key: str) -> str:
+    return f"taxquote-{idempotency_key}"
+
+
+def tax_registration_workflow_id(calc_id: str) -> str:
+    return f"taxreg-{calc_id}"
+
+
+def payment_guard_workflow_id(idempotency_key: str, attempt: int) -> str:
+    return f"payment-{idempotency_key}-{attempt}"
+
+
 def refusal(calc_id: str, mark: MarkCollected, receipt: TaxReceipt | None) -> str | None:
+    """Why a collection is refused (the workflow's validator, and the API for a calculation already final)."""
     if mark.status not in STATUSES:
         return "Status must be temporary or final"
     if receipt is not None and receipt.status == TaxState.COLLECTED_FINAL and mark.status == "temporary":
@@ -57,7 +59,74 @@ def refusal(calc_id: str, mark: MarkCollected, receipt: TaxReceipt | None) -> st
 
 
 @workflow.defn
+class PaymentGuardWorkflow:
+    """`payment-<key>-<attempt>`: started before a card is charged, so money never moves unrecorded. Released by
+    the API once it recorded the gateway's answer; otherwise (the API crashed, or its write failed) it settles the
+    payment from the gateway's record of the charge, and gives the charge back if it cannot be recorded at all."""
+
+    def __init__(self) -> None:
+        self._released = False
+
+    @workflow.run
+    async def run(self, guard: PaymentGuard) -> str:
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(lambda: self._released, timeout=guard.wait_seconds)
+        if self._released:
+            return "RECORDED_BY_API"
+        try:
+            return await workflow.execute_activity_method(PaymentActivities.settle_payment, guard, **policies.SETTLE)
+        except ActivityError:
+            workflow.logger.warning("payment %s could not be recorded: giving it back", guard.idempotency_key)
+            return await workflow.execute_activity_method(PaymentActivities.void_payment, guard, **policies.VOID)
+
+    @workflow.signal
+    def release(self) -> None:
+        """The API recorded the gateway's answer: nothing is left to guard."""
+        self._released = True
+
+
+@workflow.defn
+class TaxQuoteWorkflow:
+    """make_payment (`taxquote-<payment key>`): the order's tax calculation registered at the carrier; a repeated
+    payment finds the same calculation."""
+
+    @workflow.run
+    async def run(self, quote: TaxQuote) -> TaxQuoted:
+        return await workflow.execute_activity_method(
+            PaymentActivities.register_tax, quote, **policies.lookup(quote.budget_seconds)
+        )
+
+
+@workflow.defn
+class TaxEstimateWorkflow:
+    """payment_details (`taxestimate-<request id>`): the tax make_payment would register, registering nothing."""
+
+    @workflow.run
+    async def run(self, query: TaxEstimateQuery) -> TaxEstimate:
+        return await workflow.execute_activity_method(
+            PaymentActivities.tax_estimate, query, **policies.lookup(query.budget_seconds)
+        )
+
+
+@workflow.defn
+class TaxRegistrationWorkflow:
+    """`taxreg-<calc_id>`: a calculation make_payment quoted from held rates while the carrier was down,
+    registered at the carrier once it is back."""
+
+    @workflow.run
+    async def run(self, job: TaxRegistrationJob) -> str:
+        """The carrier's calc id for it."""
+        return await workflow.execute_activity_method(
+            PaymentActivities.register_held_tax, job, **policies.TAX_REGISTRATION
+        )
+
+
+@workflow.defn
 class TaxCollectionWorkflow:
+    """`tax-<calc_id>`: a calculation from pending collection to collected. `temporary` collects provisionally
+    (again, or then final); `final` collects and closes, and a repeated `final` answers the same reference. Not
+    final and not updated for `idle_days`, it ends; the next update starts it again from the stored state."""
+
     @workflow.init
     def __init__(self, collect: CollectTax) -> None:
         self._collect = collect
@@ -84,12 +153,6 @@ class TaxCollectionWorkflow:
         assert self._receipt is not None
         return self._receipt
 
-    def _moved(self, updates_seen: int) -> bool:
-        return self._final() or self._updates != updates_seen
-
-    def _final(self) -> bool:
-        return self._receipt is not None and self._receipt.status == TaxState.COLLECTED_FINAL
-
     @workflow.update
     async def mark_collected(self, mark: MarkCollected) -> TaxReceipt:
         self._updates += 1
@@ -114,6 +177,7 @@ class TaxCollectionWorkflow:
 
     @mark_collected.validator
     def _valid_transition(self, mark: MarkCollected) -> None:
+        """A bad move (`temporary` after `final`) is refused before it reaches history."""
         if problem := refusal(self._collect.calc_id, mark, self._receipt):
             raise ValueError(problem)
 
@@ -121,72 +185,8 @@ class TaxCollectionWorkflow:
     def status(self) -> TaxReceipt | None:
         return self._receipt
 
+    def _moved(self, updates_seen: int) -> bool:
+        return self._final() or self._updates != updates_seen
 
-@workflow.defn
-class TaxQuoteWorkflow:
-    @workflow.run
-    async def run(self, quote: TaxQuote) -> TaxQuoted:
-        return await workflow.execute_activity_method(
-            PaymentActivities.register_tax, quote, **policies.lookup(quote.budget_seconds)
-        )
-
-
-@workflow.defn
-class PaymentGuardWorkflow:
-    def __init__(self) -> None:
-        self._released = False
-
-    @workflow.run
-    async def run(self, guard: PaymentGuard) -> str:
-        with contextlib.suppress(TimeoutError):
-            await workflow.wait_condition(lambda: self._released, timeout=guard.wait_seconds)
-        if self._released:
-            return "RECORDED_BY_API"
-        try:
-            return await workflow.execute_activity_method(PaymentActivities.settle_payment, guard, **policies.SETTLE)
-        except ActivityError:
-            workflow.logger.warning("payment %s could not be recorded: giving it back", guard.idempotency_key)
-            return await workflow.execute_activity_method(PaymentActivities.void_payment, guard, **policies.VOID)
-
-    @workflow.signal
-    def release(self) -> None:
-        """The API recorded the gateway's answer: nothing is left to guard."""
-        self._released = True
-
-
-@workflow.defn
-class TaxEstimateWorkflow:
-    """payment_details (`taxestimate-<request id>`): the tax make_payment would register, registering nothing."""
-
-    @workflow.run
-    async def run(self, query: TaxEstimateQuery) -> TaxEstimate:
-        return await workflow.execute_activity_method(
-            PaymentActivities.tax_estimate, query, **policies.lookup(query.budget_seconds)
-        )
-
-
-@workflow.defn
-class TaxRegistrationWorkflow:
-    @workflow.run
-    async def run(self, job: TaxRegistrationJob) -> str:
-        """The carrier's calc id for it."""
-        return await workflow.execute_activity_method(
-            PaymentActivities.register_held_tax, job, **policies.TAX_REGISTRATION
-        )
-
-
-def tax_workflow_id(calc_id: str) -> str:
-    return f"tax-{calc_id}"
-
-
-def tax_quote_workflow_id(idempotency_key: str) -> str:
-    return f"taxquote-{idempotency_key}"
-
-
-def tax_registration_workflow_id(calc_id: str) -> str:
-    """A calculation quoted from held rates, registered at the carrier once it is back: one per calc id."""
-    return f"taxreg-{calc_id}"
-
-
-def payment_guard_workflow_id(idempotency_key: str, attempt: int) -> str:
-    return f"payment-{idempotency_key}-{attempt}"
+    def _final(self) -> bool:
+        return self._receipt is not None and self._receipt.status == TaxState.COLLECTED_FINAL

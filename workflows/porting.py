@@ -1,13 +1,12 @@
-"""PortInWorkflow (`port-<enrollment_id>`): one line's port-in, from submission to its end. A PORTIN line's
-order submits the port first and starts this with the submission; a port added after creation
-(create_portin_v2…) starts it unsubmitted. It submits (under the carrier step's retry budget, STUCK until a
-retry), follows the port until a terminal state, and then gives the line the ported number: a line that waited
-becomes ACTIVE on it; an ACTIVE line (it kept its first number meanwhile) changes number and its first number
-is released at the carrier. A rejected, cancelled or abandoned port leaves an ACTIVE line as it was.
+"""PortInWorkflow (`port-<enrollment_id>`): one line's port-in, from submission to its end. A PORTIN line's order
+submits first and starts it with the submission; a port added after creation (create_portin_v2…) starts it
+unsubmitted. It submits (under the carrier step's retry budget, STUCK until a retry), follows the port to a
+terminal state, then gives the line the ported number: a waiting line becomes ACTIVE on it; an ACTIVE line changes
+number and its first one is released at the carrier. A port that ends otherwise leaves an ACTIVE line as it was.
 
-Polling is one watch_port activity repeated by its retry policy at the poll interval: while the port stays as
-the workflow knows it, a poll costs one activity attempt and no workflow task, no history event, no database
-write. The carrier's push (`carrier_pushed`) makes it ask at once; continue-as-new keeps the history small."""
+Polling is one watch_port activity repeated by its retry policy: while the port stays as the workflow knows it, a
+poll costs no workflow task, history event or database write. The carrier's push makes it ask at once;
+continue-as-new keeps the history small. PortValidationWorkflow is validate_portin's lookup."""
 
 from __future__ import annotations
 
@@ -35,38 +34,21 @@ with workflow.unsafe.imports_passed_through():
         PortStatus,
         PortView,
         PortWatchPoll,
+        not_awaiting_corrections,
     )
     from workflows import policies
     from workflows.enrollment import CarrierStep, LineTracker, Rejected
 
 RESOLUTION_REQUIRED = PortStatus.RESOLUTION_REQUIRED
-
-
 POLLS_PER_RUN = 200  # continue-as-new after this many watch activities
-
-
 CARRIER_PUSHED = "carrier_pushed"  # the signal the API's port-status endpoint sends
-
-
-# The line's states once the port has its answer from the carrier (submitted, refused, or stuck submitting).
+BANDS = (timedelta(days=1), timedelta(days=3))  # the port's ages at which its poll interval doubles
 ABANDONED = PortView(PortStatus.ABANDONED, carrier_response="No final answer within the port-in limit")
 
 
 def poll_interval(base_seconds: float, age: timedelta) -> timedelta:
     """The base interval for the first day, twice it up to day three, four times it after."""
-    factor = 1 if age < timedelta(days=1) else 2 if age < timedelta(days=3) else 4
-    return timedelta(seconds=base_seconds * factor)
-
-
-def band_end(age: timedelta) -> timedelta:
-    """The age at which poll_interval changes next (or never, after day three)."""
-    return (
-        timedelta(days=1)
-        if age < timedelta(days=1)
-        else timedelta(days=3)
-        if age < timedelta(days=3)
-        else timedelta.max
-    )
+    return timedelta(seconds=base_seconds * 2 ** sum(age >= end for end in BANDS))
 
 
 @workflow.defn
@@ -107,6 +89,65 @@ class PortInWorkflow:
         await self._follow(self._submitted.port_id, datetime.fromisoformat(self._submitted.submitted_at))
         return await self._finish(self._view)
 
+    @workflow.signal
+    def retry(self) -> None:
+        """Support asks a port whose submission is STUCK to try it again."""
+        self._step.retry_requested = True
+
+    @workflow.signal(name=CARRIER_PUSHED)
+    def carrier_pushed(self) -> None:
+        """The carrier says the port changed: ask it now instead of at the next poll (its word is not taken
+        as the new state; the poll is)."""
+        self._pushed = True
+
+    @workflow.update
+    async def submission(self) -> PortStarted:
+        """create_portin_v2…: answers once the carrier took the port (its port request number), refused it, or
+        the submission got stuck. No timer: the caller bounds its own wait."""
+        await workflow.wait_condition(
+            lambda: (
+                self._submitted is not None or self._view.status in TERMINAL_PORT_STATES or self._step.stuck is not None
+            )
+        )
+        port_id = self._submitted.port_id if self._submitted else None
+        if self._view.status == PortStatus.REJECTED:
+            return PortStarted(LineStatus.PORT_REJECTED, None, self._view.carrier_response)
+        if port_id is None and self._step.stuck is not None:
+            return PortStarted(LineStatus.STUCK, None, self._step.stuck.error)
+        return PortStarted(LineStatus.PORT_PENDING, port_id, self._view.resolution_description)
+
+    @workflow.update
+    async def correct(self, correction: PortCorrection) -> PortView:
+        """update_portin: the corrected old-account data is stored; resubmit it and resume polling."""
+        self._correcting = True
+        try:
+            if self._submitted is None or self._submitted.port_id is None:  # the holder's check runs again
+                submissions, self._resubmit = self._submissions, True
+                await workflow.wait_condition(lambda: self._submissions > submissions or self._step.stuck is not None)
+                return self._view
+            key = f"{workflow.info().workflow_id}:resubmit:{self._corrections}"
+            resubmit = PortResubmit(self._start.enrollment_id, self._start.vendor_code, self._submitted.port_id, key)
+            view = await workflow.execute_activity_method(
+                PortingActivities.resubmit_port, resubmit, **policies.lookup(correction.budget_seconds)
+            )
+            self._corrections += 1
+            await workflow.execute_local_activity_method(
+                PortingActivities.record_port_status, args=[self._start.enrollment_id, view], **policies.STORE
+            )
+            self._view = view
+            return view
+        finally:
+            self._correcting = False
+
+    @correct.validator
+    def _only_when_resolution_is_required(self, correction: PortCorrection) -> None:
+        if self._view.status != RESOLUTION_REQUIRED or self._correcting:
+            raise ValueError(not_awaiting_corrections(self._view.status))
+
+    @workflow.query
+    def status(self) -> PortView:
+        return self._view
+
     async def _corrected(self) -> bool:
         """A port the holder's account check stopped waits for update_portin's corrections (False: not within
         the port-in limit)."""
@@ -135,7 +176,7 @@ class PortInWorkflow:
                     )
                 continue
             age = now - began
-            band = deadline - now if band_end(age) == timedelta.max else min(deadline - now, band_end(age) - age)
+            band = min([deadline - now, *(end - age for end in BANDS if age < end)])  # the rest of its age band
             await self._watch_band(port_id, poll_interval(pacing.port_poll_seconds, age), band)
             watches += 1
             if self._view.status not in TERMINAL_PORT_STATES and (
@@ -193,66 +234,6 @@ class PortInWorkflow:
 
     async def _continue_stuck(self, stuck: StuckState) -> Never:
         workflow.continue_as_new(replace(self._start, stuck=stuck))
-
-    @workflow.signal
-    def retry(self) -> None:
-        """Support asks a port whose submission is STUCK to try it again."""
-        self._step.retry_requested = True
-
-    @workflow.update
-    async def submission(self) -> PortStarted:
-        """create_portin_v2…: answers once the carrier took the port (its port request number), refused it, or
-        the submission got stuck. No timer: the caller bounds its own wait."""
-        await workflow.wait_condition(self._submission_answered)
-        port_id = self._submitted.port_id if self._submitted else None
-        if self._view.status == PortStatus.REJECTED:
-            return PortStarted(LineStatus.PORT_REJECTED, None, self._view.carrier_response)
-        if port_id is None and self._step.stuck is not None:
-            return PortStarted(LineStatus.STUCK, None, self._step.stuck.error)
-        return PortStarted(LineStatus.PORT_PENDING, port_id, self._view.resolution_description)
-
-    def _submission_answered(self) -> bool:
-        return self._submitted is not None or self._view.status in TERMINAL_PORT_STATES or self._step.stuck is not None
-
-    @workflow.update
-    async def correct(self, correction: PortCorrection) -> PortView:
-        """update_portin: the corrected old-account data is stored; resubmit it and resume polling."""
-        self._correcting = True
-        try:
-            if self._submitted is None or self._submitted.port_id is None:  # the holder's check runs again
-                submissions, self._resubmit = self._submissions, True
-                await workflow.wait_condition(lambda: self._submissions > submissions or self._step.stuck is not None)
-                return self._view
-            key = f"{workflow.info().workflow_id}:resubmit:{self._corrections}"
-            resubmit = PortResubmit(self._start.enrollment_id, self._start.vendor_code, self._submitted.port_id, key)
-            view = await workflow.execute_activity_method(
-                PortingActivities.resubmit_port, resubmit, **policies.lookup(correction.budget_seconds)
-            )
-            self._corrections += 1
-            await workflow.execute_local_activity_method(
-                PortingActivities.record_port_status, args=[self._start.enrollment_id, view], **policies.STORE
-            )
-            self._view = view
-            return view
-        finally:
-            self._correcting = False
-
-    @correct.validator
-    def _only_when_resolution_is_required(self, correction: PortCorrection) -> None:
-        if self._view.status != RESOLUTION_REQUIRED or self._correcting:
-            raise ValueError(
-                f"The port-in is {self._view.status}; corrections are accepted only when it is {RESOLUTION_REQUIRED}"
-            )
-
-    @workflow.query
-    def status(self) -> PortView:
-        return self._view
-
-    @workflow.signal(name=CARRIER_PUSHED)
-    def carrier_pushed(self) -> None:
-        """The carrier says the port changed: ask it now instead of at the next poll (its word is not taken
-        as the new state; the poll is)."""
-        self._pushed = True
 
 
 @workflow.defn
