@@ -1,4 +1,4 @@
-"""The clients' generated code is what `make clients` writes from the OpenAPI document the app serves today (so a
+"""The clients' generated code is what `make generate` writes from the OpenAPI document the app serves today (so a
 new or changed action fails here until it is regenerated), every action of the catalog has its typed method in
 both languages, and both packages carry the API's version."""
 
