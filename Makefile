@@ -16,7 +16,7 @@ STAMP := $(VENV)/.installed-$(INSTALLED_FROM)
 LOCK_COMPILE = $(BIN)/uv pip compile --quiet --no-config --python-version 3.11 --generate-hashes --extra test \
 	--custom-compile-command 'make lock' $(LOCK_ARGS) $(PROJECTS)
 
-.PHONY: install lock lock-check run test lint fmt generate bench capacity profile soak histories migrate seed api worker sandbox clean
+.PHONY: install install-key lock lock-check run test lint fmt generate bench capacity profile soak histories migrate seed api worker sandbox clean
 
 # The lock first, every file checked against its hashes (pip's own resolver never runs); then the two projects
 # themselves, editable and without dependencies. A package the lock drops stays until `make clean`. The stamp's name
@@ -28,6 +28,10 @@ $(STAMP):
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
+
+# The key `make install` is stamped with (tests/test_tools.py holds what changes it).
+install-key:
+	@echo $(INSTALLED_FROM)
 
 # After a dependency is added, removed or given other bounds in a pyproject.toml: rewrites requirements.lock.
 lock: install
