@@ -340,19 +340,6 @@ class LineState:
 
 
 @dataclass(frozen=True)
-class ActivationRecord:
-    enrollment_id: str
-    activated: LineActivated
-
-
-@dataclass(frozen=True)
-class PortRecord:
-    enrollment_id: str
-    port_id: str
-    status: str
-
-
-@dataclass(frozen=True)
 class InquiryRequest(Budget):
     enrollment_id: str
     vendor_code: str
@@ -506,7 +493,7 @@ class LineRequest(BlankIsAbsent, ConditionalFields):
         type 4G needs uiccid unless the carrier assigns an eSIM."""
         esim = data.get("is_esim") == "Y"
         rules: dict[str, list[str]] = {}
-        if data.get("activation_type") == "PORTIN":
+        if data.get("activation_type") == ActivationType.PORTIN:
             rules["a PORTIN activation"] = [f for f in PORT_FIELDS if not sent(data, f)]
         if data.get("enrollment_type") == "HANDOVER":
             needed = ("handover_type", "carrier") if esim else ("handover_type", "esn", "carrier")
@@ -563,7 +550,8 @@ ALIASES = ("add_line_nonlifeline_customer", "create_prepaid_postpaid_customer_v2
 def _with_activation_type(line: object) -> object:
     if not isinstance(line, dict) or sent(line, "activation_type"):
         return line
-    return {**line, "activation_type": "PORTIN" if line.get("is_portin") == "Y" else "NEWACTIVATION"}
+    kind = ActivationType.PORTIN if line.get("is_portin") == "Y" else ActivationType.NEW
+    return {**line, "activation_type": kind.value}
 
 
 def _holder(lines: list[object]) -> str | None:

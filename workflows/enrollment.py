@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from models.enrollment import (
         IN_FLIGHT,
         Activation,
+        ActivationType,
         CarrierCall,
         CarrierList,
         CarrierListQuery,
@@ -140,7 +141,7 @@ class EnrollmentWorkflow:
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
         )
-        if plan.activation_type == "PORTIN" and plan.status != LineStatus.ACTIVE:
+        if plan.activation_type == ActivationType.PORTIN and plan.status != LineStatus.ACTIVE:
             # A port the carrier refused at submission: its workflow records the refusal and ends.
             refused = PortView(PortStatus.REJECTED, carrier_response=line.stuck.error) if line.stuck else None
             port = PortStart(
@@ -205,7 +206,7 @@ async def _first_try(order: EnrollmentOrder, plan: LinePlan) -> FirstTry:
     line = FirstTry(plan)
     if plan.activation_later or plan.status == LineStatus.ACTIVE:
         return line
-    porting = plan.activation_type == "PORTIN"
+    porting = plan.activation_type == ActivationType.PORTIN
     workflow_id = (port_workflow_id if porting else line_workflow_id)(plan.enrollment_id)
     key = step_key(workflow_id, "port" if porting else "activate", 0)
     call = CarrierCall(plan.enrollment_id, order.vendor_code, key)
@@ -278,7 +279,7 @@ class LineWorkflow:
         if start.plan.activation_later and start.stuck is None:  # WAITING_ACTIVATION since its customer record
             await workflow.wait_condition(lambda: self._activation is not None or self._handed_over)
             if self._activation is None:  # shown as its port's from here on
-                self._line.attributes.append(ACTIVATION_TYPE.value_set("PORTIN"))
+                self._line.attributes.append(ACTIVATION_TYPE.value_set(ActivationType.PORTIN))
                 await self._line.move(LineStatus.PORT_PENDING, saved=True)
                 return self._line.progress
             await self._change_sim(self._activation)
