@@ -1,11 +1,9 @@
-"""The agents domain: update_location_coordinate, save_signature and check_signature."""
+"""The agents domain's actions, what agents do: report where they are, save and check signatures, add notes to a
+customer's account, list a customer's saved cards (behind the customer's own login: the line's e-mail and
+password), and change their own password (three proof images; a generated password is e-mailed to the agent)."""
 
 from __future__ import annotations
 
-# services/notes.py: The notes domain: add_notes.
-# services/cards.py: The cards domain: saved_card_list, behind the customer's own login (the line's enrollment e-mail and
-# services/auth/guard.py: Who may change a privileged agent's password (issue 27, finding 14). agent_change_password sets a new password
-# services/auth/password.py: The auth domain's agent_change_password: three proof images and where the agent is; a new password is
 import hashlib
 import hmac
 import secrets
@@ -16,7 +14,7 @@ from sqlalchemy import bindparam, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, func, select
 
-from api.access import VOICE_SOURCES
+from api.access import INVALID_PASSWORD, VOICE_SOURCES, verify_agent_secret
 from api.dispatch import Context, Reply, action
 from api.enrollment import verify_line_password
 from api.mail import Message, deliver, outbox_row
@@ -29,7 +27,6 @@ from models.agents import (
     AddNotes,
     AgentChangePassword,
     CheckSignature,
-    Image,
     Note,
     NoteAdded,
     PasswordChange,
@@ -42,22 +39,8 @@ from models.agents import (
     SignatureSaved,
     UpdateLocationCoordinate,
 )
-from models.auth import (
-    LOCKED,
-    Agent,
-    AgentRef,
-    ApiUser,
-    OtpPolicy,
-    Throttle,
-    check_otp,
-    claim_agent_attempt,
-    claim_customer_attempt,
-    close_login_entries,
-    otp_digest,
-    settle_agent_attempt,
-    settle_customer_attempt,
-)
-from models.crypto import Fields, hash_secret_async, verify_secret_async
+from models.auth import Agent, AgentRef, ApiUser, CustomerLogin, Throttle
+from models.crypto import Fields, hash_secret_async
 from models.db import Session, insert_once, insert_or_skip, row_for_key, table
 from models.enrollment import Enrollment, Line, email_hash, vendor_line
 from models.envelope import LineupError, MsgCode, invalid_enrollment_id, refuse
@@ -65,22 +48,21 @@ from models.mail import MailOutbox, MailStatus
 from models.payment import SavedCard as SavedCardRow
 from models.types import malformed, utcnow
 
-INVALID_OTP = "Please provide valid otp"
-
-
-TOO_MANY_OTPS = "Too many wrong OTPs; try again later"
-
-
 NOT_OWN_LOCATION = "Username must be the agent_id's own: an agent records only its own location"
-
+NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
+INVALID_PAIR = "Invalid username or password"
+PRIVILEGED = frozenset({"support", "admin"})
+NEEDS_CURRENT = (
+    "Changing the password of an agent with the support or admin role needs that agent's current password in "
+    "agent_password"
+)
+CHANGED = "Password changed; the new password has been e-mailed to the agent"
+# The relay is down: the e-mail goes out, once, when it is back (as `send` answers "Mail queued for delivery").
+QUEUED = "Password changed; the e-mail with the new password is queued for delivery to the agent"
 
 # Core statements built once: agents report their location often, and the rows are never read back here.
 _RECORD_LOCATION = insert(table("agent_location"))
-
-
 _LOGINS = table("login_log")
-
-
 _PLACE_LOGIN = (
     update(_LOGINS)
     .where(_LOGINS.c.id == bindparam("entry_id"))
@@ -91,35 +73,15 @@ _PLACE_LOGIN = (
 @action("agent", interface=True)
 async def update_location_coordinate(*, body: UpdateLocationCoordinate, ctx: Context) -> None:
     """Records where an agent is, against the session's login-log entry when its OTP is given."""
-    caller = ctx.caller
     subject_id = await _subject(ctx, body.username)
     entry_id = await _login_entry(ctx, body.login_log_otp) if body.login_log_otp is not None else None
     transaction = await ctx.uow.session()
     if entry_id is not None:
         place = {"entry_id": entry_id, "at_latitude": body.latitude, "at_longitude": body.longitude}
         await transaction.run(_PLACE_LOGIN, place)
-    await transaction.run(
-        _RECORD_LOCATION,
-        {
-            "agent_id": subject_id,
-            "vendor_id": caller.vendor_id,
-            "latitude": body.latitude,
-            "longitude": body.longitude,
-            "ip_address": body.ip_address,
-            "login_log_id": entry_id,
-            "reported_by": subject_id,
-            "recorded_at": utcnow(),
-        },
-    )
-
-
-async def _subject(ctx: Context, username: str) -> int:
-    """The acting agent's id: an agent reports where it is itself, never where another agent is (a location
-    recorded for someone else would be a false record of where that agent worked)."""
-    caller = ctx.caller
-    if caller.agent is None or caller.agent.username != username:
-        raise refuse(NOT_OWN_LOCATION, rest_status=403)
-    return caller.agent.id
+    row: dict[str, object] = {"agent_id": subject_id, "reported_by": subject_id, "login_log_id": entry_id}
+    row |= {"vendor_id": ctx.caller.vendor_id, "latitude": body.latitude, "longitude": body.longitude}
+    await transaction.run(_RECORD_LOCATION, row | {"ip_address": body.ip_address, "recorded_at": utcnow()})
 
 
 @action("agent", example=SIGNATURE_SAVED)
@@ -169,27 +131,6 @@ async def check_signature(*, body: CheckSignature, ctx: Context) -> Reply[None]:
     return Reply("Signature verified", None)
 
 
-async def _login_entry(ctx: Context, otp: str) -> int:
-    """The id of the vendor's open login-log entry with this OTP. Wrong OTPs are throttled per API user, so the
-    guess is counted in a transaction of its own that commits whatever this request comes to."""
-    await ctx.uow.commit_before_wait()
-    check = await check_otp(
-        ctx.uow,
-        vendor_id=ctx.caller.vendor_id,
-        api_user_id=ctx.caller.api_user_id,
-        otp_hash=otp_digest(ctx.cipher, otp),
-        policy=OtpPolicy.of(ctx.settings),
-    )
-    if check.throttled:
-        raise refuse(TOO_MANY_OTPS, rest_status=429)
-    if check.entry_id is None:
-        raise refuse(INVALID_OTP)
-    return check.entry_id
-
-
-NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
-
-
 @action("notes", interface=True, agent_required=False, example=NOTE_ADDED)
 async def add_notes(*, body: AddNotes, ctx: Context) -> NoteAdded:
     """Adds a note to the customer that customer_id and enrollment_id both name; the author is the agent when
@@ -219,9 +160,6 @@ async def add_notes(*, body: AddNotes, ctx: Context) -> NoteAdded:
     return NoteAdded(notes_id=str(await insert_once(ctx.uow, Note, key, build)))
 
 
-INVALID_PAIR = "Invalid username or password"
-
-
 @action("cards", interface=True, agent_required=False, example=[SAVED_CARD])
 async def saved_card_list(*, body: SavedCardList, ctx: Context) -> list[SavedCard]:
     """A customer's saved cards (make_payment saved them), masked, oldest (the primary) first; card_id
@@ -229,7 +167,7 @@ async def saved_card_list(*, body: SavedCardList, ctx: Context) -> list[SavedCar
     caller = ctx.caller
     if body.vendor_id is not None and body.vendor_id.upper() != caller.vendor_code:
         raise LineupError(MsgCode.COMPANY, "Invalid company")
-    line = await customer_login(ctx, enrollment_id=body.enrollment_id, email=body.username, password=body.password)
+    line = await _customer_login(ctx, enrollment_id=body.enrollment_id, email=body.username, password=body.password)
     query = (
         select(SavedCardRow)
         .where(SavedCardRow.enrollment_id == line.enrollment_id, SavedCardRow.vendor_id == caller.vendor_id)
@@ -245,65 +183,6 @@ async def saved_card_list(*, body: SavedCardList, ctx: Context) -> list[SavedCar
     ]
 
 
-async def customer_login(ctx: Context, *, enrollment_id: str, email: str, password: str) -> Line:
-    """The vendor's line when the e-mail and password are its own, else `Invalid username or password`. The
-    attempt is counted in transactions of their own, committed whatever this request comes to."""
-    async with ctx.uow.transaction() as session:
-        # Another vendor's customer answers as an unknown one.
-        line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
-    await ctx.uow.commit_before_wait()  # argon2 and the throttle's waits hold neither a connection nor a lock
-    throttle = Throttle.of(ctx.settings)
-    # Claimed before the password is verified: parallel guesses cannot outrun the lockout.
-    if line is not None and not await claim_customer_attempt(ctx.uow, enrollment_id, throttle):
-        raise refuse(LOCKED, rest_status=429)
-    # Always verified: an unknown line or a wrong e-mail costs as much time as a wrong password.
-    email_ok = line is not None and hmac.compare_digest(line.email_hash, email_hash(ctx.cipher, email))
-    password_ok = await verify_line_password(ctx.resources.db, ctx.cipher, line, password)
-    if line is not None:
-        await settle_customer_attempt(ctx.uow, enrollment_id, throttle, ok=email_ok and password_ok)
-    if line is None or not (email_ok and password_ok):
-        raise refuse(INVALID_PAIR, rest_status=401)
-    return line
-
-
-PRIVILEGED = frozenset({"support", "admin"})
-
-
-INVALID_PASSWORD = "Invalid Agent ID or Password"  # decisions.md's answer to a missing or wrong agent password
-
-
-NEEDS_CURRENT = (
-    "Changing the password of an agent with the support or admin role needs that agent's current password in "
-    "agent_password"
-)
-
-
-async def check_privileged_change(ctx: Context, agent: AgentRef, offered: str | None) -> None:
-    """Refuses (RESTAPI104, saying why) a change of a support or admin agent's password without its current one."""
-    if not agent.roles & PRIVILEGED or agent.requires_api_password:
-        return  # not privileged, or its API password was the request's agent_password, checked already
-    if offered is None or malformed(offered):
-        raise LineupError(MsgCode.AGENT, INVALID_PASSWORD, [NEEDS_CURRENT])
-    async with ctx.uow.transaction() as session:
-        stored = await session.get(Agent, agent.id)
-    assert stored is not None  # the token's read found it
-    await ctx.uow.commit_before_wait()  # argon2 and the throttle hold neither a connection nor a lock
-    throttle = Throttle.of(ctx.settings)
-    if not await claim_agent_attempt(ctx.uow, agent.id, throttle):
-        raise LineupError(MsgCode.AGENT, INVALID_PASSWORD, [LOCKED], rest_status=429)
-    ok = await verify_secret_async(stored.password_hash, offered)
-    await settle_agent_attempt(ctx.uow, agent.id, throttle, ok=ok)
-    if not ok:
-        raise LineupError(MsgCode.AGENT, INVALID_PASSWORD, [NEEDS_CURRENT])
-
-
-CHANGED = "Password changed; the new password has been e-mailed to the agent"
-
-
-# The relay is down: the e-mail goes out, once, when it is back (as `send` answers "Mail queued for delivery").
-QUEUED = "Password changed; the e-mail with the new password is queued for delivery to the agent"
-
-
 @action("auth", interface=True, sources=VOICE_SOURCES, large_body=True, msg=CHANGED)
 async def agent_change_password(*, body: AgentChangePassword, ctx: Context) -> Reply[None]:
     """Stores the three proof images and where the agent is, sets a generated password on the agent (and on its
@@ -313,41 +192,94 @@ async def agent_change_password(*, body: AgentChangePassword, ctx: Context) -> R
     assert agent is not None  # the action requires an agent
     if not agent.email:
         raise refuse(f"Agent {agent.username} has no e-mail address on file; ask an administrator to add one")
-    await check_privileged_change(ctx, agent, body.agent_password)
+    await _check_privileged_change(ctx, agent, body.agent_password)
     key = ctx.caller.request_key(body.external_transaction_id)
-    if key and (done := await _change_by_key(ctx, key)):
-        if done.agent_id != agent.id:
-            raise refuse("External transaction id was already used for another agent", rest_status=409)
-        return Reply(await _redeliver(done, ctx), None)
-    # The token claim commits first (the change below revokes the caller's other tokens). No gate on Temporal:
-    # the e-mail is committed to the outbox with the change, and the sweep delivers it should Temporal be away
-    # now (the answer then says "queued").
+    if key and (repeated := await _repeat(ctx, key, agent)) is not None:
+        return Reply(repeated, None)
+    # The token claim commits first (the change revokes the caller's other tokens). No gate on Temporal: the e-mail
+    # is committed to the outbox with the change, and the sweep delivers it should Temporal be away ("queued").
     await ctx.uow.commit_before_wait()
-    password = secrets.token_urlsafe(15)  # 20 characters, 120 random bits
     try:
-        outbox = await _change(ctx, body, agent, key, password, await hash_secret_async(password))
+        outbox = await _change(ctx, body, agent, key)
     except IntegrityError:  # the same request twice at once: the one that won made the change
         assert key is not None
-        if (done := await _change_by_key(ctx, key)) is None:
-            return Reply(CHANGED, None)
-        return Reply(await _redeliver(done, ctx), None)
+        return Reply(await _repeat(ctx, key) or CHANGED, None)
     return Reply(await _mailed(outbox, ctx), None)
 
 
-async def _change(
-    ctx: Context, body: AgentChangePassword, agent: AgentRef, key: str | None, password: str, hashed: str
-) -> MailOutbox:
-    """One transaction: new password on the agent and its API user, other tokens ended, proofs, outbox row."""
+async def _subject(ctx: Context, username: str) -> int:
+    """The acting agent's id: an agent reports where it is itself, never where another agent is (a location
+    recorded for someone else would be a false record of where that agent worked)."""
+    caller = ctx.caller
+    if caller.agent is None or caller.agent.username != username:
+        raise refuse(NOT_OWN_LOCATION, rest_status=403)
+    return caller.agent.id
+
+
+async def _login_entry(ctx: Context, otp: str) -> int:
+    """The id of the vendor's open login-log entry with this OTP. Wrong OTPs are throttled per API user, so the
+    guess is counted in a transaction of its own that commits whatever this request comes to."""
+    await ctx.uow.commit_before_wait()
+    caller, otp_hash = ctx.caller, auth.otp_digest(ctx.cipher, otp)
+    return await auth.login_entry(
+        ctx.uow, ctx.settings.auth, vendor_id=caller.vendor_id, api_user_id=caller.api_user_id, otp_hash=otp_hash
+    )
+
+
+async def _customer_login(ctx: Context, *, enrollment_id: str, email: str, password: str) -> Line:
+    """The vendor's line when the e-mail and password are its own, else `Invalid username or password`. The
+    attempt is counted in transactions of their own, committed whatever this request comes to."""
+    async with ctx.uow.transaction() as session:
+        # Another vendor's customer answers as an unknown one.
+        line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
+    await ctx.uow.commit_before_wait()  # argon2 and the throttle's waits hold neither a connection nor a lock
+    throttle, row = Throttle.of(ctx.settings), col(CustomerLogin.enrollment_id) == enrollment_id
+    # Claimed before the password is verified: parallel guesses cannot outrun the lockout. The first makes the row.
+    first = {"enrollment_id": enrollment_id}
+    if line is not None and not await auth.claim_login(ctx.uow, CustomerLogin, row, throttle, first=first):
+        raise refuse(auth.LOCKED, rest_status=429)
+    # Always verified: an unknown line or a wrong e-mail costs as much time as a wrong password.
+    email_ok = line is not None and hmac.compare_digest(line.email_hash, email_hash(ctx.cipher, email))
+    password_ok = await verify_line_password(ctx.resources.db, ctx.cipher, line, password)
+    if line is not None:
+        await auth.settle_login(ctx.uow, CustomerLogin, row, throttle, ok=email_ok and password_ok)
+    if line is None or not (email_ok and password_ok):
+        raise refuse(INVALID_PAIR, rest_status=401)
+    return line
+
+
+async def _check_privileged_change(ctx: Context, agent: AgentRef, offered: str | None) -> None:
+    """Refuses (RESTAPI104, saying why) a change of a support or admin agent's password without its current one."""
+    if not agent.roles & PRIVILEGED or agent.requires_api_password:
+        return  # not privileged, or its API password was the request's agent_password, checked already
+    if offered is None or malformed(offered):
+        raise LineupError(MsgCode.AGENT, INVALID_PASSWORD, [NEEDS_CURRENT])
+    async with ctx.uow.transaction() as session:
+        stored = await session.get(Agent, agent.id)
+    assert stored is not None  # the token's read found it
+    if not await verify_agent_secret(ctx.uow, ctx.settings, agent.id, stored.password_hash, offered):
+        raise LineupError(MsgCode.AGENT, INVALID_PASSWORD, [NEEDS_CURRENT])
+
+
+async def _change(ctx: Context, body: AgentChangePassword, agent: AgentRef, key: str | None) -> MailOutbox:
+    """A new password on the agent and its API user (hashed first, then one transaction), the proofs, the outbox row."""
     assert agent.email is not None
+    password = secrets.token_urlsafe(15)  # 20 characters, 120 random bits
+    hashed = await hash_secret_async(password)
     latitude, longitude = body.location()
+    most = ctx.settings.auth.password_changes_per_day
     async with ctx.uow.transaction() as session:
         # Locked (PostgreSQL) so that one agent's concurrent changes are counted one after the other.
         stored = await session.get(Agent, agent.id, with_for_update=True)
         assert stored is not None  # the gate just read it
-        await _within_daily_limit(session, agent.id, ctx.settings.auth.password_changes_per_day)
+        # Each change stores three proofs and mails a password: an agent gets `most` of them in 24 hours.
+        since = utcnow() - timedelta(days=1)
+        recent = select(func.count()).where(PasswordChange.agent_id == agent.id, PasswordChange.changed_at > since)
+        if (await session.exec(recent)).one() >= most:
+            raise refuse(f"At most {most} password changes a day for one agent; try again later", rest_status=429)
         stored.password_hash, stored.password_changed_at = hashed, utcnow()
         session.add(stored)
-        await _change_api_user(session, stored, hashed, ctx.fresh_token, ctx.caller.login_log_id)
+        await _change_api_user(ctx, session, stored, hashed)
         change = PasswordChange(
             idempotency_key=key,
             vendor_id=ctx.caller.vendor_id,
@@ -362,20 +294,17 @@ async def _change(
         assert change.id is not None
         for kind in PROOF_KINDS:
             proof = getattr(body, kind)
-            digest = await _keep_blob(session, proof)
+            digest = hashlib.sha256(proof.content).hexdigest()
+            # Its bytes stored once: an image already kept (sent again, by anyone, or by a concurrent change) is not.
+            blob = {"sha256": digest, "media_type": proof.media_type, "image": proof.content, "created_at": utcnow()}
+            await insert_or_skip(session, ProofBlob, blob)
             session.add(
                 ProofImageRow(password_change_id=change.id, kind=kind, media_type=proof.media_type, sha256=digest)
             )
-        message = Message(
-            "Lineup",
-            ctx.settings.mail.sender,
-            "Your new Lineup password",
-            _message(agent.username, password, change),
-            [(agent.username, agent.email)],
-        )
+        html, to = _message(agent.username, password, change), [(agent.username, agent.email)]
         outbox = outbox_row(
             f"{ctx.caller.vendor_code}-password-{change.id}",
-            message,
+            Message("Lineup", ctx.settings.mail.sender, "Your new Lineup password", html, to),
             vendor_id=ctx.caller.vendor_id,
             agent_username=agent.username,
             settings=ctx.settings,
@@ -388,12 +317,9 @@ async def _change(
     return outbox
 
 
-async def _change_api_user(
-    session: Session, agent: Agent, hashed: str, keep_token: str | None, keep_entry: int | None
-) -> None:
-    """An agent created with a PIN logs in at /authenticate as the API user of the same name and vendor;
-    its other sessions end: their tokens are revoked and their login-log OTPs closed. This session (this
-    answer's token, its OTP) goes on."""
+async def _change_api_user(ctx: Context, session: Session, agent: Agent, hashed: str) -> None:
+    """An agent created with a PIN logs in at /authenticate as the API user of its name and vendor: its other
+    sessions end (tokens revoked, login-log OTPs closed); this one (this answer's token, its OTP) goes on."""
     query = select(ApiUser).where(ApiUser.vendor_id == agent.vendor_id, ApiUser.username == agent.username)
     user = (await session.exec(query)).first()
     if user is None:
@@ -402,27 +328,8 @@ async def _change_api_user(
     user.password_hash = hashed
     user.login_hash = None  # it held the old password; the next right login makes it anew (PIN unknown here)
     session.add(user)
-    await auth.revoke(session, user.id, keep=keep_token)
-    await close_login_entries(session, api_user_id=user.id, keep=keep_entry)
-
-
-async def _within_daily_limit(session: Session, agent_id: int, most: int) -> None:
-    """Each change stores three proofs and mails a password: an agent gets `most` of them in 24 hours."""
-    since = utcnow() - timedelta(days=1)
-    query = select(func.count()).select_from(PasswordChange)
-    done = (
-        await session.exec(query.where(PasswordChange.agent_id == agent_id, PasswordChange.changed_at > since))
-    ).one()
-    if done >= most:
-        raise refuse(f"At most {most} password changes a day for one agent; try again later", rest_status=429)
-
-
-async def _keep_blob(session: Session, proof: Image) -> str:
-    """The proof's digest, its bytes stored once: an image already kept (sent again, by anyone) is not again."""
-    digest = hashlib.sha256(proof.content).hexdigest()
-    blob = {"sha256": digest, "media_type": proof.media_type, "image": proof.content, "created_at": utcnow()}
-    await insert_or_skip(session, ProofBlob, blob)  # a concurrent change keeping the same image leaves one row
-    return digest
+    await auth.revoke(session, user.id, keep=ctx.fresh_token)
+    await auth.close_login_entries(session, api_user_id=user.id, keep=ctx.caller.login_log_id)
 
 
 def _message(username: str, password: str, change: PasswordChange) -> str:
@@ -434,16 +341,16 @@ def _message(username: str, password: str, change: PasswordChange) -> str:
     )
 
 
-async def _change_by_key(ctx: Context, key: str) -> PasswordChange | None:
+async def _repeat(ctx: Context, key: str, agent: AgentRef | None = None) -> str | None:
+    """A repeated request (None when there was no first): the first change's e-mail is delivered (started if it never
+    was), nothing else; refused when `agent` is given and the first change was another agent's."""
     async with ctx.uow.transaction() as session:
-        found: PasswordChange | None = await row_for_key(session, PasswordChange, key)
-        return found
-
-
-async def _redeliver(change: PasswordChange, ctx: Context) -> str:
-    """A repeated request: the first change's e-mail is delivered (started if it never was); nothing else."""
-    async with ctx.uow.transaction() as session:
-        outbox = await session.get(MailOutbox, change.mail_outbox_id) if change.mail_outbox_id else None
+        done = await row_for_key(session, PasswordChange, key)
+        outbox = await session.get(MailOutbox, done.mail_outbox_id) if done and done.mail_outbox_id else None
+    if done is None:
+        return None
+    if agent is not None and done.agent_id != agent.id:
+        raise refuse("External transaction id was already used for another agent", rest_status=409)
     return CHANGED if outbox is None else await _mailed(outbox, ctx)
 
 

@@ -1,21 +1,13 @@
-"""Account notes agents (or API users) write against a customer; the text is encrypted (it may hold PII)."""
+"""The agents domain's data, what agents do: the locations they report, their signatures, the notes they write on
+a customer's account (encrypted: they may hold PII), their password changes with the proof images, and the
+requests and answers of those actions and of `/cards` (a customer's saved cards, masked)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-
-# models/images.py: Images channels send as base64 (signatures, password-change proofs): PNG or JPEG by their magic bytes,
-# models/requests/location.py: The `coordinate` object add_notes and agent_change_password carry.
-# models/requests/agents.py: `/agent`: update_location_coordinate, check_signature and save_signature.
-# models/requests/notes.py: `/notes`: add_notes.
-# models/requests/cards.py: `/cards`: saved_card_list.
-# models/answers/agents.py: `data` of the agents domain: a saved signature.
-# models/answers/notes.py: `data` of the notes domain: the note added.
-# models/answers/cards.py: `data` of the cards domain: a saved card, masked.
 from datetime import date, datetime
 from typing import Annotated
 
@@ -33,6 +25,7 @@ from models.types import (
     Alnum,
     BlankIsAbsent,
     IpAddress,
+    JsonSchema,
     Latitude,
     Longitude,
     NoteText,
@@ -50,6 +43,56 @@ from models.types import (
 )
 
 PROOF_KINDS = ("worksite_proof", "table_proof", "agent_change_password")
+HOLDER_FIELDS = ("name_on_card", "address1", "address2", "zip", "city", "state", "country")  # a saved card's, sealed
+IMAGE_MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
+_DATA_URI = re.compile(r"data:([\w.+-]+/[\w.+-]+)?;base64,", re.IGNORECASE)
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+class AgentLocation(SQLModel, table=True):
+    __tablename__ = "agent_location"
+
+    id: int | None = Column(default=None, primary_key=True)
+    agent_id: int = Column(foreign_key="agent.id", index=True)
+    vendor_id: int = Column(foreign_key="vendor.id")
+    latitude: str = Column(max_length=32)
+    longitude: str = Column(max_length=32)
+    ip_address: str | None = Column(default=None, max_length=45)
+    login_log_id: int | None = Column(default=None, foreign_key="login_log.id")
+    reported_by: int = Column(foreign_key="agent.id")  # the agent_id of the call
+    recorded_at: datetime = Column(default_factory=utcnow)
+
+
+class Signature(SQLModel, table=True):
+    __tablename__ = "signature"
+
+    id: int | None = Column(default=None, primary_key=True)
+    idempotency_key: str | None = Column(default=None, max_length=100, unique=True)  # from external_transaction_id
+    vendor_id: int = Column(foreign_key="vendor.id", index=True)
+    agent_id: int = Column(foreign_key="agent.id", index=True)  # who saved it: check_signature's "on file"
+    enrollment_id: str | None = Column(default=None, foreign_key="enrollment.enrollment_id", max_length=24, index=True)
+    media_type: str = Column(max_length=16)
+    sha256: str = Column(max_length=64)
+    image: bytes
+    created_at: datetime = Column(default_factory=utcnow)
+
+
+class Note(SQLModel, table=True):
+    __tablename__ = "note"
+
+    id: int | None = Column(default=None, primary_key=True)
+    idempotency_key: str | None = Column(default=None, max_length=100, unique=True)  # from external_transaction_id
+    vendor_id: int = Column(foreign_key="vendor.id", index=True)
+    enrollment_id: str = Column(foreign_key="line.enrollment_id", max_length=24, index=True)
+    customer_id: str = Column(max_length=16, index=True)
+    text: str  # encrypted
+    latitude: str = Column(max_length=32)
+    longitude: str = Column(max_length=32)
+    is_activity: bool = False
+    activity_type: str | None = Column(default=None, max_length=100)
+    agent_id: int | None = Column(default=None, foreign_key="agent.id")  # the author, when an agent was named
+    api_user_id: int = Column(foreign_key="api_user.id")  # the token's user: the author otherwise
+    created_at: datetime = Column(default_factory=utcnow)
 
 
 class PasswordChange(SQLModel, table=True):
@@ -90,81 +133,6 @@ class ProofBlob(SQLModel, table=True):
     created_at: datetime = Column(default_factory=utcnow)
 
 
-class AgentLocation(SQLModel, table=True):
-    __tablename__ = "agent_location"
-
-    id: int | None = Column(default=None, primary_key=True)
-    agent_id: int = Column(foreign_key="agent.id", index=True)
-    vendor_id: int = Column(foreign_key="vendor.id")
-    latitude: str = Column(max_length=32)
-    longitude: str = Column(max_length=32)
-    ip_address: str | None = Column(default=None, max_length=45)
-    login_log_id: int | None = Column(default=None, foreign_key="login_log.id")
-    reported_by: int = Column(foreign_key="agent.id")  # the agent_id of the call
-    recorded_at: datetime = Column(default_factory=utcnow)
-
-
-class Signature(SQLModel, table=True):
-    __tablename__ = "signature"
-
-    id: int | None = Column(default=None, primary_key=True)
-    idempotency_key: str | None = Column(default=None, max_length=100, unique=True)  # from external_transaction_id
-    vendor_id: int = Column(foreign_key="vendor.id", index=True)
-    agent_id: int = Column(foreign_key="agent.id", index=True)  # who saved it: check_signature's "on file"
-    enrollment_id: str | None = Column(default=None, foreign_key="enrollment.enrollment_id", max_length=24, index=True)
-    media_type: str = Column(max_length=16)
-    sha256: str = Column(max_length=64)
-    image: bytes
-    created_at: datetime = Column(default_factory=utcnow)
-
-
-class AgentChangePassword(ActionRequest):
-    """Three proof images and where the agent is; a new password is generated and e-mailed to the agent."""
-
-    worksite_proof: ProofImage
-    table_proof: ProofImage
-    agent_change_password: ProofImage
-    latitude: Latitude | None = None
-    longitude: Longitude | None = None
-    coordinate: Coordinate | None = None
-
-    @model_validator(mode="after")
-    def _one_location(self) -> AgentChangePassword:
-        if (self.latitude is None) != (self.longitude is None):
-            raise PydanticCustomError("rule", "Latitude and Longitude must be sent together")
-        if self.latitude is None and self.coordinate is None:
-            raise PydanticCustomError("rule", "Please enter Latitude and Longitude, or a Coordinate object")
-        return self
-
-    def location(self) -> tuple[str, str]:
-        """(latitude, longitude): the top-level pair when sent, else the coordinate object's."""
-        if self.latitude is not None and self.longitude is not None:
-            return self.latitude, self.longitude
-        assert self.coordinate is not None  # _one_location
-        return self.coordinate.latitude, self.coordinate.longitude
-
-    def __repr__(self) -> str:
-        return "AgentChangePassword()"
-
-
-class Note(SQLModel, table=True):
-    __tablename__ = "note"
-
-    id: int | None = Column(default=None, primary_key=True)
-    idempotency_key: str | None = Column(default=None, max_length=100, unique=True)  # from external_transaction_id
-    vendor_id: int = Column(foreign_key="vendor.id", index=True)
-    enrollment_id: str = Column(foreign_key="line.enrollment_id", max_length=24, index=True)
-    customer_id: str = Column(max_length=16, index=True)
-    text: str  # encrypted
-    latitude: str = Column(max_length=32)
-    longitude: str = Column(max_length=32)
-    is_activity: bool = False
-    activity_type: str | None = Column(default=None, max_length=100)
-    agent_id: int | None = Column(default=None, foreign_key="agent.id")  # the author, when an agent was named
-    api_user_id: int = Column(foreign_key="api_user.id")  # the token's user: the author otherwise
-    created_at: datetime = Column(default_factory=utcnow)
-
-
 @dataclass(frozen=True, repr=False)
 class Image:
     """A decoded PNG or JPEG; repr never shows the bytes (they may reach a log through an error)."""
@@ -176,16 +144,10 @@ class Image:
         return f"Image({self.media_type}, {len(self.content)} bytes)"
 
 
-IMAGE_MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
+def image(limit: int) -> Plain:
+    """A required base64 PNG or JPEG (data-URI form allowed) of at most `limit` bytes, checked by its magic
+    bytes; the field's value is the decoded Image."""
 
-
-_DATA_URI = re.compile(r"data:([\w.+-]+/[\w.+-]+)?;base64,", re.IGNORECASE)
-
-
-_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
-
-
-def _decode_image(limit: int) -> Callable[[object], Image]:
     def check(value: object) -> Image:
         if value is None or (isinstance(value, str) and not value.strip()):
             raise blank()
@@ -211,28 +173,15 @@ def _decode_image(limit: int) -> Callable[[object], Image]:
         if media_type is None:
             raise fail("must be a PNG or JPEG image")
         if declared and declared != media_type:
-            kind = media_type.removeprefix("image/").upper()
-            raise fail(f"is declared as {declared} but holds a {kind} image")
+            raise fail(f"is declared as {declared} but holds a {media_type.removeprefix('image/').upper()} image")
         return Image(media_type, content)
 
-    return check
-
-
-def image(limit: int) -> Plain:
-    """A required base64 PNG or JPEG (data-URI form allowed) of at most `limit` bytes, checked by its magic
-    bytes; the field's value is the decoded Image."""
-    schema: dict[str, object] = {
-        "type": "string",
-        "contentEncoding": "base64",
-        "description": f"base64 PNG or JPEG, at most {limit // MiB} MiB",
-        "examples": ["data:image/png;base64,iVBORw0KGgo..."],
-    }
-    return Plain(_decode_image(limit), schema)
+    description = f"base64 PNG or JPEG, at most {limit // MiB} MiB"
+    schema: JsonSchema = {"type": "string", "contentEncoding": "base64", "description": description}
+    return Plain(check, schema | {"examples": ["data:image/png;base64,iVBORw0KGgo..."]})
 
 
 SignatureImage = Annotated[Image, image(2 * MiB)]
-
-
 ProofImage = Annotated[Image, image(1 * MiB)]  # three a call, kept for LINEUP_PROOF_RETENTION_DAYS
 
 
@@ -300,21 +249,41 @@ class SavedCardList(ActionRequest):
         return f"SavedCardList(enrollment_id={self.enrollment_id!r}, card_id={self.card_id!r})"
 
 
+class AgentChangePassword(ActionRequest):
+    """Three proof images and where the agent is; a new password is generated and e-mailed to the agent."""
+
+    worksite_proof: ProofImage
+    table_proof: ProofImage
+    agent_change_password: ProofImage
+    latitude: Latitude | None = None
+    longitude: Longitude | None = None
+    coordinate: Coordinate | None = None
+
+    @model_validator(mode="after")
+    def _one_location(self) -> AgentChangePassword:
+        if (self.latitude is None) != (self.longitude is None):
+            raise PydanticCustomError("rule", "Latitude and Longitude must be sent together")
+        if self.latitude is None and self.coordinate is None:
+            raise PydanticCustomError("rule", "Please enter Latitude and Longitude, or a Coordinate object")
+        return self
+
+    def location(self) -> tuple[str, str]:
+        """(latitude, longitude): the top-level pair when sent, else the coordinate object's."""
+        if self.latitude is not None and self.longitude is not None:
+            return self.latitude, self.longitude
+        assert self.coordinate is not None  # _one_location
+        return self.coordinate.latitude, self.coordinate.longitude
+
+    def __repr__(self) -> str:
+        return "AgentChangePassword()"
+
+
 class SignatureSaved(Shape):
     signature_id: str
 
 
-SIGNATURE_SAVED = SignatureSaved(signature_id="12")
-
-
 class NoteAdded(Shape):
     notes_id: str
-
-
-NOTE_ADDED = NoteAdded(notes_id="31")
-
-
-HolderFields = dict[str, str]
 
 
 class SavedCard(Shape):
@@ -338,7 +307,7 @@ class SavedCard(Shape):
     is_primary: str
 
     @classmethod
-    def of(cls, card: SavedCardRow, holder: HolderFields, *, primary: bool, today: date) -> SavedCard:
+    def of(cls, card: SavedCardRow, holder: dict[str, str], *, primary: bool, today: date) -> SavedCard:
         """A stored card as channels read it (PCI DSS: never the full number, never a CVV)."""
         expired = (int(card.exp_year), int(card.exp_month)) < (today.year, today.month)
         return cls(
@@ -346,21 +315,17 @@ class SavedCard(Shape):
             status=card.status,
             card_number="*" * 12 + card.last4,
             cvv="",
-            name_on_card=holder.get("name_on_card", ""),
             card_type=card.brand,
             exp_month=card.exp_month,
             exp_year=card.exp_year,
-            address1=holder.get("address1", ""),
-            address2=holder.get("address2", ""),
-            zip=holder.get("zip", ""),
-            city=holder.get("city", ""),
-            state=holder.get("state", ""),
-            country=holder.get("country", ""),
             is_expired="Y" if expired else "N",
             is_primary="Y" if primary else "N",
+            **{name: holder.get(name, "") for name in HOLDER_FIELDS},  # blank when the holder did not give it
         )
 
 
+SIGNATURE_SAVED = SignatureSaved(signature_id="12")
+NOTE_ADDED = NoteAdded(notes_id="31")
 SAVED_CARD = SavedCard(
     id="7",
     status="Y",
