@@ -39,36 +39,7 @@ from models.observability import carrier_refused
 from models.types import utcnow
 
 
-def first_attempt() -> bool:
-    """The first try of a step (Temporal's own retries of it are one attempt of the line's)."""
-    return not activity.in_activity() or activity.info().attempt == 1
-
-
-@asynccontextmanager
-async def outcome_recorded(db: Database, enrollment_id: str, attempt: EventType | None = None) -> AsyncIterator[None]:
-    """Wraps outside_call(): a failed call records, in one transaction, the step's `attempt` event (on its first
-    attempt) and a carrier refusal (code and text); a successful one leaves the attempt's event to the write that
-    records its outcome."""
-    try:
-        yield
-    except ApplicationError as error:
-        refused = error.type == CARRIER_REJECTED
-        attempted = attempt is not None and first_attempt()
-        if refused or attempted:
-            async with db.transaction() as session:
-                line = await session.get(Line, enrollment_id)
-                if attempt is not None and attempted:
-                    record(session, enrollment_id, attempt, line=line)
-                if refused:
-                    code = str(error.details[0]) if error.details else ""
-                    text = error.message.removeprefix(f"{code} ")
-                    record(session, enrollment_id, EventType.CARRIER_REFUSED, line=line, code=code, text=text)
-        if refused:
-            carrier_refused(activity.metric_meter() if activity.in_activity() else None)
-        raise
-
-
-CUSTOMER_ID_ATTEMPTS = 5
+PHYSICAL_SIM = "Line has a physical SIM"
 
 
 class EnrollmentActivities:
@@ -160,49 +131,6 @@ class EnrollmentActivities:
             return await self._carrier.carriers(vendor_code)
 
 
-async def _activated(session: Session, enrollment_id: str, line: Activating, mdn: str, *, new_profile: bool) -> None:
-    """The activation's events, written with its record: the attempt (on its first), the activation, the eSIM."""
-    if first_attempt():
-        record(session, enrollment_id, EventType.ACTIVATION_ATTEMPTED, line=line)
-    later = EventType.ACTIVATED_LATER if line.activation_later else EventType.ACTIVATED
-    record(session, enrollment_id, later, line=line, mdn=mdn)
-    if new_profile and line.esim_profile is None:
-        record(session, enrollment_id, EventType.ESIM_ASSIGNED, line=line, mdn=mdn)
-
-
-def _shipment_reference(enrollment_id: str) -> str:
-    return f"SHP{enrollment_id[-10:].upper()}"  # from the enrollment id: a retry repeats it
-
-
-async def move_line(db: Database, state: LineState) -> None:
-    """A line's new status (and error) with its event; a repeat of the same one writes nothing. An ACTIVE line
-    keeps its status (and its number) while a port into it runs: only its port's end moves it."""
-    async with db.transaction() as session:
-        line = await get_line(session, state.enrollment_id)
-        if line.status == LineStatus.ACTIVE and state.status != LineStatus.PORTED_OUT:
-            return
-        if (line.status, line.last_error) != (state.status, state.error):
-            await enrollment.line_moved(session, line, state.status, state.error)
-            line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
-            session.add(line)
-
-
-async def mark_activating(db: Database, enrollment_id: str) -> None:
-    """A carrier step's first writes: the line's shipment recorded, if it ships, and ACTIVATING, unless a retried
-    attempt finds it already past that (or it is ACTIVE, and a port into it keeps it so)."""
-    async with db.transaction() as session:
-        line = await get_line(session, enrollment_id)
-        if line.enrollment_type == "SHIPMENT" and line.shipment_reference is None:
-            line.shipment_reference = _shipment_reference(enrollment_id)
-        if line.status not in (LineStatus.ACTIVE, LineStatus.ACTIVATING, LineStatus.PORT_PENDING):
-            await enrollment.line_moved(session, line, LineStatus.ACTIVATING, None)
-            line.status, line.last_error, line.status_since = LineStatus.ACTIVATING, None, utcnow()
-        session.add(line)
-
-
-PHYSICAL_SIM = "Line has a physical SIM"
-
-
 class EsimActivities:
     def __init__(self, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
         self._carrier, self._db, self._cipher = carrier, db, cipher
@@ -231,3 +159,72 @@ class EsimActivities:
                 session.add(line)
                 record(session, request.enrollment_id, EventType.ESIM_ASSIGNED, line=line)
         return EsimAssigned(reserved=True)
+
+
+async def move_line(db: Database, state: LineState) -> None:
+    """A line's new status (and error) with its event; a repeat of the same one writes nothing. An ACTIVE line
+    keeps its status (and its number) while a port into it runs: only its port's end moves it."""
+    async with db.transaction() as session:
+        line = await get_line(session, state.enrollment_id)
+        if line.status == LineStatus.ACTIVE and state.status != LineStatus.PORTED_OUT:
+            return
+        if (line.status, line.last_error) != (state.status, state.error):
+            await enrollment.line_moved(session, line, state.status, state.error)
+            line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
+            session.add(line)
+
+
+async def mark_activating(db: Database, enrollment_id: str) -> None:
+    """A carrier step's first writes: the line's shipment recorded, if it ships, and ACTIVATING, unless a retried
+    attempt finds it already past that (or it is ACTIVE, and a port into it keeps it so)."""
+    async with db.transaction() as session:
+        line = await get_line(session, enrollment_id)
+        if line.enrollment_type == "SHIPMENT" and line.shipment_reference is None:
+            line.shipment_reference = _shipment_reference(enrollment_id)
+        if line.status not in (LineStatus.ACTIVE, LineStatus.ACTIVATING, LineStatus.PORT_PENDING):
+            await enrollment.line_moved(session, line, LineStatus.ACTIVATING, None)
+            line.status, line.last_error, line.status_since = LineStatus.ACTIVATING, None, utcnow()
+        session.add(line)
+
+
+async def _activated(session: Session, enrollment_id: str, line: Activating, mdn: str, *, new_profile: bool) -> None:
+    """The activation's events, written with its record: the attempt (on its first), the activation, the eSIM."""
+    if first_attempt():
+        record(session, enrollment_id, EventType.ACTIVATION_ATTEMPTED, line=line)
+    later = EventType.ACTIVATED_LATER if line.activation_later else EventType.ACTIVATED
+    record(session, enrollment_id, later, line=line, mdn=mdn)
+    if new_profile and line.esim_profile is None:
+        record(session, enrollment_id, EventType.ESIM_ASSIGNED, line=line, mdn=mdn)
+
+
+def _shipment_reference(enrollment_id: str) -> str:
+    return f"SHP{enrollment_id[-10:].upper()}"  # from the enrollment id: a retry repeats it
+
+
+@asynccontextmanager
+async def outcome_recorded(db: Database, enrollment_id: str, attempt: EventType | None = None) -> AsyncIterator[None]:
+    """Wraps outside_call(): a failed call records, in one transaction, the step's `attempt` event (on its first
+    attempt) and a carrier refusal (code and text); a successful one leaves the attempt's event to the write that
+    records its outcome."""
+    try:
+        yield
+    except ApplicationError as error:
+        refused = error.type == CARRIER_REJECTED
+        attempted = attempt is not None and first_attempt()
+        if refused or attempted:
+            async with db.transaction() as session:
+                line = await session.get(Line, enrollment_id)
+                if attempt is not None and attempted:
+                    record(session, enrollment_id, attempt, line=line)
+                if refused:
+                    code = str(error.details[0]) if error.details else ""
+                    text = error.message.removeprefix(f"{code} ")
+                    record(session, enrollment_id, EventType.CARRIER_REFUSED, line=line, code=code, text=text)
+        if refused:
+            carrier_refused(activity.metric_meter() if activity.in_activity() else None)
+        raise
+
+
+def first_attempt() -> bool:
+    """The first try of a step (Temporal's own retries of it are one attempt of the line's)."""
+    return not activity.in_activity() or activity.info().attempt == 1
