@@ -38,7 +38,6 @@ from models.events import EventType, record
 from models.observability import carrier_refused
 from models.types import utcnow
 
-
 PHYSICAL_SIM = "Line has a physical SIM"
 
 
