@@ -1,4 +1,5 @@
-"""The Temporal worker: builds settings, engine, adapters and activity objects, runs until SIGTERM."""
+"""The Temporal worker (`python -m worker`): builds settings, engine, adapters and activity objects, polls the task
+queue until SIGINT or SIGTERM, then shuts down gracefully."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import os
 import signal
 import socket
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from temporalio.client import Client
@@ -27,7 +27,27 @@ from workflows.registry import WORKFLOWS
 log = logging.getLogger("lineup.worker")
 
 
-@asynccontextmanager
+async def main() -> None:
+    settings = get_settings()
+    configure_logging(settings.observability.log_level)
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+    await serve(settings, stop)
+
+
+async def serve(settings: Settings, stop: asyncio.Event) -> None:
+    """Connects (with the SDK's metrics endpoint when LINEUP_WORKER_METRICS_PORT is not 0) and polls until `stop`."""
+    # The runtime must exist before the client: the SDK's metrics are those of the runtime a client uses.
+    client = await connect_until_up(settings, runtime=temporal_runtime(settings.worker.metrics_port))
+    await ensure_sweep_schedule(client, settings)
+    async with running_worker(settings, client):
+        log.info("worker polling", extra={"fields": {"task_queue": settings.temporal.task_queue}})
+        await stop.wait()
+    log.info("worker stopped")
+
+
+@contextlib.asynccontextmanager
 async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Worker]:
     """A polling worker on the task queue; activities and their connections close with it."""
     db = Database(settings)
@@ -42,7 +62,7 @@ async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Wo
         max_cached_workflows=settings.worker.cached_workflows,
     )
     try:
-        async with worker, heartbeating(settings, db):
+        async with worker, _heartbeating(settings, db):
             await ensure_dispatch(client, settings)  # the event log's webhooks go out while a worker runs
             yield worker
     finally:
@@ -50,13 +70,12 @@ async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Wo
         await db.dispose()
 
 
-@asynccontextmanager
-async def heartbeating(settings: Settings, db: Database) -> AsyncIterator[None]:
-    """Keeps this worker's heartbeat row fresh while it runs (every third of LINEUP_WORKER_STALE_SECONDS), so
-    /readyz knows a worker is alive: written from the event loop the workflows and activities run on, it stops
-    when the process freezes or that loop is blocked. A clean stop removes the row."""
+@contextlib.asynccontextmanager
+async def _heartbeating(settings: Settings, db: Database) -> AsyncIterator[None]:
+    """Keeps this worker's heartbeat row fresh (every third of LINEUP_WORKER_STALE_SECONDS) so /readyz knows it is
+    alive: written from the workflows' and activities' loop, it stops when the process freezes or that loop blocks.
+    A clean stop removes the row."""
     identity = f"{os.getpid()}@{socket.gethostname()}:{settings.temporal.task_queue}"[:200]
-    every = settings.worker.stale_seconds / 3
 
     async def beating() -> None:
         while True:
@@ -64,7 +83,7 @@ async def heartbeating(settings: Settings, db: Database) -> AsyncIterator[None]:
                 await support.beat(db, identity, settings.temporal.task_queue)
             except Exception as exc:  # noqa: BLE001 — a database outage: readiness reports it; keep beating
                 log.warning("worker heartbeat not written", extra={"fields": {"error": type(exc).__name__}})
-            await asyncio.sleep(every)
+            await asyncio.sleep(settings.worker.stale_seconds / 3)
 
     task = asyncio.create_task(beating())
     try:
@@ -75,27 +94,6 @@ async def heartbeating(settings: Settings, db: Database) -> AsyncIterator[None]:
             await task
         with contextlib.suppress(Exception):  # the row goes stale by itself if this cannot be written
             await support.stopped(db, identity)
-
-
-async def serve(settings: Settings, stop: asyncio.Event) -> None:
-    """Connects (with the SDK's metrics endpoint when LINEUP_WORKER_METRICS_PORT is not 0) and polls until `stop`."""
-    # The runtime must exist before the client: the SDK's metrics are those of the runtime a client uses.
-    client = await connect_until_up(settings, runtime=temporal_runtime(settings.worker.metrics_port))
-    await ensure_sweep_schedule(client, settings)
-    async with running_worker(settings, client):
-        log.info("worker polling", extra={"fields": {"task_queue": settings.temporal.task_queue}})
-        await stop.wait()
-    log.info("worker stopped")
-
-
-async def main() -> None:
-    settings = get_settings()
-    configure_logging(settings.observability.log_level)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    await serve(settings, stop)
 
 
 if __name__ == "__main__":

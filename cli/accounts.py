@@ -1,9 +1,9 @@
-"""Vendors, API users and agents as the admin CLI and the demo seed create them."""
+"""Vendors, API users and agents as the admin CLI creates and changes them, and the demo data `make run` seeds
+(idempotently) and the README lists."""
 
 from __future__ import annotations
 
-# cli/demo.py: The demo data `make run` seeds (idempotently) and the README lists.
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import update
 from sqlmodel import col, select
@@ -29,14 +29,43 @@ class AgentSpec:
     email: str | None = None
     api_password: str | None = None
     active: bool = True
-    extra: dict[str, str] = field(default_factory=dict)
 
 
-async def _vendor(session: Session, code: str) -> Vendor:
-    vendor = (await session.exec(select(Vendor).where(Vendor.code == code.upper()))).first()
-    if vendor is None:
-        raise AdminError(f"vendor {code} does not exist")
-    return vendor
+# The demo data, as the README lists it.
+AGENT_PASSWORD = "agent-pass-1"
+VENDORS = {"DEMO": "Demo Wireless", "OTHER": "Other Wireless"}
+API_USERS = (("DEMO", "demo.api", "demo-pass-1", "1234"), ("OTHER", "other.api", "other-pass-1", "4321"))
+AGENTS = (
+    # A storefront's agent: it also records the payments the storefront's own processor took (decisions.md).
+    AgentSpec("DEMO", "demo.agent", AGENT_PASSWORD, roles=("agent", "payments"), email="demo.agent@demo.example"),
+    AgentSpec("DEMO", "demo.support", AGENT_PASSWORD, roles=("agent", "support"), email="demo.support@demo.example"),
+    AgentSpec("DEMO", "demo.secure", AGENT_PASSWORD, api_password="secure-pass-1", email="demo.secure@demo.example"),
+    AgentSpec("DEMO", "demo.inactive", AGENT_PASSWORD, active=False, email="demo.inactive@demo.example"),
+    AgentSpec("OTHER", "other.agent", AGENT_PASSWORD, email="other.agent@other.example"),
+)
+GB = 1024  # MB
+
+
+def _plan(plan_id: int, code: str, name: str, price_cents: int, carrier: str, data_mb: int | None) -> Plan:
+    """Every demo plan has unlimited talk and text; they differ by data (None: unlimited) and carrier."""
+    data = "Unlimited" if data_mb is None else f"{data_mb // GB} GB"
+    return Plan(
+        plan_id=plan_id,
+        plan_code=code,
+        name=name,
+        price_cents=price_cents,
+        carrier=carrier,
+        description=f"Unlimited talk & text, {data} high-speed data",
+        data_mb=data_mb,
+    )
+
+
+PLANS = (
+    _plan(101, "TMB-BASIC-1G", "Basic Talk & Text 1GB", 1500, "TMB", 1 * GB),
+    _plan(102, "TMB-EVERYDAY-5G", "Everyday 5GB", 2500, "TMB", 5 * GB),
+    _plan(103, "ATT-UNL-PLUS", "Unlimited Plus", 4500, "ATT", None),
+    _plan(104, "VER-ADDLINE-10G", "Add-a-Line 10GB", 2000, "VER", 10 * GB),
+)
 
 
 async def create_vendor(db: Database, code: str, name: str) -> bool:
@@ -57,6 +86,7 @@ async def set_vendor_payment_rule(db: Database, code: str, required: bool) -> No
 
 
 async def create_api_user(db: Database, vendor_code: str, username: str, password: str, pin: str) -> bool:
+    """Creates the vendor's API user; False when the vendor has one of that name."""
     async with db.transaction() as session:
         vendor = await _vendor(session, vendor_code)
         query = select(ApiUser).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
@@ -75,14 +105,15 @@ async def create_api_user(db: Database, vendor_code: str, username: str, passwor
     return True
 
 
-def _known_roles(roles: tuple[str, ...]) -> str:
-    """The roles column's value for `roles`, or AdminError naming the unknown ones and the allowed names."""
-    unknown = set(roles) - set(ROLES)
-    if unknown:
-        raise AdminError(f"unknown role(s): {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
-    if not roles:
-        raise AdminError(f"give at least one --role; roles are {', '.join(ROLES)}")
-    return ",".join(dict.fromkeys(roles))
+async def set_api_user_active(db: Database, vendor_code: str, username: str, active: bool) -> None:
+    """Disabling an API user refuses its /authenticate and ends its sessions at once; enabling restores it."""
+    async with db.transaction() as session:
+        vendor = await _vendor(session, vendor_code)
+        query = select(ApiUser.id).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
+        user_id = (await session.exec(query)).first()
+        if user_id is None:
+            raise AdminError(f"api user {username} of vendor {vendor.code} does not exist")
+        await _set_api_user_active(session, user_id, active)
 
 
 async def create_agent(db: Database, spec: AgentSpec) -> bool:
@@ -112,6 +143,57 @@ async def create_agent(db: Database, spec: AgentSpec) -> bool:
     return True
 
 
+async def set_agent_roles(db: Database, vendor_code: str, username: str, roles: tuple[str, ...]) -> tuple[str, ...]:
+    """Replaces the agent's roles (checked first: an unknown one changes nothing); the roles it now has."""
+    value = _known_roles(roles)
+    async with db.transaction() as session:
+        agent = await _agent(session, username, vendor_code)
+        agent.roles = value
+        session.add(agent)
+    return tuple(value.split(","))
+
+
+async def set_agent_active(db: Database, username: str, active: bool, *, vendor_code: str | None = None) -> None:
+    """Disabling an agent refuses its agent_id from then on and disables its API credentials (the API user of the
+    same name and vendor that `agent create --pin` made), ending their sessions at once; enabling restores both."""
+    async with db.transaction() as session:
+        agent = await _agent(session, username, vendor_code)
+        agent.active = active
+        session.add(agent)
+        twin = select(ApiUser.id).where(ApiUser.vendor_id == agent.vendor_id, ApiUser.username == agent.username)
+        if (user_id := (await session.exec(twin)).first()) is not None:
+            await _set_api_user_active(session, user_id, active)
+
+
+async def seed_demo(db: Database) -> tuple[int, list[str]]:
+    """Creates whatever of the demo data is missing, and gives the demo agents a role they lack (a database
+    seeded before the role existed); returns how many records it created and the agents it gave roles."""
+    created = 0
+    async with db.transaction() as session:
+        for plan in PLANS:
+            if await session.get(Plan, plan.plan_id) is None:
+                session.add(Plan.model_validate(plan.model_dump()))
+                created += 1
+    for code, name in VENDORS.items():
+        created += await create_vendor(db, code, name)
+    for vendor, username, password, pin in API_USERS:
+        created += await create_api_user(db, vendor, username, password, pin)
+    granted = []
+    for spec in AGENTS:
+        if await create_agent(db, spec):
+            created += 1
+        elif await _grant_roles(db, spec):
+            granted.append(spec.username)
+    return created, granted
+
+
+async def _vendor(session: Session, code: str) -> Vendor:
+    vendor = (await session.exec(select(Vendor).where(Vendor.code == code.upper()))).first()
+    if vendor is None:
+        raise AdminError(f"vendor {code} does not exist")
+    return vendor
+
+
 async def _agent(session: Session, username: str, vendor_code: str | None) -> Agent:
     """The vendor's agent of that name; without a vendor, the one agent of that name (several vendors may each
     have one: then the vendor must be named)."""
@@ -128,19 +210,17 @@ async def _agent(session: Session, username: str, vendor_code: str | None) -> Ag
     return found[0][0]
 
 
-async def set_agent_roles(db: Database, vendor_code: str, username: str, roles: tuple[str, ...]) -> tuple[str, ...]:
-    """Replaces the agent's roles (checked first: an unknown one changes nothing); the roles it now has."""
-    value = _known_roles(roles)
-    async with db.transaction() as session:
-        agent = await _agent(session, username, vendor_code)
-        agent.roles = value
-        session.add(agent)
-    return tuple(value.split(","))
+def _known_roles(roles: tuple[str, ...]) -> str:
+    """The roles column's value for `roles`, or AdminError naming the unknown ones and the allowed names."""
+    if unknown := set(roles) - set(ROLES):
+        raise AdminError(f"unknown role(s): {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
+    if not roles:
+        raise AdminError(f"give at least one --role; roles are {', '.join(ROLES)}")
+    return ",".join(dict.fromkeys(roles))
 
 
-async def grant_roles(db: Database, spec: AgentSpec) -> bool:
-    """Adds the spec's roles the existing agent lacks (the demo seed on a database seeded before a role
-    existed); keeps any others. False when it had them all."""
+async def _grant_roles(db: Database, spec: AgentSpec) -> bool:
+    """Adds the spec's roles the existing agent lacks, keeping any others; False when it had them all."""
     async with db.transaction() as session:
         agent = await _agent(session, spec.username, spec.vendor_code)
         missing = [role for role in spec.roles if role not in agent.role_set]
@@ -151,105 +231,10 @@ async def grant_roles(db: Database, spec: AgentSpec) -> bool:
     return True
 
 
-async def set_agent_active(db: Database, username: str, active: bool, *, vendor_code: str | None = None) -> None:
-    """Disabling an agent refuses its agent_id from then on and disables its API credentials (the API user of
-    the same name and vendor that `agent create --pin` made), ending their sessions at once; enabling restores
-    both."""
-    async with db.transaction() as session:
-        agent = await _agent(session, username, vendor_code)
-        agent.active = active
-        session.add(agent)
-        twin = select(ApiUser.id).where(ApiUser.vendor_id == agent.vendor_id, ApiUser.username == agent.username)
-        if (user_id := (await session.exec(twin)).first()) is not None:
-            await _set_api_user_active(session, user_id, active)
-
-
-async def set_api_user_active(db: Database, vendor_code: str, username: str, active: bool) -> None:
-    """Disabling an API user refuses its /authenticate and ends its sessions at once; enabling restores it."""
-    async with db.transaction() as session:
-        vendor = await _vendor(session, vendor_code)
-        query = select(ApiUser.id).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
-        user_id = (await session.exec(query)).first()
-        if user_id is None:
-            raise AdminError(f"api user {username} of vendor {vendor.code} does not exist")
-        await _set_api_user_active(session, user_id, active)
-
-
 async def _set_api_user_active(session: Session, user_id: int, active: bool) -> None:
     # The row is updated first: a login racing this either finds it inactive, or committed its token before
-    # this transaction could lock the row, and the token is deleted below (services/authenticate.py).
+    # this transaction could lock the row, and the token is deleted below (api/auth.py issues them).
     await session.execute(update(ApiUser).where(col(ApiUser.id) == user_id).values(active=active))
     if not active:
         await auth.drop_all(session, user_id)  # they answer `Invalid Token`, as a token never issued does
         await close_login_entries(session, api_user_id=user_id)
-
-
-AGENT_PASSWORD = "agent-pass-1"
-
-
-VENDORS = {"DEMO": "Demo Wireless", "OTHER": "Other Wireless"}
-
-
-API_USERS = (("DEMO", "demo.api", "demo-pass-1", "1234"), ("OTHER", "other.api", "other-pass-1", "4321"))
-
-
-AGENTS = (
-    # A storefront's agent: it also records the payments the storefront's own processor took (decisions.md).
-    AgentSpec("DEMO", "demo.agent", AGENT_PASSWORD, roles=("agent", "payments"), email="demo.agent@demo.example"),
-    AgentSpec("DEMO", "demo.support", AGENT_PASSWORD, roles=("agent", "support"), email="demo.support@demo.example"),
-    AgentSpec("DEMO", "demo.secure", AGENT_PASSWORD, api_password="secure-pass-1", email="demo.secure@demo.example"),
-    AgentSpec("DEMO", "demo.inactive", AGENT_PASSWORD, active=False, email="demo.inactive@demo.example"),
-    AgentSpec("OTHER", "other.agent", AGENT_PASSWORD, email="other.agent@other.example"),
-)
-
-
-GB = 1024  # MB
-
-
-def _plan(plan_id: int, code: str, name: str, price_cents: int, carrier: str, data_mb: int | None) -> Plan:
-    """Every demo plan has unlimited talk and text; they differ by data (None: unlimited) and carrier."""
-    data = "Unlimited" if data_mb is None else f"{data_mb // GB} GB"
-    return Plan(
-        plan_id=plan_id,
-        plan_code=code,
-        name=name,
-        price_cents=price_cents,
-        carrier=carrier,
-        description=f"Unlimited talk & text, {data} high-speed data",
-        data_mb=data_mb,
-    )
-
-
-PLANS = (
-    _plan(101, "TMB-BASIC-1G", "Basic Talk & Text 1GB", 1500, "TMB", 1 * GB),
-    _plan(102, "TMB-EVERYDAY-5G", "Everyday 5GB", 2500, "TMB", 5 * GB),
-    _plan(103, "ATT-UNL-PLUS", "Unlimited Plus", 4500, "ATT", None),
-    _plan(104, "VER-ADDLINE-10G", "Add-a-Line 10GB", 2000, "VER", 10 * GB),
-)
-
-
-async def seed_plans(db: Database) -> int:
-    created = 0
-    async with db.transaction() as session:
-        for plan in PLANS:
-            if await session.get(Plan, plan.plan_id) is None:
-                session.add(Plan.model_validate(plan.model_dump()))
-                created += 1
-    return created
-
-
-async def seed_demo(db: Database) -> tuple[int, list[str]]:
-    """Creates whatever of the demo data is missing, and gives the demo agents a role they lack (a database
-    seeded before the role existed); returns how many records it created and the agents it gave roles."""
-    created = await seed_plans(db)
-    for code, name in VENDORS.items():
-        created += await create_vendor(db, code, name)
-    for vendor, username, password, pin in API_USERS:
-        created += await create_api_user(db, vendor, username, password, pin)
-    granted = []
-    for spec in AGENTS:
-        if await create_agent(db, spec):
-            created += 1
-        elif await grant_roles(db, spec):
-            granted.append(spec.username)
-    return created, granted

@@ -1,9 +1,9 @@
-"""Logs as JSON lines. Callers pass structured `fields`; bodies, tokens and PII are never given to it."""
+"""What operators watch: logs as JSON lines (callers pass structured `fields`; bodies, tokens and PII are never given
+to them), Lineup's Prometheus series (this process's, or every process's with PROMETHEUS_MULTIPROC_DIR; the worker's
+also on the SDK's metrics endpoint), and OpenTelemetry traces, off unless LINEUP_OTLP_ENDPOINT is set."""
 
 from __future__ import annotations
 
-# observability/metrics.py: Lineup's Prometheus series. Counters and histograms live in this process (or, with
-# observability/tracing.py: OpenTelemetry traces, off unless LINEUP_OTLP_ENDPOINT is set: one tracer provider per process exporting
 import json
 import logging
 import os
@@ -26,6 +26,91 @@ from temporalio.common import MetricMeter
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
+CONTENT_TYPE = prometheus_client.CONTENT_TYPE_PLAIN_0_0_4
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+UNKNOWN_ACTION = "unknown"  # a refusal before the action resolved: the label stays bounded by the catalog
+
+# `_created` series double every label set and, in multiprocess mode, are not exported anyway.
+prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
+
+REQUESTS = Counter("lineup_requests", "Operation calls answered, by action and msg_code", ["action", "msg_code"])
+REQUEST_SECONDS = Histogram(
+    "lineup_request_seconds",
+    "Time to answer an operation call, by action",
+    ["action"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+)
+TOKEN_FAILURES = Counter("lineup_token_failures", "Calls refused at the token check, by reason", ["reason"])
+ENROLLMENTS_STARTED = Counter(
+    "lineup_enrollments_started", "Enrollment requests accepted (a repeated request is not counted again)"
+)
+# A series the worker's SDK meter counts too keeps its name and help in constants: both places say the same.
+OUTSIDE_UNAVAILABLE = "lineup_outside_unavailable"
+OUTSIDE_UNAVAILABLE_HELP = "Calls to an outside system that found it unavailable (each retried attempt), by system"
+OUTSIDE_OUTAGES = Counter(OUTSIDE_UNAVAILABLE, OUTSIDE_UNAVAILABLE_HELP, ["system"])
+# What the alert rules (deploy/prometheus) watch beside the series above.
+OUTAGE_ANSWERS = Counter(
+    "lineup_outage_answers",
+    "Operation calls answered with an outage error (an outside system, Temporal or the database down), by action",
+    ["action"],
+)
+CARRIER_REFUSALS = "lineup_carrier_refusals"
+CARRIER_REFUSALS_HELP = "Carrier calls refused with a business no (a line's event line.carrier_refused)"
+REFUSALS = Counter(CARRIER_REFUSALS, CARRIER_REFUSALS_HELP)
+PORT_COMPLETION = "lineup_port_completion_seconds"
+PORT_COMPLETION_HELP = "Time from a port's submission to the carrier's COMPLETED"
+# Ten minutes to the fourteen days after which a port is abandoned (LINEUP_PORT_MAX_DAYS' default).
+PORT_BUCKETS = (600.0, 1800.0, 3600.0, 14_400.0, 43_200.0, 86_400.0, 172_800.0, 259_200.0, 604_800.0, 1_209_600.0)
+PORT_SECONDS = Histogram(PORT_COMPLETION, PORT_COMPLETION_HELP, buckets=PORT_BUCKETS)
+
+
+@dataclass(frozen=True)
+class Snapshot(Collector):
+    """What the database holds at scrape time; `database_up` False when it could not be read (then only that)."""
+
+    lines: Mapping[str, int] = field(default_factory=dict)  # every line status, zero included
+    stuck_lines: int = 0
+    mail_queued: int = 0
+    ports_pending: Mapping[str, int] = field(default_factory=dict)  # by age band, every band listed
+    webhook_endpoints_failing: int = 0
+    workers_alive: Mapping[str, int] = field(default_factory=dict)  # by task queue, its own included
+    database_up: bool = True
+
+    def collect(self) -> Iterator[Metric]:
+        """The snapshot as gauges, for `exposition`."""
+        up = "1 when the scrape could read the database"
+        yield GaugeMetricFamily("lineup_database_up", up, value=int(self.database_up))
+        if not self.database_up:
+            return
+        ports = GaugeMetricFamily("lineup_ports_pending", "Ports not yet final, by age since submitted", labels=["age"])
+        for band, count in self.ports_pending.items():
+            ports.add_metric([band], count)
+        yield ports
+        failing = "Active webhook endpoints whose last delivery failed"
+        yield GaugeMetricFamily("lineup_webhook_endpoints_failing", failing, value=self.webhook_endpoints_failing)
+        alive = "Workers whose heartbeat is fresher than LINEUP_WORKER_STALE_SECONDS, by task queue"
+        workers = GaugeMetricFamily("lineup_workers_alive", alive, labels=["task_queue"])
+        for queue, count in sorted(self.workers_alive.items()):
+            workers.add_metric([queue], count)
+        yield workers
+        lines = GaugeMetricFamily("lineup_lines", "Lines by status", labels=["status"])
+        for status, count in sorted(self.lines.items()):
+            lines.add_metric([status], count)
+        yield lines
+        yield GaugeMetricFamily("lineup_stuck_lines", "Lines waiting for a retry", value=self.stuck_lines)
+        yield GaugeMetricFamily("lineup_mail_queued", "Outbox mail not delivered yet", value=self.mail_queued)
+
+
+def configure_logging(level: str) -> None:
+    handler = _LineupHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    # Only our own handler is replaced: a host's handlers (pytest's capture, an APM agent) keep receiving records.
+    root.handlers[:] = [h for h in root.handlers if not isinstance(h, _LineupHandler)] + [handler]
+    root.setLevel(level.upper())
+    for noisy in ("uvicorn.access", "httpx"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
@@ -47,93 +132,12 @@ class _LineupHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """Marks the handler this module installs, so configuring twice replaces it and leaves others alone."""
 
 
-def configure_logging(level: str) -> None:
-    handler = _LineupHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    # Only our own handler is replaced: a host's handlers (pytest's capture, an APM agent) keep receiving records.
-    root.handlers[:] = [h for h in root.handlers if not isinstance(h, _LineupHandler)] + [handler]
-    root.setLevel(level.upper())
-    for noisy in ("uvicorn.access", "httpx"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
-CONTENT_TYPE = prometheus_client.CONTENT_TYPE_PLAIN_0_0_4
-
-
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
-
-
-UNKNOWN_ACTION = "unknown"  # a refusal before the action resolved: the label stays bounded by the catalog
-
-
-# `_created` series double every label set and, in multiprocess mode, are not exported anyway.
-prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
-
-
-REQUESTS = Counter("lineup_requests", "Operation calls answered, by action and msg_code", ["action", "msg_code"])
-
-
-REQUEST_SECONDS = Histogram(
-    "lineup_request_seconds",
-    "Time to answer an operation call, by action",
-    ["action"],
-    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
-)
-
-
-TOKEN_FAILURES = Counter("lineup_token_failures", "Calls refused at the token check, by reason", ["reason"])
-
-
-ENROLLMENTS_STARTED = Counter(
-    "lineup_enrollments_started", "Enrollment requests accepted (a repeated request is not counted again)"
-)
-
-
-OUTSIDE_UNAVAILABLE = "lineup_outside_unavailable"
-
-
-OUTSIDE_UNAVAILABLE_HELP = "Calls to an outside system that found it unavailable (each retried attempt), by system"
-
-
-OUTSIDE_OUTAGES = Counter(OUTSIDE_UNAVAILABLE, OUTSIDE_UNAVAILABLE_HELP, ["system"])
-
-
-# Issue 30: what the alert rules (deploy/prometheus) watch beside the series above.
-OUTAGE_ANSWERS = Counter(
-    "lineup_outage_answers",
-    "Operation calls answered with an outage error (an outside system, Temporal or the database down), by action",
-    ["action"],
-)
-
-
-CARRIER_REFUSALS = "lineup_carrier_refusals"
-
-
-CARRIER_REFUSALS_HELP = "Carrier calls refused with a business no (a line's event line.carrier_refused)"
-
-
-REFUSALS = Counter(CARRIER_REFUSALS, CARRIER_REFUSALS_HELP)
-
-
-PORT_COMPLETION = "lineup_port_completion_seconds"
-
-
-PORT_COMPLETION_HELP = "Time from a port's submission to the carrier's COMPLETED"
-
-
-# Ten minutes to the fourteen days after which a port is abandoned (LINEUP_PORT_MAX_DAYS' default).
-PORT_BUCKETS = (600.0, 1800.0, 3600.0, 14_400.0, 43_200.0, 86_400.0, 172_800.0, 259_200.0, 604_800.0, 1_209_600.0)
-
-
-PORT_SECONDS = Histogram(PORT_COMPLETION, PORT_COMPLETION_HELP, buckets=PORT_BUCKETS)
-
-
 def request_answered(action: str | None, msg_code: str, seconds: float, *, outage: bool = False) -> None:
-    REQUESTS.labels(action=action or UNKNOWN_ACTION, msg_code=msg_code).inc()
-    REQUEST_SECONDS.labels(action=action or UNKNOWN_ACTION).observe(seconds)
+    action = action or UNKNOWN_ACTION
+    REQUESTS.labels(action=action, msg_code=msg_code).inc()
+    REQUEST_SECONDS.labels(action=action).observe(seconds)
     if outage:
-        OUTAGE_ANSWERS.labels(action=action or UNKNOWN_ACTION).inc()
+        OUTAGE_ANSWERS.labels(action=action).inc()
 
 
 def token_refused(reason: str) -> None:
@@ -145,13 +149,12 @@ def enrollment_started() -> None:
 
 
 def outside_unavailable(system: str, meter: MetricMeter | None = None) -> None:
-    """One attempt that found `system` down: in this process's registry (the API's /metrics, or every process's
-    with PROMETHEUS_MULTIPROC_DIR) and, given the activity's SDK meter, on the worker's metrics endpoint
-    (LINEUP_WORKER_METRICS_PORT) beside the SDK's own series, labelled with task queue and activity type."""
+    """One attempt that found `system` down: in this process's registry and, given the activity's SDK meter, on
+    the worker's metrics endpoint (LINEUP_WORKER_METRICS_PORT) beside the SDK's own series, labelled with task
+    queue and activity type."""
     OUTSIDE_OUTAGES.labels(system=system).inc()
     if meter is not None:
-        counter = meter.create_counter(OUTSIDE_UNAVAILABLE, OUTSIDE_UNAVAILABLE_HELP)
-        counter.add(1, {"system": system})
+        meter.create_counter(OUTSIDE_UNAVAILABLE, OUTSIDE_UNAVAILABLE_HELP).add(1, {"system": system})
 
 
 def carrier_refused(meter: MetricMeter | None = None) -> None:
@@ -168,53 +171,6 @@ def port_completed(seconds: float, meter: MetricMeter | None = None) -> None:
         meter.create_histogram_float(PORT_COMPLETION, PORT_COMPLETION_HELP).record(seconds)
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """What the database holds at scrape time; `database_up` False when it could not be read (then only that)."""
-
-    lines: Mapping[str, int] = field(default_factory=dict)  # every line status, zero included
-    stuck_lines: int = 0
-    mail_queued: int = 0
-    ports_pending: Mapping[str, int] = field(default_factory=dict)  # by age band, every band listed
-    webhook_endpoints_failing: int = 0
-    workers_alive: Mapping[str, int] = field(default_factory=dict)  # by task queue, its own included
-    database_up: bool = True
-
-
-class _SnapshotCollector(Collector):
-    def __init__(self, snapshot: Snapshot) -> None:
-        self.snapshot = snapshot
-
-    def collect(self) -> Iterator[Metric]:
-        yield GaugeMetricFamily(
-            "lineup_database_up", "1 when the scrape could read the database", value=int(self.snapshot.database_up)
-        )
-        if not self.snapshot.database_up:
-            return
-        yield from _operations(self.snapshot)
-        lines = GaugeMetricFamily("lineup_lines", "Lines by status", labels=["status"])
-        for status, count in sorted(self.snapshot.lines.items()):
-            lines.add_metric([status], count)
-        yield lines
-        yield GaugeMetricFamily("lineup_stuck_lines", "Lines waiting for a retry", value=self.snapshot.stuck_lines)
-        yield GaugeMetricFamily("lineup_mail_queued", "Outbox mail not delivered yet", value=self.snapshot.mail_queued)
-
-
-def _operations(snapshot: Snapshot) -> Iterator[Metric]:
-    """Issue 30's gauges: what the alert rules need from the database."""
-    ports = GaugeMetricFamily("lineup_ports_pending", "Ports not yet final, by age since submitted", labels=["age"])
-    for band, count in snapshot.ports_pending.items():
-        ports.add_metric([band], count)
-    yield ports
-    failing = "Active webhook endpoints whose last delivery failed"
-    yield GaugeMetricFamily("lineup_webhook_endpoints_failing", failing, value=snapshot.webhook_endpoints_failing)
-    alive = "Workers whose heartbeat is fresher than LINEUP_WORKER_STALE_SECONDS, by task queue"
-    workers = GaugeMetricFamily("lineup_workers_alive", alive, labels=["task_queue"])
-    for queue, count in sorted(snapshot.workers_alive.items()):
-        workers.add_metric([queue], count)
-    yield workers
-
-
 def exposition(snapshot: Snapshot) -> bytes:
     """The Prometheus text: this process's series (or every process's, in multiprocess mode) and the snapshot."""
     registry: Collector = REGISTRY
@@ -222,7 +178,7 @@ def exposition(snapshot: Snapshot) -> bytes:
         # A fresh registry per scrape, as prometheus_client's multiprocess mode requires.
         registry = CollectorRegistry()
         MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-    return generate_latest(registry) + generate_latest(_SnapshotCollector(snapshot))
+    return generate_latest(registry) + generate_latest(snapshot)
 
 
 def temporal_runtime(port: int) -> Runtime | None:
@@ -235,14 +191,14 @@ def temporal_runtime(port: int) -> Runtime | None:
     return Runtime(telemetry=TelemetryConfig(metrics=config))
 
 
-TRACER_NAME = "lineup"
-
-
 def tracer_provider(endpoint: str, service_name: str) -> TracerProvider | None:
     """The process's provider for LINEUP_OTLP_ENDPOINT and LINEUP_OTLP_SERVICE_NAME; None when tracing is off."""
-    if not endpoint:
-        return None
-    return _provider(endpoint.rstrip("/"), service_name)
+    return _provider(endpoint.rstrip("/"), service_name) if endpoint else None
+
+
+def temporal_interceptor(provider: TracerProvider) -> TracingInterceptor:
+    """For Client.connect: it applies to the client's calls and to every worker built on that client."""
+    return TracingInterceptor(provider.get_tracer("lineup"))
 
 
 @cache
@@ -252,8 +208,3 @@ def _provider(endpoint: str, service_name: str) -> TracerProvider:
     # The base URL as OTEL_EXPORTER_OTLP_ENDPOINT takes it; traces go to its /v1/traces.
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces")))
     return provider
-
-
-def temporal_interceptor(provider: TracerProvider) -> TracingInterceptor:
-    """For Client.connect: it applies to the client's calls and to every worker built on that client."""
-    return TracingInterceptor(provider.get_tracer(TRACER_NAME))
