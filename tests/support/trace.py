@@ -26,10 +26,7 @@ from temporalio import activity, workflow
 
 ROOT = Path(__file__).resolve().parents[2]
 # The application: what a reader follows. tests/, the sandbox, bench/ and soak/ stand around it.
-PACKAGES = (
-    "api", "services", "dispatch", "orchestration", "persistence", "models", "workflows", "activities", "adapters",
-    "cli", "observability",
-)  # fmt: skip
+PACKAGES = ("api", "workflows", "activities", "adapters", "models", "cli")
 MODULES = ("worker.py",)
 
 _API_SIDE: ContextVar[bool] = ContextVar("traced_call", default=False)
