@@ -1,4 +1,4 @@
-"""Mail delivery: sends one outbox message through SMTP, then marks it SENT. A row already SENT is not
+"""The mail domain's activity: sends one outbox message through SMTP, then marks it SENT. A row already SENT is not
 sent again, so a retried activity or a repeated workflow never makes a second e-mail. A message the relay
 refuses, that cannot be composed, or that waited past LINEUP_MAIL_MAX_AGE_HOURS is REJECTED for good."""
 
@@ -67,7 +67,7 @@ class MailActivities:
         raise ApplicationError(error, type=MAIL_REJECTED, non_retryable=True)
 
     async def _row(self, outbox_id: int) -> MailOutbox:
-        async with self._db.transaction() as session:
+        async with self._db.transaction(write=False) as session:
             row = await session.get(MailOutbox, outbox_id)
         if row is None:
             raise RecordNotFound(f"outbox message {outbox_id} not found")
@@ -80,4 +80,3 @@ class MailActivities:
             row.status, row.last_error = status, error[:500] if error else None
             if status == MailStatus.SENT:
                 row.sent_at = utcnow()
-            session.add(row)

@@ -1,4 +1,4 @@
-"""Activities of the support domain's sweep: find the rows whose workflow never started (customer intake's
+"""The support domain's activities, the sweep's: find the rows whose workflow never started (customer intake's
 RECEIVED lines, the mail outbox's QUEUED messages), put back the retries whose signal never left, hash the line
 passwords left sealed, and purge the tokens nobody can use any more and the password-change proofs past their
 retention."""
@@ -6,7 +6,7 @@ retention."""
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import delete, or_
 from sqlmodel import col, select
@@ -15,7 +15,7 @@ from temporalio import activity
 from models.agents import PasswordChange, ProofBlob, ProofImageRow
 from models.auth import ApiToken
 from models.crypto import FieldCipher
-from models.db import Database, Session
+from models.db import Database
 from models.enrollment import Line, LineStatus, hash_left_pending, orders_of
 from models.mail import MailDelivery, MailOutbox, MailStatus
 from models.support import LeftBehind, Sweep, release_unsent_retries
@@ -23,10 +23,7 @@ from models.types import utcnow
 
 log = logging.getLogger("lineup.sweep")
 
-
 MOST_AT_ONCE = 100  # orders or messages in one sweep; the next sweep takes the rest
-
-
 PASSWORDS_AT_ONCE = 50  # argon2 hashes of ~50 ms each: well within the activity's 30 s
 
 
@@ -62,21 +59,18 @@ class SupportActivities:
 
     @activity.defn
     async def purge_tokens(self, sweep: Sweep) -> int:
-        """Deletes tokens used or expired more than the retention ago: the table stays the size of its traffic."""
+        """Deletes tokens used or expired more than the retention ago (the table stays the size of its traffic),
+        and the proof images of password changes older than theirs with the bytes no proof names any more (an
+        image is stored once for every change that sent it: it stays while one of them is kept)."""
         before = utcnow() - timedelta(hours=sweep.token_retention_hours)
+        changed_before = utcnow() - timedelta(days=sweep.proof_retention_days)
+        old = select(PasswordChange.id).where(col(PasswordChange.changed_at) < changed_before)
+        named = select(ProofImageRow.sha256).where(col(ProofImageRow.sha256) == col(ProofBlob.sha256))
         async with self._db.transaction() as session:
             gone = await session.execute(
                 delete(ApiToken).where(or_(col(ApiToken.used_at) < before, col(ApiToken.expires_at) < before))
             )
-            await self._purge_proofs(session, utcnow() - timedelta(days=sweep.proof_retention_days))
+            await session.execute(delete(ProofImageRow).where(col(ProofImageRow.password_change_id).in_(old)))
+            await session.execute(delete(ProofBlob).where(~named.exists()))
         purged: int = gone.rowcount  # type: ignore[attr-defined]
         return purged
-
-    @staticmethod
-    async def _purge_proofs(session: Session, before: datetime) -> None:
-        """Proof images of password changes older than the retention go, and the bytes no proof names any more
-        (an image is stored once for every change that sent it: it stays while one of them is kept)."""
-        old = select(PasswordChange.id).where(col(PasswordChange.changed_at) < before)
-        await session.execute(delete(ProofImageRow).where(col(ProofImageRow.password_change_id).in_(old)))
-        named = select(ProofImageRow.sha256).where(col(ProofImageRow.sha256) == col(ProofBlob.sha256))
-        await session.execute(delete(ProofBlob).where(~named.exists()))

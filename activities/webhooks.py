@@ -1,6 +1,6 @@
-"""Activities of webhooks: find the deliveries the event log queued (a long poll, so a new event goes out in
-about a second without a workflow task every second), make one attempt of one delivery, and give a delivery up
-(disabling an endpoint that has failed for the whole budget, with the reason support sees)."""
+"""The webhooks domain's activities: find the deliveries the event log queued (a long poll, so a new event goes
+out in about a second without a workflow task every second), make one attempt of one delivery, and give a
+delivery up (disabling an endpoint that has failed for the whole budget, with the reason support sees)."""
 
 from __future__ import annotations
 
@@ -25,17 +25,9 @@ from models.webhooks import DeliveryJob, Dispatch, queued
 
 log = logging.getLogger("lineup.webhooks")
 
-
-BENIGN = ApplicationErrorCategory.BENIGN
-
-
 UNDELIVERED = "WebhookUndelivered"
-
-
 LOOK_EVERY = 0.5  # seconds between two looks of the long poll
-
-
-MOST_AT_ONCE = 100
+MOST_AT_ONCE = 100  # deliveries one look takes; the next look takes the rest
 
 
 class WebhookActivities:
@@ -47,16 +39,12 @@ class WebhookActivities:
         """The deliveries waiting for a workflow, as soon as there are any (or none after poll_seconds)."""
         ends = time.monotonic() + dispatch.poll_seconds
         while True:
-            async with self._db.transaction() as session:
+            async with self._db.transaction(write=False) as session:
                 found = await queued(session, MOST_AT_ONCE)
             if found or time.monotonic() >= ends or activity.is_worker_shutdown():
                 hooks = self._settings
-                return [
-                    DeliveryJob(
-                        delivery_id, round_, hooks.give_up_hours, hooks.max_backoff_seconds, key, hooks.timeout_seconds
-                    )
-                    for delivery_id, round_, key in found
-                ]
+                budget = (hooks.give_up_hours, hooks.max_backoff_seconds)
+                return [DeliveryJob(id_, round_, *budget, key, hooks.timeout_seconds) for id_, round_, key in found]
             activity.heartbeat()
             await asyncio.sleep(LOOK_EVERY)
 
@@ -90,6 +78,22 @@ class WebhookActivities:
             raise
         return _outcome(job, answer, await self._settle(job, answer))
 
+    @activity.defn
+    async def give_up(self, job: DeliveryJob) -> None:
+        """The delivery's budget is spent: it FAILED, and its endpoint, failing all that time, is disabled."""
+        async with self._db.transaction() as session:
+            delivery = await session.get(WebhookDelivery, job.delivery_id)
+            if delivery is None or delivery.round != job.round or delivery.status in ("DELIVERED", "SKIPPED"):
+                return
+            endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
+            assert endpoint is not None
+            delivery.status = "FAILED"
+            # Every attempt of this delivery failed for its whole budget; if none of the endpoint's has succeeded
+            # since its first, the endpoint has been failing all that time.
+            first, since = delivery.first_attempt_at, endpoint.failing_since
+            if endpoint.active and first is not None and since is not None and since <= first:
+                _disable(endpoint, delivery)
+
     async def _begin(self, job: DeliveryJob) -> str | tuple[str, str, bytes]:
         """The attempt counted (SENDING), and what to send; or the delivery's status when nothing is to be sent."""
         async with self._db.transaction() as session:
@@ -103,17 +107,14 @@ class WebhookActivities:
             assert endpoint is not None and event is not None  # foreign keys
             if not endpoint.active:
                 delivery.status = "SKIPPED"
-                session.add(delivery)
                 return delivery.status
             now = utcnow()
             if delivery.status == "SENDING" and delivery.attempts and delivery.last_attempt_at:
                 # The last attempt never settled (its worker died mid-POST): it failed, as far as anyone knows.
                 endpoint.failing_since = endpoint.failing_since or delivery.last_attempt_at
-                session.add(endpoint)
             delivery.attempts += 1
             delivery.status, delivery.last_attempt_at = "SENDING", now
             delivery.first_attempt_at = delivery.first_attempt_at or now
-            session.add(delivery)
             return endpoint.url, self._cipher.decrypt(endpoint.secret), body_of(event)
 
     async def _settle(self, job: DeliveryJob, answer: Answer) -> str:
@@ -133,27 +134,7 @@ class WebhookActivities:
                 endpoint.failing_since = endpoint.failing_since or delivery.last_attempt_at or now
                 if now - endpoint.failing_since >= timedelta(hours=job.give_up_hours):
                     _disable(endpoint, delivery)
-            session.add(delivery)
-            session.add(endpoint)
             return delivery.status
-
-    @activity.defn
-    async def give_up(self, job: DeliveryJob) -> None:
-        """The delivery's budget is spent: it FAILED, and its endpoint, failing all that time, is disabled."""
-        async with self._db.transaction() as session:
-            delivery = await session.get(WebhookDelivery, job.delivery_id)
-            if delivery is None or delivery.round != job.round or delivery.status in ("DELIVERED", "SKIPPED"):
-                return
-            endpoint = await session.get(WebhookEndpoint, delivery.endpoint_id)
-            assert endpoint is not None
-            delivery.status = "FAILED"
-            # Every attempt of this delivery failed for its whole budget; if none of the endpoint's has succeeded
-            # since its first, the endpoint has been failing all that time.
-            first, since = delivery.first_attempt_at, endpoint.failing_since
-            if endpoint.active and first is not None and since is not None and since <= first:
-                _disable(endpoint, delivery)
-            session.add(delivery)
-            session.add(endpoint)
 
 
 def _outcome(job: DeliveryJob, answer: Answer, status: str) -> str:
@@ -166,13 +147,14 @@ def _outcome(job: DeliveryJob, answer: Answer, status: str) -> str:
         fields |= {"attempt": activity.info().attempt, "workflow_id": activity.info().workflow_id}
     log.warning("webhook delivery failed", extra={"fields": fields})
     # BENIGN: the SDK logs it at DEBUG without a traceback; the line above says what happened.
+    benign = ApplicationErrorCategory.BENIGN
     if status == "FAILED":
-        raise ApplicationError("the endpoint was disabled", type=ENDPOINT_DISABLED, non_retryable=True, category=BENIGN)
-    raise ApplicationError(f"the receiver did not take the delivery ({said})", type=UNDELIVERED, category=BENIGN)
+        raise ApplicationError("the endpoint was disabled", type=ENDPOINT_DISABLED, non_retryable=True, category=benign)
+    raise ApplicationError(f"the receiver did not take the delivery ({said})", type=UNDELIVERED, category=benign)
 
 
 def _disable(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> None:
-    """Why, in words support reads on the console."""
+    """The endpoint disabled and the delivery FAILED, saying why in words support reads on the console."""
     since = f"{endpoint.failing_since:%Y-%m-%d %H:%M} UTC" if endpoint.failing_since else "long"
     said = f"HTTP {delivery.last_status}" if delivery.last_status is not None else (delivery.last_answer or "no answer")
     endpoint.active = False

@@ -17,13 +17,8 @@ from models.types import utcnow
 
 log = logging.getLogger("lineup.smtp")
 
-
 TIMEOUT_SECONDS = 30.0
-
-
 SYSTEM = "The mail relay"
-
-
 UNBUILDABLE = "unbuildable"  # Rejected's code for a message no relay could be handed
 
 

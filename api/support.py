@@ -1,15 +1,17 @@
-"""Signals the API and the CLI send to running workflows: support's retry of a stuck line."""
+"""The support domain's actions (`/ops`): the lines waiting for support, and the retry that resumes one or
+every matching one. The console and `lineup ops retry` resume lines through the same functions: `take` reads
+what a retry decides on, decides in plain code (`decide`) and claims the stuck lines; `resume` then signals
+their workflows and starts the orders that never started."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from contextlib import AbstractAsyncContextManager, suppress
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
-# services/support/retries.py: The support domain's `/ops`: support staff list the lines waiting for them (STUCK, or RECEIVED and never
 from temporalio.client import Client
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
@@ -42,30 +44,12 @@ from models.types import utcnow
 from workflows.enrollment import EnrollmentWorkflow, LineWorkflow, line_workflow_id, port_workflow_id, start_options
 from workflows.porting import PortInWorkflow
 
-
-async def retry_line(client: Client, line: Line) -> None:
-    """A PORTIN line is stuck submitting its port (PortInWorkflow's step); any other on its activation."""
-    if line.activation_type == "PORTIN":
-        await client.get_workflow_handle(port_workflow_id(line.enrollment_id)).signal(PortInWorkflow.retry)
-    else:
-        await client.get_workflow_handle(line_workflow_id(line.enrollment_id)).signal(LineWorkflow.retry)
-
-
 log = logging.getLogger("lineup.ops")
 
-
 SUPPORT = "support"  # the role support operations need
-
-
 MOST_RETRIED = 500  # lines one bulk retry resumes; the answer says how many remain for the next call
-
-
 AT_ONCE = 20  # calls to Temporal in flight at once during a bulk retry
-
-
 WAITING = frozenset({LineStatus.STUCK, LineStatus.RECEIVED})
-
-
 # The engine's answers that leave one line out of a retry rather than fail it: the workflow is gone, or a
 # limit of its own (signals per workflow, history size) refuses more. Anything else is the engine away.
 LEFT_OUT = frozenset(
@@ -77,25 +61,20 @@ LEFT_OUT = frozenset(
     }
 )
 
-
 Opener = Callable[[], AbstractAsyncContextManager[Session]]
+Target = str | Waiting  # one line's enrollment id, or which waiting lines a bulk retry takes
 
 
 @dataclass(frozen=True)
 class ToResume:
-    """Lines to retry, with the orders of those never started rebuilt from their lines."""
+    """Lines to retry, with the orders of those never started rebuilt from their lines. As read: the line named
+    (none: not the vendor's), or the first MOST_RETRIED matching lines; as decided, `claimed` names the stuck
+    ones to claim; as taken, the lines this retry got and the stuck ones it moved to RETRYING (only these)."""
 
     lines: list[Line]
     orders: list[EnrollmentOrder] = field(default_factory=list)
     remaining: int = 0  # matching lines left for the next bulk retry
-    claimed: list[str] = field(default_factory=list)  # stuck lines this retry moved to RETRYING (only these)
-
-
-def waiting(settings: Settings, *, error_contains: str | None = None, stuck_minutes: int | None = None) -> Waiting:
-    """Which lines wait for support now; a RECEIVED line within the sweep's grace may still be starting."""
-    now = utcnow()
-    since = now - timedelta(minutes=stuck_minutes) if stuck_minutes else None
-    return Waiting(now - timedelta(seconds=settings.sweep.grace_seconds), error_contains, since)
+    claimed: list[str] = field(default_factory=list)
 
 
 @action("ops", sources=ALL_SOURCES, role=SUPPORT, example=STUCK)
@@ -121,65 +100,83 @@ async def retry_enrollment(*, body: RetryEnrollment, ctx: Context) -> Retried | 
     """Resumes one waiting line (`enrollment_id`), or with `all_stuck` Y every matching waiting line of the
     vendor (narrowed by `error_contains` and `stuck_minutes`), at most MOST_RETRIED a call: a stuck line's
     workflow tries its failed step again, a line that never started has its order's workflow started."""
-    vendor_id, pacing = ctx.caller.vendor_id, Pacing.of(ctx.settings)
-    async with ctx.uow.transaction() as session:
-        if body.bulk:
-            matching = waiting(ctx.settings, error_contains=body.error_contains, stuck_minutes=body.stuck_minutes)
-            found = await all_waiting(session, matching, vendor_id=vendor_id, pacing=pacing)
-        else:
-            assert body.enrollment_id is not None  # the request model requires one without all_stuck Y
-            found = await one_waiting(session, body.enrollment_id, vendor_id=vendor_id, pacing=pacing)
-        enrollment.retry_requested(session, found.lines, actor=events.support(ctx.caller.agent_username))  # issue 21
+    matching = waiting(ctx.settings, error_contains=body.error_contains, stuck_minutes=body.stuck_minutes)
+    actor, pacing = events.support(ctx.caller.agent_username), Pacing.of(ctx.settings)
+    async with ctx.uow.transaction() as session:  # the request model gives an enrollment id, or all_stuck Y
+        found = await take(
+            session, body.enrollment_id or matching, vendor_id=ctx.caller.vendor_id, pacing=pacing, actor=actor
+        )
     # Nothing to resume needs no workflow engine: an empty bulk retry answers even while it is away.
     retried = []
     if found.lines:
-        client = await ctx.temporal_client()
+        client, rpc_seconds = await ctx.temporal_client(), ctx.settings.temporal.rpc_seconds
         retried = await resume(
-            found,
-            client=client,
-            task_queue=ctx.task_queue,
-            rpc_seconds=ctx.settings.temporal.rpc_seconds,
-            transaction=ctx.uow.transaction,
+            found, client=client, task_queue=ctx.task_queue, rpc_seconds=rpc_seconds, transaction=ctx.uow.transaction
         )
     if body.bulk:
         return RetriedAll(retried=retried, remaining=found.remaining)
     [line] = found.lines
     if not retried:
-        raise refuse(f"Enrollment {line.enrollment_id} has no workflow to retry", rest_status=409)
+        raise refuse(no_workflow(line.enrollment_id), rest_status=409)
     return Retried(enrollment_id=line.enrollment_id, status="RETRYING" if found.claimed else "STARTED")
 
 
-async def one_waiting(session: Session, enrollment_id: str, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
-    """The line, if it waits for support (vendor_id None: any vendor's); otherwise the refusal saying why."""
-    line = await vendor_line(session, enrollment_id, vendor_id=vendor_id)
-    if line is None:
+def waiting(settings: Settings, *, error_contains: str | None = None, stuck_minutes: int | None = None) -> Waiting:
+    """Which lines wait for support now; a RECEIVED line within the sweep's grace may still be starting."""
+    now = utcnow()
+    since = now - timedelta(minutes=stuck_minutes) if stuck_minutes else None
+    return Waiting(now - timedelta(seconds=settings.sweep.grace_seconds), error_contains, since)
+
+
+async def take(
+    session: Session, target: Target, *, vendor_id: int | None, pacing: Pacing, actor: str | None = None
+) -> ToResume:
+    """A retry's database side, one read, a pure decision and one write: the lines it resumes, the stuck ones
+    claimed (of N retries of a line at once one gets it; a line another retry took meanwhile is left to it) and
+    support's retry recorded in each line's timeline as `actor`'s (the operators' CLI records none).
+    vendor_id None: any vendor's lines (the CLI)."""
+    plan = decide(target, await candidates(session, target, vendor_id=vendor_id, pacing=pacing))
+    claimed = await claim_retries(session, plan.claimed)
+    if isinstance(target, str) and plan.claimed and not claimed:  # another retry took the line first
+        raise refuse(already_retrying(target), rest_status=409)
+    taken = [line for line in plan.lines if line.status == LineStatus.RECEIVED or line.enrollment_id in claimed]
+    if actor is not None:
+        enrollment.retry_requested(session, taken, actor=actor)
+    return replace(plan, lines=taken, claimed=sorted(claimed))
+
+
+# `lineup ops retry` (cli/main.py) takes one line, or with --all every waiting one, by these names.
+one_waiting = all_waiting = take
+
+
+def decide(target: Target, found: ToResume) -> ToResume:
+    """What a retry resumes of the lines read, its stuck ones to claim; or for the one line named the refusal
+    saying why not. Pure: no database, no clock."""
+    if isinstance(target, Waiting):
+        return replace(found, claimed=[line.enrollment_id for line in found.lines if line.status == LineStatus.STUCK])
+    if not found.lines:
         raise refuse(NO_CUSTOMER, rest_status=404)
+    [line] = found.lines
     if line.status == LineStatus.RETRYING:
-        raise refuse(already_retrying(enrollment_id), rest_status=409)
+        raise refuse(already_retrying(line.enrollment_id), rest_status=409)
     if line.status not in WAITING:
-        raise refuse(f"Enrollment {enrollment_id} is not stuck (status {line.status})", rest_status=409)
-    if line.status == LineStatus.STUCK:
-        if not await claim_retries(session, [enrollment_id]):  # another retry took it first
-            raise refuse(already_retrying(enrollment_id), rest_status=409)
-        return ToResume([line], claimed=[enrollment_id])
+        raise refuse(f"Enrollment {line.enrollment_id} is not stuck (status {line.status})", rest_status=409)
     # A RECEIVED line is started whatever its age: a start finds the run its own request may have begun.
-    return ToResume([line], await orders_of(session, [line.order_id], pacing=pacing))
+    return replace(found, claimed=[line.enrollment_id] if line.status == LineStatus.STUCK else [])
 
 
-def already_retrying(enrollment_id: str) -> str:
-    return f"Enrollment {enrollment_id} is already being retried"
-
-
-async def all_waiting(session: Session, matching: Waiting, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
-    """The first MOST_RETRIED matching lines, longest waiting first, and how many more match."""
-    lines = await waiting_lines(session, matching, vendor_id=vendor_id, limit=MOST_RETRIED)
-    total = len(lines) if len(lines) < MOST_RETRIED else await count_waiting(session, matching, vendor_id=vendor_id)
+async def candidates(session: Session, target: Target, *, vendor_id: int | None, pacing: Pacing) -> ToResume:
+    """Everything a retry decides on, read at once: the line named, or the first MOST_RETRIED matching lines
+    (longest waiting first) and how many more match; with the orders of the never-started ones."""
+    if isinstance(target, str):
+        line = await vendor_line(session, target, vendor_id=vendor_id)
+        lines, remaining = ([line] if line is not None else []), 0
+    else:
+        lines = await waiting_lines(session, target, vendor_id=vendor_id, limit=MOST_RETRIED)
+        full = len(lines) == MOST_RETRIED
+        remaining = await count_waiting(session, target, vendor_id=vendor_id) - len(lines) if full else 0
     never_started = list(dict.fromkeys(line.order_id for line in lines if line.status == LineStatus.RECEIVED))
-    # Stuck lines another retry took meanwhile are left to it.
-    claimed = await claim_retries(session, [line.enrollment_id for line in lines if line.status == LineStatus.STUCK])
-    taken = [line for line in lines if line.status == LineStatus.RECEIVED or line.enrollment_id in claimed]
-    orders = await orders_of(session, never_started, pacing=pacing)
-    return ToResume(taken, orders, total - len(lines), sorted(claimed))
+    return ToResume(lines, await orders_of(session, never_started, pacing=pacing), remaining)
 
 
 async def resume(
@@ -192,25 +189,27 @@ async def resume(
     slots = asyncio.Semaphore(AT_ONCE)
     refused: dict[str, str] = {}
 
-    async def signal(line: Line) -> str | None:
+    async def signal(line: Line) -> None:
         async with slots:
             try:
                 await retry_line(client, line)
             except RPCError as error:
                 if error.status not in LEFT_OUT:
                     raise
-                refused[line.enrollment_id] = refusal_of(line.enrollment_id, error)
-                log.warning(
-                    "stuck line not retried: %s",
-                    refused[line.enrollment_id],
-                    extra={"fields": {"enrollment_id": line.enrollment_id}},
+                refused[line.enrollment_id] = (
+                    no_workflow(line.enrollment_id)
+                    if error.status == RPCStatusCode.NOT_FOUND
+                    else f"The workflow engine refused the retry of enrollment {line.enrollment_id}: {error.message}"
                 )
-                return None
-        return line.enrollment_id
+                fields = {"enrollment_id": line.enrollment_id}
+                log.warning("stuck line not retried: %s", refused[line.enrollment_id], extra={"fields": fields})
 
     async def start(order: EnrollmentOrder) -> None:
         async with slots:
-            await start_order(client, order, task_queue=task_queue)
+            with suppress(WorkflowAlreadyStartedError):  # running already (or ended): nothing to start
+                await client.start_workflow(
+                    EnrollmentWorkflow.run, order, task_queue=task_queue, **start_options(order)
+                )
 
     stuck = [line for line in found.lines if line.enrollment_id in found.claimed]
     try:
@@ -225,27 +224,27 @@ async def resume(
         async with transaction() as session:
             await release_retries(session, found.claimed)
         raise
-    signalled = {outcome for outcome in outcomes[: len(stuck)] if isinstance(outcome, str)}
     if refused:
         async with transaction() as session:
             await release_retries(session, sorted(refused))
-    if len(found.lines) == 1 and refused:
-        raise refuse(*refused.values(), rest_status=409)
+        if len(found.lines) == 1:
+            raise refuse(*refused.values(), rest_status=409)
+    signalled = set(found.claimed) - refused.keys()
     started = {line_id for order in found.orders for line_id in order.enrollment_ids}
     return [line.enrollment_id for line in found.lines if line.enrollment_id in signalled | started]
 
 
-def refusal_of(enrollment_id: str, error: RPCError) -> str:
-    """What the engine said, as it is: a workflow gone, or one of its limits (signals, history size)."""
-    if error.status == RPCStatusCode.NOT_FOUND:
-        return f"Enrollment {enrollment_id} has no workflow to retry"
-    return f"The workflow engine refused the retry of enrollment {enrollment_id}: {error.message}"
+async def retry_line(client: Client, line: Line) -> None:
+    """A PORTIN line is stuck submitting its port (PortInWorkflow's step); any other on its activation."""
+    if line.activation_type == "PORTIN":
+        await client.get_workflow_handle(port_workflow_id(line.enrollment_id)).signal(PortInWorkflow.retry)
+    else:
+        await client.get_workflow_handle(line_workflow_id(line.enrollment_id)).signal(LineWorkflow.retry)
 
 
-async def start_order(client: Client, order: EnrollmentOrder, *, task_queue: str) -> bool:
-    """True when the order's workflow was started here, False when it is already running (or has ended)."""
-    try:
-        await client.start_workflow(EnrollmentWorkflow.run, order, task_queue=task_queue, **start_options(order))
-    except WorkflowAlreadyStartedError:
-        return False
-    return True
+def already_retrying(enrollment_id: str) -> str:
+    return f"Enrollment {enrollment_id} is already being retried"
+
+
+def no_workflow(enrollment_id: str) -> str:
+    return f"Enrollment {enrollment_id} has no workflow to retry"

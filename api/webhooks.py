@@ -7,25 +7,21 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from sqlmodel import col, select
+
 from adapters.webhooks import resolved_problem
 from models.crypto import FieldCipher
 from models.db import Session
 from models.envelope import refuse
-from models.events import WebhookDelivery, WebhookEndpoint, parse_types
+from models.events import LineEvent, WebhookDelivery, WebhookEndpoint, parse_types
 from models.settings import Settings
-from models.webhooks import DeliveryView, endpoint_by_public_id, recent_deliveries, vendor_endpoints
+from models.webhooks import endpoint_by_public_id, recent_deliveries
 
 
 @dataclass(frozen=True)
 class Registered:
     endpoint: WebhookEndpoint
     secret: str  # in the clear only in this answer
-
-
-async def url_refusal(url: str, settings: Settings) -> str | None:
-    """Why this URL may not receive webhooks under these settings (None: it may)."""
-    hooks = settings.webhooks
-    return await resolved_problem(url, production=settings.profile == "production", allow_private=hooks.allow_private)
 
 
 async def add_endpoint(
@@ -52,7 +48,18 @@ async def add_endpoint(
 
 
 async def endpoints(session: Session, vendor_id: int) -> list[WebhookEndpoint]:
-    return await vendor_endpoints(session, vendor_id)
+    query = select(WebhookEndpoint).where(WebhookEndpoint.vendor_id == vendor_id).order_by(col(WebhookEndpoint.id))
+    return list((await session.exec(query)).all())
+
+
+async def console_endpoints(
+    session: Session, vendor_id: int
+) -> list[tuple[WebhookEndpoint, list[tuple[WebhookDelivery, LineEvent]]]]:
+    """The vendor's endpoints as the console shows them: each with its last deliveries, newest first."""
+    return [
+        (endpoint, await recent_deliveries(session, endpoint.id or 0))
+        for endpoint in await endpoints(session, vendor_id)
+    ]
 
 
 async def disable_endpoint(session: Session, public_id: str, *, vendor_id: int | None, by: str) -> WebhookEndpoint:
@@ -60,7 +67,6 @@ async def disable_endpoint(session: Session, public_id: str, *, vendor_id: int |
     endpoint = await endpoint_by_public_id(session, public_id, vendor_id=vendor_id)
     if endpoint.active:
         endpoint.active, endpoint.disabled_reason = False, f"Disabled by {by}"
-        session.add(endpoint)
     return endpoint
 
 
@@ -74,20 +80,10 @@ async def send_again(session: Session, delivery_id: int, *, vendor_id: int) -> W
         raise refuse("The endpoint is disabled", rest_status=409)
     delivery.round += 1
     delivery.status, delivery.attempts, delivery.first_attempt_at = "QUEUED", 0, None
-    session.add(delivery)
     return delivery
 
 
-@dataclass(frozen=True)
-class EndpointView:
-    """An endpoint with its recent deliveries, as the console shows it."""
-
-    endpoint: WebhookEndpoint
-    deliveries: list[DeliveryView]
-
-
-async def console_endpoints(session: Session, vendor_id: int) -> list[EndpointView]:
-    return [
-        EndpointView(endpoint, await recent_deliveries(session, endpoint.id or 0))
-        for endpoint in await vendor_endpoints(session, vendor_id)
-    ]
+async def url_refusal(url: str, settings: Settings) -> str | None:
+    """Why this URL may not receive webhooks under these settings (None: it may)."""
+    production, allow_private = settings.profile == "production", settings.webhooks.allow_private
+    return await resolved_problem(url, production=production, allow_private=allow_private)

@@ -1,16 +1,13 @@
-"""The mail outbox: one row per distinct send request, written before delivery starts so an SMTP outage
-delays the message instead of losing it. The content is one encrypted JSON document (addresses are PII)."""
+"""The mail domain's data: the outbox, one row per distinct send request, written before delivery starts so an
+SMTP outage delays the message instead of losing it (its content one encrypted JSON document: addresses are PII);
+the delivery workflow's messages, which carry the row's id and none of its content; `/mail`'s send and `/ops`'
+list of the mail support should look at."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-
-# models/messages/mail.py: Messages of mail delivery: the outbox row holds the content, so none of it enters history.
-# models/requests/mail.py: `/mail`: send.
-# models/answers/mail.py: `data` of the mail domain: the messages support should look at (given up on, or still waiting).
-# persistence/mail.py: Queries of the mail outbox that support reads.
 from enum import StrEnum
 
 from pydantic import Field, ValidationInfo, field_validator
@@ -39,7 +36,7 @@ class MailOutbox(SQLModel, table=True):
     message_id: str = Column(max_length=200)  # derived from the key, so a relay can spot a repeat
     content: str  # encrypted JSON: sender, recipients, subject, HTML body
     recipient_count: int
-    status: str = Column(default=MailStatus.QUEUED.value, max_length=16, index=True)  # QUEUED → SENT, or REJECTED (5xx)
+    status: str = Column(default=MailStatus.QUEUED.value, max_length=16, index=True)  # QUEUED → SENT or REJECTED
     last_error: str | None = Column(default=None, max_length=500)
     created_at: datetime = Column(default_factory=utcnow)
     sent_at: datetime | None = None

@@ -1,5 +1,6 @@
-"""Tables about Lineup's own processes: each worker's heartbeat, which /readyz reads to know a worker is alive
-(not only registered as a poller: a frozen process stays one for a minute or more)."""
+"""The support domain's data: the console's sessions and the workers' heartbeats; the sweep's messages; `/ops`'
+requests and answers and the console's forms; and the queries of support's work: the lines waiting for it and
+their retry claims, the console's pages and sign-in, the overview's figures and the metrics snapshot."""
 
 from __future__ import annotations
 
@@ -9,15 +10,6 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-
-# models/messages/support.py: Messages of the support domain's sweep: what a write-then-start pair left behind (a row written, its
-# models/requests/support.py: Requests of the support domain: `/ops` (the lines waiting for support and the retry that resumes one or
-# models/answers/support.py: `data` of the support domain: the lines waiting for support and the retries.
-# persistence/support.py: Repository of the support domain: the lines waiting for support, the console's views of a vendor's lines
-# persistence/overview.py: Queries of the console's overview: one vendor's activations, stuck lines, pending ports, carrier trouble,
-# persistence/counts.py: Counts for the metrics scrape: each one aggregate query whose answer is bounded by the statuses there are,
-# persistence/workers.py: Worker heartbeats: a worker keeps its row fresh; readiness asks when a worker of a task queue last did.
-# dispatch/metrics.py: The database half of a metrics scrape: lines by status (every status, zero included, so a series never
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
@@ -25,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 from pydantic_core import PydanticCustomError
 from sqlalchemy import (
     ColumnElement,
+    Executable,
+    Select,
     SQLColumnExpression,
     String,
     and_,
@@ -54,6 +48,7 @@ from models.events import EventType, LineEvent, WebhookDelivery, WebhookEndpoint
 from models.mail import MailDelivery, MailOutbox, MailStatus
 from models.observability import Snapshot
 from models.porting import TERMINAL_PORT_STATES, PortAccountFields, PortIn, PortStatus
+from models.settings import Settings
 from models.types import (
     ActionRequest,
     Alnum,
@@ -67,6 +62,18 @@ from models.types import (
     sent,
     utcnow,
 )
+
+log = logging.getLogger("lineup.metrics")
+
+# What support reads as the last error of a line intake stored while Temporal was away (RECEIVED, no workflow).
+NEVER_STARTED = "Never started: the workflow engine was unavailable when it was accepted"
+A_YEAR_OF_MINUTES = 525_600
+BANDS = ("under 1 h", "1–24 h", "1–3 days", "older")  # the pending ports' age bands
+AGE_LABELS = dict(zip(BANDS, ("under_1h", "1h_to_24h", "1d_to_3d", "over_3d"), strict=True))  # as metric labels
+ACTIVATED = (EventType.ACTIVATED.value, EventType.ACTIVATED_LATER.value)
+OUTAGE_MARK = "is unavailable"  # in a stuck event's error: the step kept finding the carrier down (adapters.http)
+OTHER = "other"  # a carrier code that is none of the known ones: a label stays one of a known few
+SAMPLES = 5  # line ids shown per error group
 
 
 class ConsoleSession(SQLModel, table=True):
@@ -83,6 +90,9 @@ class ConsoleSession(SQLModel, table=True):
 
 
 class WorkerHeartbeat(SQLModel, table=True):
+    """Each worker's last sign of life: /readyz asks it, since a frozen process stays a registered poller for a
+    minute or more."""
+
     __tablename__ = "worker_heartbeat"
 
     identity: str = Column(primary_key=True, max_length=200)  # <pid>@<host>:<task queue>
@@ -102,6 +112,8 @@ class Sweep:
 
 @dataclass(frozen=True)
 class LeftBehind:
+    """What a write-then-start pair left behind: a row written, its workflow never started."""
+
     orders: list[EnrollmentOrder] = field(default_factory=list)
     mails: list[MailDelivery] = field(default_factory=list)
 
@@ -111,9 +123,6 @@ class SweepReport:
     enrollments_started: int = 0
     mails_started: int = 0
     tokens_purged: int = 0
-
-
-A_YEAR_OF_MINUTES = 525_600
 
 
 class ListStuckEnrollments(ActionRequest):
@@ -154,13 +163,6 @@ class RetryEnrollment(ActionRequest, ConditionalFields):
         return self.all_stuck == "Y"
 
 
-# What a login form may carry: a longer name names no agent, and argon2 has nothing to gain from a longer secret.
-Username = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-
-
-Password = Annotated[str, StringConstraints(min_length=1, max_length=128)]
-
-
 class ConsoleForm(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
@@ -169,8 +171,11 @@ class SignIn(ConsoleForm, BlankIsAbsent):
     """An agent's username is its vendor's own: the vendor id picks the agent when several vendors have one of
     that name (decisions.md, "Agents per vendor"); blank otherwise."""
 
-    username: Username = Field(title="Username")
-    password: Password = Field(title="Password")
+    # A longer name names no agent, and argon2 has nothing to gain from a longer secret.
+    username: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] = Field(
+        title="Username"
+    )
+    password: Annotated[str, StringConstraints(min_length=1, max_length=128)] = Field(title="Password")
     vendor_id: Text32 | None = Field(default=None, title="Vendor id")
 
 
@@ -250,142 +255,7 @@ STUCK = [
         last_error="The carrier is unavailable", since="2026-11-22T10:15:02+00:00",
     )
 ]  # fmt: skip
-
-
 RETRIED = Retried(enrollment_id="EA7KQ2M4XZP9R3TBWVC", status="RETRYING")
-
-
-async def lines_in_status(session: Session, status: LineStatus, *, vendor_id: int, limit: int) -> list[Line]:
-    """The vendor's lines in `status`, longest in it first."""
-    query = (
-        select(Line)
-        .where(Line.vendor_id == vendor_id, Line.status == status)
-        .order_by(col(Line.status_since), col(Line.enrollment_id))
-    )
-    return list((await session.exec(query.limit(limit))).all())
-
-
-async def ports_in_status(
-    session: Session, status: PortStatus, *, vendor_id: int, limit: int
-) -> list[tuple[Line, PortIn]]:
-    """The vendor's port-in orders in `status` with their lines, longest waiting first."""
-    query = (
-        select(Line, PortIn)
-        .join(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
-        .where(Line.vendor_id == vendor_id, PortIn.status == status)
-        .order_by(col(PortIn.responded_at), col(Line.enrollment_id))
-    )
-    return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
-
-
-async def find_lines(session: Session, wanted: str, *, vendor_id: int, limit: int) -> list[tuple[Line, PortIn | None]]:
-    """The vendor's lines whose enrollment id, parent enrollment id, MDN, customer id or account id is `wanted`,
-    or that port the number `wanted` in, each with its port order if it has one."""
-    columns = (Line.enrollment_id, Line.parent_enrollment_id, Line.mdn, Line.customer_id, Line.cust_id)
-    query = (
-        select(Line, PortIn)
-        .outerjoin(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
-        .where(
-            Line.vendor_id == vendor_id,
-            or_(*(col(column) == wanted for column in columns), col(PortIn.port_number) == wanted),
-        )
-        .order_by(col(Line.created_at), col(Line.enrollment_id))
-    )
-    return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
-
-
-@dataclass(frozen=True)
-class AgentLogin:
-    """An agent as the console's sign-in reads it: the row to verify, and its vendor's code and state."""
-
-    agent: AgentRef
-    password_hash: str
-    vendor_code: str
-    vendor_active: bool
-
-
-async def agent_logins(session: Session, username: str, *, vendor_code: str | None) -> list[AgentLogin]:
-    """The agents with this username, with their vendors: of every vendor (a username is unique within its
-    vendor only), or of the one named."""
-    query = select(Agent, Vendor).join(Vendor, col(Vendor.id) == col(Agent.vendor_id)).where(Agent.username == username)
-    if vendor_code is not None:
-        query = query.where(Vendor.code == vendor_code.upper())
-    rows = (await session.exec(query.order_by(col(Agent.id)))).all()
-    return [
-        AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active) for agent, vendor in rows
-    ]
-
-
-@dataclass(frozen=True)
-class SessionLimits:
-    idle: timedelta  # unused this long: over
-    most: timedelta  # begun this long ago: over, however busy
-
-
-async def open_session(
-    session: Session, *, agent_id: int, vendor_id: int, ip: str | None, limits: SessionLimits
-) -> str:
-    """A new session's token. Sessions over (of anyone) are deleted here, so the table holds little more than
-    the sessions in use."""
-    token, now = secrets.token_urlsafe(32), utcnow()
-    over = or_(
-        col(ConsoleSession.last_seen_at) <= now - limits.idle, col(ConsoleSession.started_at) <= now - limits.most
-    )
-    await session.execute(delete(ConsoleSession).where(over))
-    await session.execute(
-        insert(ConsoleSession).values(
-            token_hash=digest(token),
-            agent_id=agent_id,
-            vendor_id=vendor_id,
-            ip_address=ip,
-            started_at=now,
-            last_seen_at=now,
-        )
-    )
-    return token
-
-
-async def touch_session(session: Session, token: str, *, limits: SessionLimits) -> int | None:
-    """The session's agent id, moving its idle clock; None (and the row deleted) once it sat idle too long,
-    lasted longer than the limits allow, or its agent's password changed after it began (the old password's
-    holder must not keep a way in). The conditional UPDATE decides alone, so a request racing a limit sees one
-    answer."""
-    hashed, now = digest(token), utcnow()
-    password_changed = exists().where(
-        col(Agent.id) == col(ConsoleSession.agent_id), col(Agent.password_changed_at) >= col(ConsoleSession.started_at)
-    )
-    touched = await session.execute(
-        update(ConsoleSession)
-        .where(col(ConsoleSession.token_hash) == hashed, col(ConsoleSession.last_seen_at) > now - limits.idle)
-        .where(col(ConsoleSession.started_at) > now - limits.most, ~password_changed)
-        .values(last_seen_at=now)
-        .returning(col(ConsoleSession.agent_id))
-    )
-    row = touched.first()
-    if row is None:
-        await end_session(session, token)
-        return None
-    agent_id: int = row[0]
-    return agent_id
-
-
-async def end_session(session: Session, token: str) -> None:
-    await session.execute(delete(ConsoleSession).where(col(ConsoleSession.token_hash) == digest(token)))
-
-
-async def active_agent(session: Session, agent_id: int) -> tuple[AgentRef, str] | None:
-    """The agent and its vendor's code while both are active; None once either was disabled."""
-    query = (
-        select(Agent, Vendor.code)
-        .join(Vendor, col(Vendor.id) == col(Agent.vendor_id))
-        .where(col(Agent.id) == agent_id, col(Agent.active), col(Vendor.active))
-    )
-    row = (await session.exec(query)).first()
-    return (AgentRef.of_entity(row[0]), row[1]) if row is not None else None
-
-
-# What support reads as the last error of a line intake stored while Temporal was away (RECEIVED, no workflow).
-NEVER_STARTED = "Never started: the workflow engine was unavailable when it was accepted"
 
 
 @dataclass(frozen=True)
@@ -397,7 +267,8 @@ class Waiting:
     error_contains: str | None = None  # case-insensitive, in the last error as support reads it
     waiting_since: datetime | None = None  # waiting at least since then
 
-    def clause(self) -> ColumnElement[bool]:
+    def clause(self, vendor_id: int | None = None) -> ColumnElement[bool]:
+        """The condition, of one vendor's lines (every vendor's when vendor_id is None)."""
         stuck: list[ColumnElement[bool]] = [col(Line.status) == LineStatus.STUCK]
         received: list[ColumnElement[bool]] = [
             col(Line.status) == LineStatus.RECEIVED,
@@ -411,22 +282,84 @@ class Waiting:
             stuck.append(func.lower(col(Line.last_error)).contains(wanted, autoescape=True))
             if wanted not in NEVER_STARTED.lower():
                 received.append(false())
-        return or_(and_(*stuck), and_(*received))
+        waiting = or_(and_(*stuck), and_(*received))
+        return waiting if vendor_id is None else and_(col(Line.vendor_id) == vendor_id, waiting)
+
+
+@dataclass(frozen=True)
+class AgentLogin:
+    """An agent as the console's sign-in reads it: the row to verify, and its vendor's code and state."""
+
+    agent: AgentRef
+    password_hash: str
+    vendor_code: str
+    vendor_active: bool
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    idle: timedelta  # unused this long: over
+    most: timedelta  # begun this long ago: over, however busy
+
+    @classmethod
+    def of(cls, settings: Settings) -> SessionLimits:
+        auth = settings.auth
+        return cls(timedelta(minutes=auth.console_idle_minutes), timedelta(hours=auth.console_max_hours))
+
+
+@dataclass(frozen=True)
+class AgeBands:
+    """The limits of the pending ports' age bands: requested after `hour` is under 1 h old, and so on."""
+
+    hour: datetime
+    day: datetime
+    three_days: datetime
+
+    @classmethod
+    def before(cls, now: datetime) -> AgeBands:
+        return cls(now - timedelta(hours=1), now - timedelta(days=1), now - timedelta(days=3))
+
+
+@dataclass(frozen=True)
+class StuckGroup:
+    error: str
+    lines: int
+    oldest: datetime
+    samples: tuple[str, ...]  # enrollment ids, longest waiting first
+
+
+@dataclass(frozen=True)
+class FailingEndpoint:
+    public_id: str
+    active: bool
+    failing_since: datetime | None
+    undelivered: int  # deliveries queued, sending or failed
+    last_status: int | None  # the receiver's last HTTP status (None: it did not answer)
+
+
+@dataclass(frozen=True)
+class MailCounts:
+    queued: int
+    oldest_queued: datetime | None
+    rejected: int  # refused for good since the window's start
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Which task queue this deployment's workers poll, and how fresh a live one's heartbeat is."""
+
+    task_queue: str = "lineup"
+    stale_seconds: float = 30.0
 
 
 async def waiting_lines(session: Session, waiting: Waiting, *, vendor_id: int | None, limit: int) -> list[Line]:
     """Lines waiting for support, longest waiting first (all vendors when vendor_id is None)."""
-    query = select(Line).where(waiting.clause()).order_by(col(Line.status_since), col(Line.enrollment_id))
-    if vendor_id is not None:
-        query = query.where(Line.vendor_id == vendor_id)
+    query = select(Line).where(waiting.clause(vendor_id)).order_by(col(Line.status_since), col(Line.enrollment_id))
     return list((await session.exec(query.limit(limit))).all())
 
 
 async def count_waiting(session: Session, waiting: Waiting, *, vendor_id: int | None) -> int:
-    query = select(func.count()).select_from(Line).where(waiting.clause())
-    if vendor_id is not None:
-        query = query.where(Line.vendor_id == vendor_id)
-    return (await session.exec(query)).one()
+    return (await session.exec(select(func.count()).select_from(Line).where(waiting.clause(vendor_id)))).one()
 
 
 def shown_error(line: Line) -> str:
@@ -473,43 +406,113 @@ async def release_retries(session: Session, enrollment_ids: list[str]) -> None:
         )
 
 
-ACTIVATED = (EventType.ACTIVATED.value, EventType.ACTIVATED_LATER.value)
+async def agent_logins(session: Session, username: str, *, vendor_code: str | None) -> list[AgentLogin]:
+    """The agents with this username, with their vendors: of every vendor (a username is unique within its
+    vendor only), or of the one named."""
+    query = select(Agent, Vendor).join(Vendor, col(Vendor.id) == col(Agent.vendor_id)).where(Agent.username == username)
+    if vendor_code is not None:
+        query = query.where(Vendor.code == vendor_code.upper())
+    rows = (await session.exec(query.order_by(col(Agent.id)))).all()
+    return [
+        AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active) for agent, vendor in rows
+    ]
 
 
-OUTAGE_MARK = "is unavailable"  # in a stuck event's error: the step kept finding the carrier down (adapters.http)
+async def open_session(
+    session: Session, *, agent_id: int, vendor_id: int, ip: str | None, limits: SessionLimits
+) -> str:
+    """A new session's token. Sessions over (of anyone) are deleted here, so the table holds little more than
+    the sessions in use."""
+    token, now = secrets.token_urlsafe(32), utcnow()
+    over = or_(
+        col(ConsoleSession.last_seen_at) <= now - limits.idle, col(ConsoleSession.started_at) <= now - limits.most
+    )
+    await session.execute(delete(ConsoleSession).where(over))
+    row = {"token_hash": digest(token), "agent_id": agent_id, "vendor_id": vendor_id, "ip_address": ip}
+    await session.execute(insert(ConsoleSession).values({**row, "started_at": now, "last_seen_at": now}))
+    return token
 
 
-OTHER = "other"  # a carrier code that is none of the known ones: a label stays one of a known few
+async def touch_session(session: Session, token: str, *, limits: SessionLimits) -> int | None:
+    """The session's agent id, moving its idle clock; None (and the row deleted) once it sat idle too long,
+    lasted longer than the limits allow, or its agent's password changed after it began (the old password's
+    holder must not keep a way in). The conditional UPDATE decides alone, so a request racing a limit sees one
+    answer."""
+    now = utcnow()
+    password_changed = exists().where(
+        col(Agent.id) == col(ConsoleSession.agent_id), col(Agent.password_changed_at) >= col(ConsoleSession.started_at)
+    )
+    touched = await session.execute(
+        update(ConsoleSession)
+        .where(col(ConsoleSession.token_hash) == digest(token), col(ConsoleSession.last_seen_at) > now - limits.idle)
+        .where(col(ConsoleSession.started_at) > now - limits.most, ~password_changed)
+        .values(last_seen_at=now)
+        .returning(col(ConsoleSession.agent_id))
+    )
+    if (row := touched.first()) is None:
+        await end_session(session, token)
+        return None
+    return int(row[0])
 
 
-SAMPLES = 5  # line ids shown per error group
+async def end_session(session: Session, token: str) -> None:
+    await session.execute(delete(ConsoleSession).where(col(ConsoleSession.token_hash) == digest(token)))
 
 
-class hour_of(FunctionElement[str]):  # lower case, as SQLAlchemy's own functions read
-    """The UTC hour of a timestamp as text `YYYY-MM-DD HH`."""
-
-    type = String()
-    name = "hour_of"
-    inherit_cache = True
-
-
-@compiles(hour_of, "sqlite")
-def _hour_sqlite(element: hour_of, compiler: SQLCompiler, **kw: object) -> str:
-    return f"substr({compiler.process(element.clauses, **kw)}, 1, 13)"
+async def active_agent(session: Session, agent_id: int) -> tuple[AgentRef, str] | None:
+    """The agent and its vendor's code while both are active; None once either was disabled."""
+    query = (
+        select(Agent, Vendor.code)
+        .join(Vendor, col(Vendor.id) == col(Agent.vendor_id))
+        .where(col(Agent.id) == agent_id, col(Agent.active), col(Vendor.active))
+    )
+    row = (await session.exec(query)).first()
+    return (AgentRef.of_entity(row[0]), row[1]) if row is not None else None
 
 
-@compiles(hour_of, "postgresql")
-def _hour_postgresql(element: hour_of, compiler: SQLCompiler, **kw: object) -> str:
-    return f"to_char(({compiler.process(element.clauses, **kw)}) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24')"
+async def lines_in_status(session: Session, status: LineStatus, *, vendor_id: int, limit: int) -> list[Line]:
+    """The vendor's lines in `status`, longest in it first."""
+    query = (
+        select(Line)
+        .where(Line.vendor_id == vendor_id, Line.status == status)
+        .order_by(col(Line.status_since), col(Line.enrollment_id))
+    )
+    return list((await session.exec(query.limit(limit))).all())
 
 
-def carrier_label(
-    column: SQLColumnExpression[str] | SQLColumnExpression[str | None], known: Mapping[str, str]
-) -> ColumnElement[str]:
-    """A carrier code as a label: its abbreviation when it names a known carrier (or an alias of one), else
-    `other`, so free text a channel typed never becomes a label."""
-    upper = func.upper(func.trim(column))
-    return case(*((upper == code, literal(abbreviation)) for code, abbreviation in known.items()), else_=literal(OTHER))
+async def ports_in_status(
+    session: Session, status: PortStatus, *, vendor_id: int, limit: int
+) -> list[tuple[Line, PortIn]]:
+    """The vendor's port-in orders in `status` with their lines, longest waiting first."""
+    query = (
+        select(Line, PortIn)
+        .join(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
+        .where(Line.vendor_id == vendor_id, PortIn.status == status)
+        .order_by(col(PortIn.responded_at), col(Line.enrollment_id))
+    )
+    return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
+
+
+async def find_lines(session: Session, wanted: str, *, vendor_id: int, limit: int) -> list[tuple[Line, PortIn | None]]:
+    """The vendor's lines whose enrollment id, parent enrollment id, MDN, customer id or account id is `wanted`,
+    or that port the number `wanted` in, each with its port order if it has one."""
+    columns = (Line.enrollment_id, Line.parent_enrollment_id, Line.mdn, Line.customer_id, Line.cust_id)
+    query = (
+        select(Line, PortIn)
+        .outerjoin(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
+        .where(
+            Line.vendor_id == vendor_id,
+            or_(*(col(column) == wanted for column in columns), col(PortIn.port_number) == wanted),
+        )
+        .order_by(col(Line.created_at), col(Line.enrollment_id))
+    )
+    return [(line, port) for line, port in (await session.exec(query.limit(limit))).all()]
+
+
+async def timeline(session: Session, enrollment_id: str) -> list[LineEvent]:
+    """The line's events, oldest first."""
+    query = select(LineEvent).where(LineEvent.enrollment_id == enrollment_id).order_by(col(LineEvent.id))
+    return list((await session.exec(query)).all())
 
 
 async def activations_per_hour(session: Session, *, vendor_id: int, since: datetime) -> dict[str, int]:
@@ -521,15 +524,7 @@ async def activations_per_hour(session: Session, *, vendor_id: int, since: datet
         .where(col(LineEvent.created) >= since)
         .group_by(hour)
     )
-    return {str(bucket): int(count) for bucket, count in (await session.execute(query)).all()}
-
-
-@dataclass(frozen=True)
-class StuckGroup:
-    error: str
-    lines: int
-    oldest: datetime
-    samples: tuple[str, ...]  # enrollment ids, longest waiting first
+    return await _counts(session, query)
 
 
 async def stuck_by_error(session: Session, waiting: Waiting, *, vendor_id: int, groups: int) -> list[StuckGroup]:
@@ -541,7 +536,7 @@ async def stuck_by_error(session: Session, waiting: Waiting, *, vendor_id: int, 
     rank = func.row_number().over(partition_by=error, order_by=(col(Line.status_since), col(Line.enrollment_id)))
     waiting_now = (
         select_rows(col(Line.enrollment_id), error, col(Line.status_since).label("since"), rank.label("rank"))
-        .where(col(Line.vendor_id) == vendor_id, waiting.clause())
+        .where(waiting.clause(vendor_id))
         .subquery()
     )
     samples = [func.max(case((waiting_now.c.rank == n, waiting_now.c.enrollment_id))) for n in range(1, SAMPLES + 1)]
@@ -551,38 +546,10 @@ async def stuck_by_error(session: Session, waiting: Waiting, *, vendor_id: int, 
         .order_by(func.count().desc(), waiting_now.c.error)
         .limit(groups)
     )
-    found = []
-    for text, lines, oldest, *ids in (await session.execute(query)).all():
-        found.append(StuckGroup(str(text), int(lines), _aware(oldest), tuple(str(i) for i in ids if i is not None)))
-    return found
-
-
-@dataclass(frozen=True)
-class AgeBands:
-    """The limits of the pending ports' age bands: requested after `hour` is under 1 h old, and so on."""
-
-    hour: datetime
-    day: datetime
-    three_days: datetime
-
-
-BANDS = ("under 1 h", "1–24 h", "1–3 days", "older")
-
-
-def age_band(bands: AgeBands) -> ColumnElement[str]:
-    """A pending port's age band (BANDS), from its submission, else from its line's creation (it has not
-    been submitted yet): for queries that join port_in to line."""
-    since = func.coalesce(col(PortIn.requested_at), col(Line.created_at))
-    return case(
-        (since >= bands.hour, BANDS[0]),
-        (since >= bands.day, BANDS[1]),
-        (since >= bands.three_days, BANDS[2]),
-        else_=BANDS[3],
-    )
-
-
-def pending_ports() -> ColumnElement[bool]:
-    return col(PortIn.status).not_in([status.value for status in TERMINAL_PORT_STATES])
+    return [
+        StuckGroup(str(text), int(lines), _aware(oldest), tuple(str(i) for i in ids if i is not None))
+        for text, lines, oldest, *ids in (await session.execute(query)).all()
+    ]
 
 
 async def ports_pending(
@@ -591,13 +558,7 @@ async def ports_pending(
     """Ports not yet final by age band (since requested, else since the line was created) and losing carrier."""
     band = age_band(bands).label("band")
     carrier = carrier_label(col(PortIn.current_carrier), carriers).label("carrier")
-    query = (
-        select_rows(band, carrier, func.count())
-        .select_from(PortIn)
-        .join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
-        .where(col(Line.vendor_id) == vendor_id, pending_ports())
-        .group_by(band, carrier)
-    )
+    query = _pending_ports(band, carrier).where(col(Line.vendor_id) == vendor_id).group_by(band, carrier)
     return {(str(b), str(c)): int(n) for b, c, n in (await session.execute(query)).all()}
 
 
@@ -624,25 +585,15 @@ async def carrier_trouble_per_hour(
     return {(str(h), str(c), str(k)): int(n) for h, c, k, n in (await session.execute(query)).all()}
 
 
-@dataclass(frozen=True)
-class FailingEndpoint:
-    public_id: str
-    active: bool
-    failing_since: datetime | None
-    undelivered: int  # deliveries queued, sending or failed
-    last_status: int | None  # the receiver's last HTTP status (None: it did not answer)
-
-
 async def failing_endpoints(session: Session, *, vendor_id: int, limit: int) -> list[FailingEndpoint]:
     """The vendor's endpoints failing now, or disabled for failing, with their undelivered deliveries."""
-    pending = ("QUEUED", "SENDING", "FAILED")
     stuck = (
         select_rows(
             col(WebhookDelivery.endpoint_id).label("endpoint_id"),
             func.count().label("undelivered"),
             func.max(col(WebhookDelivery.last_status)).label("last_status"),
         )
-        .where(col(WebhookDelivery.status).in_(pending))
+        .where(col(WebhookDelivery.status).in_(("QUEUED", "SENDING", "FAILED")))
         .group_by(col(WebhookDelivery.endpoint_id))
         .subquery()
     )
@@ -660,18 +611,10 @@ async def failing_endpoints(session: Session, *, vendor_id: int, limit: int) -> 
         .order_by(nulls_last(col(WebhookEndpoint.failing_since)), col(WebhookEndpoint.id))
         .limit(limit)
     )
-    rows = (await session.execute(query)).all()
     return [
         FailingEndpoint(str(pid), bool(active), _aware(since) if since else None, int(n), status)
-        for pid, active, since, n, status in rows
+        for pid, active, since, n, status in (await session.execute(query)).all()
     ]
-
-
-@dataclass(frozen=True)
-class MailCounts:
-    queued: int
-    oldest_queued: datetime | None
-    rejected: int  # refused for good since the window's start
 
 
 async def mail_undelivered(session: Session, *, vendor_id: int, since: datetime) -> MailCounts:
@@ -686,108 +629,29 @@ async def mail_undelivered(session: Session, *, vendor_id: int, since: datetime)
     return MailCounts(int(waiting), _aware(oldest) if oldest else None, int(refused))
 
 
-def _aware(value: datetime | str) -> datetime:
-    """An aggregate's timestamp: MIN() over SQLite's text comes back as text, and without the column's type."""
-    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-async def lines_by_status(session: Session) -> dict[str, int]:
-    rows = await session.exec(select(Line.status, func.count()).group_by(col(Line.status)))
-    return dict(rows.all())
-
-
-async def mail_queued(session: Session) -> int:
-    query = select(func.count()).select_from(MailOutbox).where(col(MailOutbox.status) == MailStatus.QUEUED.value)
-    return (await session.exec(query)).one()
-
-
-# Issue 30: what the alert rules need from the database, each one aggregate query.
-
-
-async def ports_pending_by_age(session: Session, bands: AgeBands) -> dict[str, int]:
-    """Ports not yet final, every vendor's, by age band (persistence.overview.BANDS)."""
-    band = age_band(bands).label("band")
-    query = (
-        select(band, func.count())
-        .select_from(PortIn)
-        .join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
-        .where(pending_ports())
-        .group_by(band)
-    )
-    return {str(name): int(count) for name, count in (await session.execute(query)).all()}
-
-
-async def webhook_endpoints_failing(session: Session) -> int:
-    """Active endpoints whose deliveries fail since their last success."""
-    query = select(func.count()).select_from(WebhookEndpoint)
-    query = query.where(col(WebhookEndpoint.active), col(WebhookEndpoint.failing_since).is_not(None))
-    return (await session.exec(query)).one()
-
-
-async def workers_alive(session: Session, seen_since: datetime) -> dict[str, int]:
-    """Workers that wrote their heartbeat since `seen_since`, by task queue."""
-    query = (
-        select(col(WorkerHeartbeat.task_queue), func.count())
-        .where(col(WorkerHeartbeat.seen_at) >= seen_since)
-        .group_by(col(WorkerHeartbeat.task_queue))
-    )
-    return {str(queue): int(count) for queue, count in (await session.execute(query)).all()}
-
-
-async def beat(db: Database, identity: str, task_queue: str) -> None:
-    """This worker is alive now (one writer per identity: update, else insert)."""
-    async with db.transaction() as session:
-        moved = await session.execute(
-            update(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity).values(seen_at=utcnow())
-        )
-        if not moved.rowcount:  # type: ignore[attr-defined]
-            session.add(WorkerHeartbeat(identity=identity, task_queue=task_queue))
-
-
-async def stopped(db: Database, identity: str) -> None:
-    """A worker that stops says so: readiness need not wait for its row to go stale."""
-    async with db.transaction() as session:
-        await session.execute(delete(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity))
-
-
-async def last_beat(session: Session, task_queue: str) -> datetime | None:
-    query = select(func.max(WorkerHeartbeat.seen_at)).where(WorkerHeartbeat.task_queue == task_queue)
-    found: datetime | None = (await session.exec(query)).one()
-    return found
-
-
-# The age bands as metric labels, in persistence.overview.BANDS' order.
-AGE_LABELS = dict(zip(BANDS, ("under_1h", "1h_to_24h", "1d_to_3d", "over_3d"), strict=True))
-
-
-log = logging.getLogger("lineup.metrics")
-
-
-@dataclass(frozen=True)
-class Workers:
-    """Which task queue this deployment's workers poll, and how fresh a live one's heartbeat is."""
-
-    task_queue: str = "lineup"
-    stale_seconds: float = 30.0
-
-
 async def snapshot(db: Database, workers: Workers = Workers()) -> Snapshot:  # frozen: one shared default is safe
+    """The database half of a metrics scrape, every vendor's: each figure one aggregate query whose answer is
+    bounded by the statuses, bands and task queues there are; every line status and band is listed, zero
+    included, so a series never disappears."""
     now = utcnow()
-    bands = AgeBands(now - timedelta(hours=1), now - timedelta(days=1), now - timedelta(days=3))
-    async with db.transaction() as session:
-        counted = await lines_by_status(session)
-        queued = await mail_queued(session)
-        ports = await ports_pending_by_age(session, bands)
-        failing = await webhook_endpoints_failing(session)
-        alive = await workers_alive(session, now - timedelta(seconds=workers.stale_seconds))
+    band = age_band(AgeBands.before(now)).label("band")
+    queue, seen = col(WorkerHeartbeat.task_queue), col(WorkerHeartbeat.seen_at)
+    async with db.transaction(write=False) as session:
+        counted = await _counts(session, select_rows(col(Line.status), func.count()).group_by(col(Line.status)))
+        queued = await _count(session, MailOutbox, col(MailOutbox.status) == MailStatus.QUEUED.value)
+        ports = await _counts(session, _pending_ports(band).group_by(band))
+        failing = await _count(
+            session, WebhookEndpoint, and_(col(WebhookEndpoint.active), col(WebhookEndpoint.failing_since).is_not(None))
+        )
+        heard = seen >= now - timedelta(seconds=workers.stale_seconds)
+        alive = await _counts(session, select_rows(queue, func.count()).where(heard).group_by(queue))
     lines = {status.value: counted.get(status.value, 0) for status in LineStatus}
     return Snapshot(
         lines=lines,
         stuck_lines=lines[LineStatus.STUCK.value],
         mail_queued=queued,
         ports_pending={label: ports.get(band, 0) for band, label in AGE_LABELS.items()},
-        webhook_endpoints_failing=failing,
+        webhook_endpoints_failing=failing,  # active endpoints whose deliveries fail since their last success
         workers_alive={workers.task_queue: 0} | alive,
     )
 
@@ -819,7 +683,87 @@ class SnapshotCache:
             return Snapshot(database_up=False)
 
 
-async def timeline(session: Session, enrollment_id: str) -> list[LineEvent]:
-    """The line's events, oldest first."""
-    query = select(LineEvent).where(LineEvent.enrollment_id == enrollment_id).order_by(col(LineEvent.id))
-    return list((await session.exec(query)).all())
+async def beat(db: Database, identity: str, task_queue: str) -> None:
+    """This worker is alive now (one writer per identity: update, else insert)."""
+    async with db.transaction() as session:
+        moved = await session.execute(
+            update(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity).values(seen_at=utcnow())
+        )
+        if not moved.rowcount:  # type: ignore[attr-defined]
+            session.add(WorkerHeartbeat(identity=identity, task_queue=task_queue))
+
+
+async def stopped(db: Database, identity: str) -> None:
+    """A worker that stops says so: readiness need not wait for its row to go stale."""
+    async with db.transaction() as session:
+        await session.execute(delete(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity))
+
+
+async def last_beat(session: Session, task_queue: str) -> datetime | None:
+    query = select(func.max(WorkerHeartbeat.seen_at)).where(WorkerHeartbeat.task_queue == task_queue)
+    found: datetime | None = (await session.exec(query)).one()
+    return found
+
+
+async def _counts(session: Session, query: Executable) -> dict[str, int]:
+    """A query of (key, count) rows, as a mapping."""
+    return {str(key): int(count) for key, count in (await session.execute(query)).all()}
+
+
+async def _count(session: Session, table: type[SQLModel], where: ColumnElement[bool]) -> int:
+    return (await session.exec(select(func.count()).select_from(table).where(where))).one()
+
+
+def _pending_ports(*columns: ColumnElement[str]) -> Select[*tuple[object, ...]]:
+    """`columns` and a count of the ports not yet final, joined to their lines (as age_band reads them)."""
+    return (
+        select_rows(*columns, func.count())
+        .select_from(PortIn)
+        .join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
+        .where(col(PortIn.status).not_in([status.value for status in TERMINAL_PORT_STATES]))
+    )
+
+
+class hour_of(FunctionElement[str]):  # lower case, as SQLAlchemy's own functions read
+    """The UTC hour of a timestamp as text `YYYY-MM-DD HH`."""
+
+    type = String()
+    name = "hour_of"
+    inherit_cache = True
+
+
+@compiles(hour_of, "sqlite")
+def _hour_sqlite(element: hour_of, compiler: SQLCompiler, **kw: object) -> str:
+    return f"substr({compiler.process(element.clauses, **kw)}, 1, 13)"
+
+
+@compiles(hour_of, "postgresql")
+def _hour_postgresql(element: hour_of, compiler: SQLCompiler, **kw: object) -> str:
+    return f"to_char(({compiler.process(element.clauses, **kw)}) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24')"
+
+
+def carrier_label(
+    column: SQLColumnExpression[str] | SQLColumnExpression[str | None], known: Mapping[str, str]
+) -> ColumnElement[str]:
+    """A carrier code as a label: its abbreviation when it names a known carrier (or an alias of one), else
+    `other`, so free text a channel typed never becomes a label."""
+    upper = func.upper(func.trim(column))
+    return case(*((upper == code, literal(abbreviation)) for code, abbreviation in known.items()), else_=literal(OTHER))
+
+
+def age_band(bands: AgeBands) -> ColumnElement[str]:
+    """A pending port's age band (BANDS), from its submission, else from its line's creation (it has not
+    been submitted yet): for queries that join port_in to line."""
+    since = func.coalesce(col(PortIn.requested_at), col(Line.created_at))
+    return case(
+        (since >= bands.hour, BANDS[0]),
+        (since >= bands.day, BANDS[1]),
+        (since >= bands.three_days, BANDS[2]),
+        else_=BANDS[3],
+    )
+
+
+def _aware(value: datetime | str) -> datetime:
+    """An aggregate's timestamp: MIN() over SQLite's text comes back as text, and without the column's type."""
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

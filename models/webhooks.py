@@ -1,10 +1,10 @@
-"""Messages of webhook delivery: ids only (the event row holds what is sent, the endpoint row the secret)."""
+"""The webhooks domain's data: the delivery workflows' messages, which carry ids only (the event row holds what is
+sent, the endpoint row the secret; both tables are models.events', whose event log queues a delivery with each
+event), and the queries of the deliveries waiting for a workflow and of an endpoint as support sees it."""
 
 from __future__ import annotations
 
-# persistence/webhooks.py: Repository of webhooks: a vendor's endpoints and their deliveries (written by persistence.events with each
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlmodel import col, select
 
@@ -37,19 +37,6 @@ class DeliveryJob:
     timeout_seconds: float = 10.0  # LINEUP_WEBHOOK_TIMEOUT_SECONDS: the whole POST, so an attempt ends within it
 
 
-async def vendor_endpoints(session: Session, vendor_id: int) -> list[WebhookEndpoint]:
-    query = select(WebhookEndpoint).where(WebhookEndpoint.vendor_id == vendor_id).order_by(col(WebhookEndpoint.id))
-    return list((await session.exec(query)).all())
-
-
-async def endpoint_by_public_id(session: Session, public_id: str, *, vendor_id: int | None) -> WebhookEndpoint:
-    """The endpoint (of this vendor; any when vendor_id is None), or RecordNotFound."""
-    endpoint = (await session.exec(select(WebhookEndpoint).where(WebhookEndpoint.public_id == public_id))).first()
-    if endpoint is None or vendor_id not in (None, endpoint.vendor_id):
-        raise RecordNotFound(f"webhook endpoint {public_id} not found")
-    return endpoint
-
-
 async def queued(session: Session, limit: int) -> list[tuple[int, int, str]]:
     """(delivery id, round, `<endpoint id>-<event id>`) of deliveries no workflow has taken yet, oldest first."""
     query = (
@@ -66,22 +53,18 @@ async def queued(session: Session, limit: int) -> list[tuple[int, int, str]]:
     ]
 
 
-@dataclass(frozen=True)
-class DeliveryView:
-    """A delivery as the console shows it."""
-
-    id: int
-    event_id: str
-    event_type: str
-    enrollment_id: str
-    status: str
-    attempts: int
-    last_status: int | None
-    last_answer: str | None
-    last_attempt_at: datetime | None
+async def endpoint_by_public_id(session: Session, public_id: str, *, vendor_id: int | None) -> WebhookEndpoint:
+    """The endpoint (of this vendor; any when vendor_id is None), or RecordNotFound."""
+    endpoint = (await session.exec(select(WebhookEndpoint).where(WebhookEndpoint.public_id == public_id))).first()
+    if endpoint is None or vendor_id not in (None, endpoint.vendor_id):
+        raise RecordNotFound(f"webhook endpoint {public_id} not found")
+    return endpoint
 
 
-async def recent_deliveries(session: Session, endpoint_id: int, limit: int = 20) -> list[DeliveryView]:
+async def recent_deliveries(
+    session: Session, endpoint_id: int, limit: int = 20
+) -> list[tuple[WebhookDelivery, LineEvent]]:
+    """The endpoint's last deliveries, newest first, each with its event."""
     query = (
         select(WebhookDelivery, LineEvent)
         .join(LineEvent, col(LineEvent.id) == col(WebhookDelivery.event_id))
@@ -89,17 +72,4 @@ async def recent_deliveries(session: Session, endpoint_id: int, limit: int = 20)
         .order_by(col(WebhookDelivery.id).desc())
         .limit(limit)
     )
-    return [
-        DeliveryView(
-            delivery.id or 0,
-            event.public_id,
-            event.type,
-            event.enrollment_id,
-            delivery.status,
-            delivery.attempts,
-            delivery.last_status,
-            delivery.last_answer,
-            delivery.last_attempt_at,
-        )
-        for delivery, event in (await session.exec(query)).all()
-    ]
+    return [(delivery, event) for delivery, event in (await session.exec(query)).all()]

@@ -1,5 +1,6 @@
-"""MailDeliveryWorkflow: one per outbox message (id `mail-<idempotency key>`). It sends through SMTP under
-the MAIL policy, so an outage delays the message until the relay is back; it carries ids, never content."""
+"""The mail domain's workflow, MailDeliveryWorkflow: one per outbox message (id `mail-<idempotency key>`). It
+sends through SMTP under the MAIL policy, so an outage delays the message until the relay is back; it carries ids,
+never content."""
 
 from __future__ import annotations
 

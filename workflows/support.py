@@ -1,7 +1,7 @@
-"""Workflows of the support domain. SweepWorkflow, run by the `lineup-sweep` schedule (`<task queue>-sweep`)
-every LINEUP_SWEEP_SECONDS, starts the workflows a write-then-start pair left behind (customer intake's
-orders, the mail outbox's messages) and purges spent tokens; a workflow started meanwhile by its own request is
-found running and left alone. The schedule itself is api.temporal's."""
+"""The support domain's workflow. SweepWorkflow, run by the `lineup-sweep` schedule (`<task queue>-sweep`, set up
+by api.temporal) every LINEUP_SWEEP_SECONDS, starts the workflows a write-then-start pair left behind (customer
+intake's orders, the mail outbox's messages) and purges spent tokens; a workflow started meanwhile by its own
+request is found running and left alone."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Webhook delivery. WebhookDispatchWorkflow (one per task queue, `<task queue>-webhooks`, started by every
-worker as it starts) finds the deliveries the event log queued and starts a WebhookDeliveryWorkflow for each
-(`webhook-<endpoint id>-<event id>-<round>`), which retries its POST under the WEBHOOK policy for up to 72
+"""The webhooks domain's workflows. WebhookDispatchWorkflow (one per task queue, `<task queue>-webhooks`, started
+by every worker as it starts) finds the deliveries the event log queued and starts a WebhookDeliveryWorkflow for
+each (`webhook-<endpoint id>-<event id>-<round>`), which retries its POST under the webhook policy for up to 72
 hours. Both carry ids only; the body is built from the event row at each attempt, the same bytes every time."""
 
 from __future__ import annotations
@@ -18,30 +18,6 @@ with workflow.unsafe.imports_passed_through():
     from models.webhooks import DeliveryJob, Dispatch
     from workflows import policies
     from workflows.policies import history_full
-
-
-def delivery_workflow_id(job: DeliveryJob) -> str:
-    """`webhook-<endpoint id>-<event id>-<round>`: unique in the namespace, the same for a repeated start."""
-    return f"webhook-{job.key or job.delivery_id}-{job.round}"
-
-
-def dispatch_workflow_id(settings: Settings) -> str:
-    return f"{settings.temporal.task_queue}-webhooks"
-
-
-@workflow.defn
-class WebhookDeliveryWorkflow:
-    @workflow.run
-    async def run(self, job: DeliveryJob) -> str:
-        try:
-            return await workflow.execute_activity_method(
-                WebhookActivities.deliver,
-                job,
-                **policies.webhook(job.give_up_hours, job.max_backoff_seconds, job.timeout_seconds),
-            )
-        except ActivityError:
-            await workflow.execute_local_activity_method(WebhookActivities.give_up, job, **policies.STORE)
-            return "FAILED"
 
 
 @workflow.defn
@@ -66,3 +42,27 @@ class WebhookDispatchWorkflow:
             if history_full(dispatch.history_events):
                 break
         workflow.continue_as_new(dispatch)
+
+
+@workflow.defn
+class WebhookDeliveryWorkflow:
+    @workflow.run
+    async def run(self, job: DeliveryJob) -> str:
+        try:
+            return await workflow.execute_activity_method(
+                WebhookActivities.deliver,
+                job,
+                **policies.webhook(job.give_up_hours, job.max_backoff_seconds, job.timeout_seconds),
+            )
+        except ActivityError:
+            await workflow.execute_local_activity_method(WebhookActivities.give_up, job, **policies.STORE)
+            return "FAILED"
+
+
+def delivery_workflow_id(job: DeliveryJob) -> str:
+    """`webhook-<endpoint id>-<event id>-<round>`: unique in the namespace, the same for a repeated start."""
+    return f"webhook-{job.key or job.delivery_id}-{job.round}"
+
+
+def dispatch_workflow_id(settings: Settings) -> str:
+    return f"{settings.temporal.task_queue}-webhooks"

@@ -1,13 +1,12 @@
 """The console's enrollment page and its fixes: every line of an account (the lines sharing a parent enrollment
 id) with its status, MDN, port status, last error and its timeline from the event log; for a stuck line a new SIM
 or corrected port fields (then Retry, the `/ops` retry), for a port needing resolution a correction that is
-resubmitted (update_portin's path). Each correction is audited and recorded in the timeline by field name."""
+resubmitted (update_portin's path). Each correction is audited and recorded in the timeline by field name.
+Also the webhooks page: the vendor's endpoints and their recent deliveries."""
 
 from __future__ import annotations
 
-# api/console/enrollments.py: The console's enrollment page (an account's lines, each with its timeline from the event log), the fixes of a
 import json
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,46 +15,21 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 from sqlmodel import col, select
 
-from api import porting, support, webhooks
+from api import porting, webhooks
 from api.console import routes
-from api.console.routes import (
-    CurrentAgent,
-    SignedIn,
-    audit,
-    context_of,
-    first_problem,
-    html,
-    listing,
-    posting_agent,
-    problem,
-    redirect,
-    refusal,
-    text_fields,
-    to_sign_in,
-)
+from api.console.routes import CurrentAgent, Failed, SignedIn
 from api.dispatch import Context
 from api.enrollment import NO_CUSTOMER
 from models import events
 from models.crypto import Fields
 from models.db import RecordNotFound
 from models.enrollment import Line, LineStatus, corrected
-from models.envelope import NO_PORT_ORDER, LineupError, MsgCode, refuse
-from models.events import EventType, LineEvent
+from models.envelope import NO_PORT_ORDER, LineupError, refuse
+from models.events import EventType
 from models.porting import PortIn, PortStatus
-from models.support import (
-    LineAction,
-    PortFix,
-    RetryEnrollment,
-    RetryMany,
-    SimReplacement,
-    WebhookForm,
-    shown_error,
-    timeline,
-)
+from models.support import LineAction, PortFix, SimReplacement, WebhookForm, shown_error, timeline
 
 SHOWN_FACTS = ("mdn", "code", "text", "error", "field", "fields", "status", "resolution", "invoice_number", "calc_id")
-
-
 LABELS = {kind.value: kind.value.split(".", 1)[1].replace("_", " ") for kind in EventType}
 
 
@@ -97,10 +71,124 @@ class EnrollmentView:
     lines: list[LineView]
 
 
-def moment(event: LineEvent) -> Moment:
-    data = json.loads(event.data)
-    facts = ", ".join(f"{name} {data[name]}" for name in SHOWN_FACTS if data.get(name) not in (None, ""))
-    return Moment(event.created, event.type, LABELS.get(event.type, event.type), event.actor, facts)
+router = APIRouter(prefix="/console", include_in_schema=False)
+
+
+@router.get("/enrollments/{enrollment_id}")
+async def enrollment(request: Request, signed: CurrentAgent, enrollment_id: str, done: str = "") -> Response:
+    if signed.who is None:
+        return routes.to_sign_in(request, signed)
+    return await _enrollment(request, signed, enrollment_id, notice=routes.DONE.get(done))
+
+
+@router.post("/lines/{enrollment_id}/sim")
+async def replace_sim(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
+    """A stuck line's new SIM (its next attempt uses it, under a new carrier key after a refusal)."""
+
+    async def work(ctx: Context) -> str:
+        given = SimReplacement.model_validate(await routes.text_fields(request)).given()
+        async with ctx.uow.transaction() as session:
+            line = await session.get(Line, enrollment_id)
+            if line is None or line.vendor_id != ctx.caller.vendor_id:
+                raise refuse(NO_CUSTOMER, rest_status=404)
+            if line.status != LineStatus.STUCK or line.is_esim:
+                message = f"Only a stuck line with a physical SIM can get a new one (status {line.status})"
+                raise refuse(message, rest_status=409)
+            line.esn, line.iccid = given.get("esn", line.esn), given.get("uiccid", line.iccid)
+            await corrected(session, enrollment_id, sorted(given), actor=events.support(ctx.caller.agent_username))
+        return "corrected"
+
+    return await _line_post(request, signed, enrollment_id, "console_replace_sim", work)
+
+
+@router.post("/lines/{enrollment_id}/port")
+async def correct_port(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
+    """Corrected port data: resubmitted at once for a port needing resolution (update_portin); kept for the next
+    attempt of a stuck line's port submission (then Retry)."""
+
+    async def work(ctx: Context) -> str:
+        corrections = PortFix.model_validate(await routes.text_fields(request)).corrections()
+        async with ctx.uow.transaction() as session:
+            line = await session.get(Line, enrollment_id)
+            port = await session.get(PortIn, enrollment_id)
+            if line is None or port is None or line.vendor_id != ctx.caller.vendor_id:
+                raise refuse(NO_PORT_ORDER, rest_status=404)
+            if port.status != PortStatus.RESOLUTION_REQUIRED:
+                if line.status != LineStatus.STUCK:
+                    message = f"The port-in is {port.status} and the line {line.status}: nothing to correct"
+                    raise refuse(message, rest_status=409)
+                port.secrets = ctx.cipher.seal({**ctx.cipher.open(port.secrets, Fields), **corrections})
+                actor = events.support(ctx.caller.agent_username)
+                await corrected(session, enrollment_id, sorted(corrections), actor=actor)
+                return "corrected"
+        await porting.correct_port(ctx, enrollment_id, corrections)
+        return "resubmitted"
+
+    return await _line_post(request, signed, enrollment_id, "console_correct_port", work)
+
+
+@router.post("/enrollments/lines/{enrollment_id}/retry")
+async def retry(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
+    async def work(ctx: Context) -> str:
+        return await routes.retry_from_console(enrollment_id=enrollment_id, ctx=ctx)
+
+    return await _line_post(request, signed, enrollment_id, "retry_enrollment", work)
+
+
+@router.get("/webhooks")
+async def webhook_page(request: Request, signed: CurrentAgent, done: str = "") -> Response:
+    if signed.who is None:
+        return routes.to_sign_in(request, signed)
+    return await _webhooks(request, signed, notice=routes.DONE.get(done))
+
+
+@router.post("/webhooks")
+async def add_webhook(request: Request, signed: CurrentAgent) -> Response:
+    """A new endpoint: the page itself shows the secret (once), no redirect that would lose it."""
+    who = await routes.posting_agent(request, signed)
+    if isinstance(who, Response):
+        return who
+
+    async def work(ctx: Context) -> webhooks.Registered:
+        form = WebhookForm.model_validate(await routes.text_fields(request))
+        async with ctx.uow.transaction() as session:
+            return await webhooks.add_endpoint(
+                session,
+                ctx.cipher,
+                ctx.settings,
+                vendor_id=ctx.caller.vendor_id,
+                url=form.url,
+                events=form.events or None,
+            )
+
+    registered = await routes.attempt(request, who, "console_webhook_add", work)
+    if isinstance(registered, Failed):
+        return await _webhooks(request, signed, status=400, error=registered.error)
+    return await _webhooks(request, signed, registered=registered)
+
+
+@router.post("/webhooks/{endpoint_id}/disable")
+async def disable_webhook(request: Request, signed: CurrentAgent, endpoint_id: str) -> Response:
+    async def work(ctx: Context) -> str:
+        by = f"support ({ctx.caller.agent_username})"
+        async with ctx.uow.transaction() as session:
+            try:
+                await webhooks.disable_endpoint(session, endpoint_id[:40], vendor_id=ctx.caller.vendor_id, by=by)
+            except RecordNotFound:
+                raise refuse("No such endpoint") from None
+        return "disabled"
+
+    return await _webhook_post(request, signed, "console_webhook_disable", work)
+
+
+@router.post("/deliveries/{delivery_id}/send-again")
+async def send_again(request: Request, signed: CurrentAgent, delivery_id: int) -> Response:
+    async def work(ctx: Context) -> str:
+        async with ctx.uow.transaction() as session:
+            await webhooks.send_again(session, delivery_id, vendor_id=ctx.caller.vendor_id)
+        return "again"
+
+    return await _webhook_post(request, signed, "console_webhook_send_again", work)
 
 
 async def enrollment_view(*, enrollment_id: str, ctx: Context) -> EnrollmentView:
@@ -119,84 +207,19 @@ async def enrollment_view(*, enrollment_id: str, ctx: Context) -> EnrollmentView
         views = []
         for line in lines:
             port = await session.get(PortIn, line.enrollment_id)
-            moments = [moment(event) for event in await timeline(session, line.enrollment_id)]
-            port_status, port_number = (port.status, port.port_number) if port else (None, None)
+            moments = []
+            for event in await timeline(session, line.enrollment_id):
+                data = json.loads(event.data)
+                facts = ", ".join(f"{name} {data[name]}" for name in SHOWN_FACTS if data.get(name) not in (None, ""))
+                moments.append(
+                    Moment(event.created, event.type, LABELS.get(event.type, event.type), event.actor, facts)
+                )
+            status, number = (port.status, port.port_number) if port else (None, None)
             error = shown_error(line)
             views.append(
-                LineView(
-                    line.enrollment_id, line.status, line.mdn, error, port_status, port_number, line.is_esim, moments
-                )
+                LineView(line.enrollment_id, line.status, line.mdn, error, status, number, line.is_esim, moments)
             )
     return EnrollmentView(parent, views)
-
-
-async def replace_line_sim(*, enrollment_id: str, form: SimReplacement, ctx: Context) -> str:
-    """A stuck line's new SIM (its next attempt uses it, under a new carrier key after a refusal)."""
-    async with ctx.uow.transaction() as session:
-        line = await session.get(Line, enrollment_id)
-        if line is None or line.vendor_id != ctx.caller.vendor_id:
-            raise refuse(NO_CUSTOMER, rest_status=404)
-        if line.status != LineStatus.STUCK or line.is_esim:
-            raise refuse(
-                f"Only a stuck line with a physical SIM can get a new one (status {line.status})", rest_status=409
-            )
-        given = form.given()
-        line.esn, line.iccid = given.get("esn", line.esn), given.get("uiccid", line.iccid)
-        session.add(line)
-        await corrected(session, enrollment_id, sorted(given), actor=events.support(ctx.caller.agent_username))
-    return "corrected"
-
-
-async def correct_line_port(*, enrollment_id: str, form: PortFix, ctx: Context) -> str:
-    """Corrected port data: resubmitted at once for a port needing resolution (update_portin); kept for the next
-    attempt of a stuck line's port submission (then Retry)."""
-    async with ctx.uow.transaction() as session:
-        line = await session.get(Line, enrollment_id)
-        port = await session.get(PortIn, enrollment_id)
-        if line is None or port is None or line.vendor_id != ctx.caller.vendor_id:
-            raise refuse(NO_PORT_ORDER, rest_status=404)
-        corrections = form.corrections()
-        if port.status != PortStatus.RESOLUTION_REQUIRED:
-            if line.status != LineStatus.STUCK:
-                raise refuse(
-                    f"The port-in is {port.status} and the line {line.status}: nothing to correct", rest_status=409
-                )
-            port.secrets = ctx.cipher.seal({**ctx.cipher.open(port.secrets, Fields), **corrections})
-            session.add(port)
-            await corrected(
-                session, enrollment_id, sorted(corrections), actor=events.support(ctx.caller.agent_username)
-            )
-            return "corrected"
-    await porting.correct_port(ctx, enrollment_id, corrections)
-    return "resubmitted"
-
-
-router = APIRouter(prefix="/console", include_in_schema=False)
-
-
-DONE = {
-    "corrected": "Correction saved. Retry the line to send it to the carrier.",
-    "resubmitted": "Correction sent: the port-in was resubmitted to the carrier.",
-    "retried": "Retry sent: the line's workflow is trying its step again. Reload to follow it.",
-    "started": "The line's order had never started; its workflow has been started.",
-    "disabled": "Endpoint disabled.",
-    "again": "Delivery queued again (same event id).",
-}
-
-
-Work = Callable[[Context], Awaitable[str]]
-
-
-def _page(request: Request, signed: SignedIn, template: str, *, status: int = 200, **values: object) -> Response:
-    assert signed.who is not None and signed.token is not None
-    return html(request, template, status=status, who=signed.who, csrf=routes.session_csrf(signed.token), **values)
-
-
-@router.get("/enrollments/{enrollment_id}")
-async def enrollment(request: Request, signed: CurrentAgent, enrollment_id: str, done: str = "") -> Response:
-    if signed.who is None:
-        return to_sign_in(request, signed)
-    return await _enrollment(request, signed, enrollment_id, notice=DONE.get(done))
 
 
 async def _enrollment(
@@ -205,169 +228,43 @@ async def _enrollment(
     assert signed.who is not None
     try:
         line = LineAction.model_validate({"enrollment_id": enrollment_id})
-        ctx = context_of(request, signed.who, "console_enrollment")
+        ctx = routes.context_of(request, signed.who, "console_enrollment")
         view = await enrollment_view(enrollment_id=line.enrollment_id, ctx=ctx)
     except (ValidationError, LineupError):
-        return problem(request, 404, "Not found", "No enrollment of yours has that id.")
+        return routes.problem(request, 404, "Not found", "No enrollment of yours has that id.")
     title = f"Enrollment {view.parent_enrollment_id}"
-    return _page(request, signed, "enrollment.html", status=status, view=view, title=title, kind="enrollment", **values)
+    return routes.page(request, signed, "enrollment.html", "enrollment", title, status=status, view=view, **values)
 
 
-async def _line_post(request: Request, signed: SignedIn, enrollment_id: str, action: str, work: Work) -> Response:
-    """A form of a line on the enrollment page: checks, runs, audits, and shows the page again."""
-    who = await posting_agent(request, signed)
+async def _line_post(
+    request: Request, signed: SignedIn, enrollment_id: str, action: str, work: routes.Work[str]
+) -> Response:
+    """A form of a line on the enrollment page: runs it, and shows the page again (with what went wrong)."""
+    who = await routes.posting_agent(request, signed)
     if isinstance(who, Response):
         return who
-    ctx = context_of(request, who, action)
-    try:
-        done = await work(ctx)
-    except ValidationError as invalid:
-        audit(request, who, action, MsgCode.ERROR)
-        return await _enrollment(request, signed, enrollment_id, status=400, error=first_problem(invalid))
-    except LineupError as refused:
-        audit(request, who, action, refused.code)
-        status = refused.rest_status or 400
-        return await _enrollment(request, signed, enrollment_id, status=status, error=refusal(refused))
-    audit(request, who, action, MsgCode.SUCCESS)
-    return redirect(request, f"/enrollments/{enrollment_id}", done=done)
-
-
-@router.post("/lines/{enrollment_id}/sim")
-async def replace_sim(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
-    async def work(ctx: Context) -> str:
-        form = SimReplacement.model_validate(await text_fields(request))
-        return await replace_line_sim(enrollment_id=enrollment_id, form=form, ctx=ctx)
-
-    return await _line_post(request, signed, enrollment_id, "console_replace_sim", work)
-
-
-@router.post("/lines/{enrollment_id}/port")
-async def correct_port(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
-    async def work(ctx: Context) -> str:
-        form = PortFix.model_validate(await text_fields(request))
-        return await correct_line_port(enrollment_id=enrollment_id, form=form, ctx=ctx)
-
-    return await _line_post(request, signed, enrollment_id, "console_correct_port", work)
-
-
-@router.post("/enrollments/lines/{enrollment_id}/retry")
-async def retry(request: Request, signed: CurrentAgent, enrollment_id: str) -> Response:
-    async def work(ctx: Context) -> str:
-        return await routes.retry_from_console(enrollment_id=enrollment_id, ctx=ctx)
-
-    return await _line_post(request, signed, enrollment_id, "retry_enrollment", work)
-
-
-@router.post("/retry-many")
-async def retry_many(request: Request, signed: CurrentAgent) -> Response:
-    """The stuck page's bulk retry: every matching stuck line of the vendor, as `retry_enrollment` all_stuck Y."""
-    who = await posting_agent(request, signed)
-    if isinstance(who, Response):
-        return who
-    ctx = context_of(request, who, "retry_enrollment")
-    try:
-        form = RetryMany.model_validate(await text_fields(request))
-        body = RetryEnrollment.model_validate(
-            {"action": "retry_enrollment", "all_stuck": "Y", **form.model_dump(exclude_none=True)}
-        )
-        answer = await support.retry_enrollment(body=body, ctx=ctx)
-    except ValidationError as invalid:
-        return listing(
-            request, signed, "stuck", await routes.stuck_lines(ctx=ctx), status=400, error=first_problem(invalid)
-        )
-    except LineupError as refused:
-        audit(request, who, "retry_enrollment", refused.code)
-        rows = await routes.stuck_lines(ctx=ctx)
-        return listing(request, signed, "stuck", rows, status=refused.rest_status or 400, error=refusal(refused))
-    audit(request, who, "retry_enrollment", MsgCode.SUCCESS)
-    notice = f"Retry sent to {len(getattr(answer, 'retried', []))} lines."
-    return listing(request, signed, "stuck", await routes.stuck_lines(ctx=ctx), notice=notice)
-
-
-@router.get("/webhooks")
-async def webhook_page(request: Request, signed: CurrentAgent, done: str = "") -> Response:
-    if signed.who is None:
-        return to_sign_in(request, signed)
-    return await _webhooks(request, signed, notice=DONE.get(done))
+    done = await routes.attempt(request, who, action, work, audit_invalid=True)
+    if isinstance(done, Failed):
+        return await _enrollment(request, signed, enrollment_id, status=done.status, error=done.error)
+    return routes.redirect(request, f"/enrollments/{enrollment_id}", done=done)
 
 
 async def _webhooks(request: Request, signed: SignedIn, *, status: int = 200, **values: object) -> Response:
     assert signed.who is not None
-    ctx = context_of(request, signed.who, "console_webhooks")
+    ctx = routes.context_of(request, signed.who, "console_webhooks")
     async with ctx.uow.transaction() as session:
         endpoints = await webhooks.console_endpoints(session, ctx.caller.vendor_id)
-    return _page(
-        request,
-        signed,
-        "webhooks.html",
-        status=status,
-        kind="webhooks",
-        title="Webhooks",
-        endpoints=endpoints,
-        **values,
+    return routes.page(
+        request, signed, "webhooks.html", "webhooks", "Webhooks", status=status, endpoints=endpoints, **values
     )
 
 
-async def _webhook_post(request: Request, signed: SignedIn, action: str, work: Work) -> Response:
-    who = await posting_agent(request, signed)
+async def _webhook_post(request: Request, signed: SignedIn, action: str, work: routes.Work[str]) -> Response:
+    """A button of the webhooks page: a refusal shows the page again (400, whatever the refusal's own status)."""
+    who = await routes.posting_agent(request, signed)
     if isinstance(who, Response):
         return who
-    ctx = context_of(request, who, action)
-    try:
-        done = await work(ctx)
-    except ValidationError as invalid:
-        return await _webhooks(request, signed, status=400, error=first_problem(invalid))
-    except (LineupError, RecordNotFound) as refused:
-        words = refusal(refused) if isinstance(refused, LineupError) else "No such endpoint"
-        audit(request, who, action, refused.code if isinstance(refused, LineupError) else MsgCode.ERROR)
-        return await _webhooks(request, signed, status=400, error=words)
-    audit(request, who, action, MsgCode.SUCCESS)
-    return redirect(request, "/webhooks", done=done)
-
-
-@router.post("/webhooks")
-async def add_webhook(request: Request, signed: CurrentAgent) -> Response:
-    """A new endpoint: the page itself shows the secret (once), no redirect that would lose it."""
-    who = await posting_agent(request, signed)
-    if isinstance(who, Response):
-        return who
-    ctx = context_of(request, who, "console_webhook_add")
-    try:
-        form = WebhookForm.model_validate(await text_fields(request))
-        async with ctx.uow.transaction() as session:
-            registered = await webhooks.add_endpoint(
-                session,
-                ctx.cipher,
-                ctx.settings,
-                vendor_id=ctx.caller.vendor_id,
-                url=form.url,
-                events=form.events or None,
-            )
-    except ValidationError as invalid:
-        return await _webhooks(request, signed, status=400, error=first_problem(invalid))
-    except LineupError as refused:
-        audit(request, who, "console_webhook_add", refused.code)
-        return await _webhooks(request, signed, status=400, error=refusal(refused))
-    audit(request, who, "console_webhook_add", MsgCode.SUCCESS)
-    return await _webhooks(request, signed, registered=registered)
-
-
-@router.post("/webhooks/{endpoint_id}/disable")
-async def disable_webhook(request: Request, signed: CurrentAgent, endpoint_id: str) -> Response:
-    async def work(ctx: Context) -> str:
-        async with ctx.uow.transaction() as session:
-            by = f"support ({ctx.caller.agent_username})"
-            await webhooks.disable_endpoint(session, endpoint_id[:40], vendor_id=ctx.caller.vendor_id, by=by)
-        return "disabled"
-
-    return await _webhook_post(request, signed, "console_webhook_disable", work)
-
-
-@router.post("/deliveries/{delivery_id}/send-again")
-async def send_again(request: Request, signed: CurrentAgent, delivery_id: int) -> Response:
-    async def work(ctx: Context) -> str:
-        async with ctx.uow.transaction() as session:
-            await webhooks.send_again(session, delivery_id, vendor_id=ctx.caller.vendor_id)
-        return "again"
-
-    return await _webhook_post(request, signed, "console_webhook_send_again", work)
+    done = await routes.attempt(request, who, action, work)
+    if isinstance(done, Failed):
+        return await _webhooks(request, signed, status=400, error=done.error)
+    return routes.redirect(request, "/webhooks", done=done)
