@@ -13,16 +13,9 @@ from models.db import Database
 from models.eligibility import EligibilityCheck, NladAnswer, NladCheck, NladOutcome
 
 
-def _initial(name: str | None) -> str:
-    return next((char.upper() for char in name or "" if char.isalpha()), "")
-
-
 class EligibilityActivities:
     def __init__(self, nlad: NladClient, db: Database, cipher: FieldCipher) -> None:
         self._nlad, self._db, self._cipher = nlad, db, cipher
-
-    def _subject(self, check: NladCheck) -> Subject:
-        return self._cipher.open(check.sealed_subject, Subject)
 
     @activity.defn
     async def check_and_record(self, check: NladCheck) -> NladAnswer:
@@ -42,6 +35,9 @@ class EligibilityActivities:
     @activity.defn
     async def record_check(self, outcome: NladOutcome) -> None:
         await self._record(outcome.check, self._subject(outcome.check), outcome.result)
+
+    def _subject(self, check: NladCheck) -> Subject:
+        return self._cipher.open(check.sealed_subject, Subject)
 
     async def _ask(self, check: NladCheck) -> tuple[Subject, NladAnswer]:
         subject = self._subject(check)
@@ -67,3 +63,7 @@ class EligibilityActivities:
                 session.add(row)
         except IntegrityError:
             activity.logger.info("check %s was already recorded", check.check_key)
+
+
+def _initial(name: str | None) -> str:
+    return next((char.upper() for char in name or "" if char.isalpha()), "")

@@ -17,9 +17,8 @@ class NladCheckWorkflow:
 
     @workflow.run
     async def run(self, check: NladCheck) -> NladAnswer:
-        # One activity asks and records (patched in 2026-11-23 as "nlad-check-and-record-in-one-activity"; the
-        # patch is gone: a check lives at most its ~10 s budget, so none started before it can still run, and a
-        # patch marker is one more billable action per check).
+        # One activity asks and records. No patch guards the change from two: a check lives at most its budget
+        # (~10 s), so none started before it can still run, and a patch marker is one more billable action.
         return await workflow.execute_activity_method(
             EligibilityActivities.check_and_record, check, **policies.lookup(check.budget_seconds)
         )
