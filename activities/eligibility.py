@@ -26,8 +26,8 @@ class EligibilityActivities:
         await self._record(check, subject, answer.result)
         return answer
 
-    # etc_check and record_check: the two activities NladCheckWorkflow ran before check_and_record; kept while
-    # a workflow started before the change may still be running (docs/reliability.md, "Changing a workflow safely").
+    # etc_check and record_check: check_and_record's two halves, as NladCheckWorkflow once ran them; no workflow
+    # schedules them now (tests/activities/test_eligibility.py runs each).
     @activity.defn
     async def etc_check(self, check: NladCheck) -> NladAnswer:
         return (await self._ask(check))[1]

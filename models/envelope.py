@@ -93,9 +93,8 @@ class TokenRefused(LineupError):
 
 def refuse(*errors: str, rest_status: int | None = None, data: object = None) -> LineupError:
     """A business or validation refusal: one message is RESTAPI110, several RESTAPI010."""
-    if len(errors) == 1:
-        return LineupError(MsgCode.ERROR, "Error occurred", list(errors), rest_status=rest_status, data=data)
-    return LineupError(MsgCode.MULTIPLE, "Multiple errors", list(errors), rest_status=rest_status, data=data)
+    code, msg = (MsgCode.ERROR, "Error occurred") if len(errors) == 1 else (MsgCode.MULTIPLE, "Multiple errors")
+    return LineupError(code, msg, list(errors), rest_status=rest_status, data=data)
 
 
 def upstream_down(system: str, *, timed_out: bool = False) -> LineupError:
