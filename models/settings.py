@@ -1,7 +1,7 @@
 """Every knob Lineup has, in frozen groups (`settings.auth.token_ttl_seconds`), each field declared once with its
-default, its `LINEUP_*` variable and its meaning (`setting(...)` and the docstring under it), read from that flat
-variable (or `.env`): the variable names are a contract operators and outside checks rely on, the grouping is the
-code's. docs/operations.md's settings table is generated from these declarations (`make generate`)."""
+default, its `LINEUP_*` variable and its meaning (`setting(...)`, or the docstring under it where one line would not
+hold it), read from that flat variable (or `.env`): the variable names are a contract operators and outside checks
+rely on, the grouping is the code's. docs/operations.md's settings table is generated from these declarations."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def setting(
     le: float | None = None,
 ) -> T:
     """A field read from `LINEUP_<variable>`, typed as its default so the group's annotation stays its own. Its
-    meaning is `description`, or the docstring under it where the line would be too long."""
+    meaning is `description`, or the docstring under the field where one line would not hold both (Group reads
+    attribute docstrings)."""
     found: T = Field(default, validation_alias=variable.lower(), description=description, gt=gt, ge=ge, le=le)
     return found
 
