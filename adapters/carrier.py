@@ -4,20 +4,16 @@ method answers a typed reply."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from adapters.http import JsonService, Rejected, W, Wire
+from adapters.http import Body, JsonService, Rejected, W, Wire
 from models.devices import DeviceReply, DeviceStatus, Manufacturer
 from models.enrollment import CarrierEntry, CarrierList, LineInquiryAnswer, PortSubmitted
 from models.payment import TaxEstimate, TaxLine, TaxQuoted
 from models.porting import PortEligibilityReply, PortView
-
-
-class Answer(Wire):
-    STATUSCODE: str
-    DESCRIPTION: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,7 @@ class EsimReservation:
 
 @dataclass(frozen=True)
 class LineOrder:
-    """What an activation sends: the line's plan and SIM, and where it is served."""
+    """What an activation sends (its fields are the body's): the line's plan and SIM, and where it is served."""
 
     vendor_id: str
     enrollment_id: str
@@ -71,6 +67,109 @@ class PortOrder:
 
     def __repr__(self) -> str:
         return f"PortOrder({self.enrollment_id})"
+
+
+class CarrierClient(JsonService):
+    system = "The carrier"
+
+    async def activate(self, order: LineOrder, *, key: str) -> Activation:
+        done = await self._call("/activations", asdict(order), _Activated, key=key)
+        return Activation(done.MDN, done.MSID, done.MSL, done.ICCID, done.ACTIVATION_CODE)
+
+    async def reserve_esim(self, *, vendor_id: str, enrollment_id: str, key: str) -> EsimReservation:
+        """A profile for a line that has no SIM yet; its activation later uses it (the same key, the same one)."""
+        body = {"vendor_id": vendor_id, "enrollment_id": enrollment_id}
+        done = await self._call("/esim-profiles", body, _Reserved, key=key)
+        return EsimReservation(done.ICCID, done.ACTIVATION_CODE)
+
+    async def line_inquiry(self, *, vendor_id: str, mdn: str, flags: dict[str, bool]) -> LineInquiryAnswer:
+        """A carrier-level answer whatever its STATUSCODE (909 included): the channel reads it as it is."""
+        body = Body.model_validate({"vendor_id": vendor_id, "mdn": mdn, **flags})
+        found = await self.post("/line-inquiry", body, _LineInquiry)
+        return LineInquiryAnswer(
+            status_code=found.STATUSCODE,
+            description=found.DESCRIPTION,
+            mdn=found.MDN,
+            esn=found.ESN,
+            sim_number=found.SIM_NUMBER,
+            ban=found.BAN,
+            esn_status=found.ESNSTATUS,
+            account_status=found.ACCOUNTSTATUS,
+            talk_balance=found.TALK_BALANCE,
+            sms_balance=found.SMS_BALANCE,
+            data_balance=found.DATA_BALANCE,
+            reference_number=found.REFERENCENUMBER,
+        )
+
+    async def submit_port(self, order: PortOrder, *, key: str) -> PortSubmitted:
+        # The order's fields by their names, the old account's after them.
+        body = {name: value for name, value in asdict(order).items() if name != "old_account"} | order.old_account
+        done = await self._call("/ports", body, _Port, key=key)
+        return PortSubmitted(port_id=done.PORT_ID, status=done.PORTIN_STATUS)
+
+    async def release(self, vendor_id: str, mdn: str, *, key: str) -> None:
+        """Gives a number back to the carrier (a line that took a ported number no longer needs its first)."""
+        await self._call("/lines/release", {"vendor_id": vendor_id, "mdn": mdn}, Answer, key=key)
+
+    async def port_status(self, vendor_id: str, port_id: str) -> PortView:
+        return (await self._call("/ports/status", {"vendor_id": vendor_id, "port_id": port_id}, _Port)).view()
+
+    async def update_port(self, vendor_id: str, port_id: str, corrections: dict[str, str], *, key: str) -> PortView:
+        body = {"vendor_id": vendor_id, "port_id": port_id, **corrections}
+        return (await self._call("/ports/update", body, _Port, key=key)).view()
+
+    async def device_compatibility(self, imei: str, carrier: str) -> DeviceReply:
+        """The carrier's verdict, its refusal (a blacklisted device) included: the caller decides what to say."""
+        body = Body.model_validate({"imei": imei, "carrier": carrier})
+        return (await self.post("/device-compatibility", body, _Device)).reply()
+
+    async def validate_port(self, vendor_id: str, port_number: str, zip_code: str | None) -> PortEligibilityReply:
+        body = {"vendor_id": vendor_id, "port_number": port_number, "zip_code": zip_code}
+        found = await self._call("/ports/validate", body, _Eligibility)
+        return PortEligibilityReply(
+            port_number=found.PORT_NUMBER or port_number,
+            eligible=found.ELIGIBLE == "Y",
+            current_carrier=found.CURRENT_CARRIER,
+            current_carrier_name=found.CURRENT_CARRIER_NAME,
+            reason=found.REASON or None,
+        )
+
+    async def carriers(self, vendor_id: str) -> CarrierList:
+        found = await self._call("/carriers", {"vendor_id": vendor_id}, _Carriers)
+        return CarrierList([CarrierEntry(str(c.CARRIER_ID), c.CARRIER, c.CARRIER_NAME) for c in found.CARRIERS])
+
+    async def tax_quote(self, vendor_id: str, state: str, amount_cents: int) -> TaxEstimate:
+        """The tax the carrier would register for this amount, registering nothing."""
+        body = {"vendor_id": vendor_id, "state": state, "amount_cents": amount_cents}
+        found = await self._call("/tax/quote", body, _Tax)
+        return TaxEstimate(found.TAX_AMOUNT_CENTS, found.lines())
+
+    async def register_tax(self, vendor_id: str, state: str, amount_cents: int, *, key: str) -> TaxQuoted:
+        body = {"vendor_id": vendor_id, "state": state, "amount_cents": amount_cents}
+        found = await self._call("/tax/calculations", body, _Tax, key=key)
+        return TaxQuoted(calc_id=found.CALCID, tax_cents=found.TAX_AMOUNT_CENTS, items=found.lines())
+
+    async def collect_tax(
+        self, vendor_id: str, calc_id: str, iccid: str, status: str, *, key: str | None
+    ) -> tuple[str, str]:
+        """The carrier's reference of the collection, and its words."""
+        body = {"vendor_id": vendor_id, "calc_id": calc_id, "iccid": iccid, "status": status}
+        collected = await self._call("/tax/collect", body, _Collected, key=key)
+        return collected.REFERENCENUMBER, collected.DESCRIPTION
+
+    async def _call(self, path: str, body: Mapping[str, object], reply: type[W], *, key: str | None = None) -> W:
+        """The carrier's answer when its STATUSCODE is 00; Rejected with its code and description otherwise."""
+        content = await self.send(path, Body.model_validate(body), key=key)
+        status = self.read(path, content, Answer)  # a refusal carries little more than its code and words
+        if status.STATUSCODE != "00":
+            raise Rejected(status.STATUSCODE, status.DESCRIPTION or "rejected")
+        return self.read(path, content, reply)
+
+
+# The carrier's answers, in its names.
+class Answer(Wire):
+    STATUSCODE: str
+    DESCRIPTION: str = ""
 
 
 class _Activated(Answer):
@@ -214,127 +313,9 @@ class _Tax(Answer):
     TAX_AMOUNT_CENTS: int = 0
     TAX_BREAKUP: list[_TaxLine] = Field(default_factory=list)
 
+    def lines(self) -> list[TaxLine]:
+        return [TaxLine(line.TAX_NAME, line.TAX_AMOUNT_CENTS) for line in self.TAX_BREAKUP]
+
 
 class _Collected(Answer):
     REFERENCENUMBER: str = ""
-
-
-class _Body(Wire):
-    """A request body: the fields a call sends, by the carrier's names."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-
-class CarrierClient(JsonService):
-    system = "The carrier"
-
-    async def _call(self, path: str, body: dict[str, object], reply: type[W], *, key: str | None = None) -> W:
-        """The carrier's answer when its STATUSCODE is 00; Rejected with its code and description otherwise."""
-        content = await self.send(path, _Body.model_validate(body), key=key)
-        status = self.read(path, content, Answer)  # a refusal carries little more than its code and words
-        if status.STATUSCODE != "00":
-            raise Rejected(status.STATUSCODE, status.DESCRIPTION or "rejected")
-        return self.read(path, content, reply)
-
-    async def activate(self, order: LineOrder, *, key: str) -> Activation:
-        body: dict[str, object] = {
-            "vendor_id": order.vendor_id,
-            "enrollment_id": order.enrollment_id,
-            "zip": order.zip,
-            "state": order.state,
-            "plan_id": order.plan_id,
-            "iccid": order.iccid,
-            "esn": order.esn,
-            "esim": order.esim,
-        }
-        done = await self._call("/activations", body, _Activated, key=key)
-        return Activation(done.MDN, done.MSID, done.MSL, done.ICCID, done.ACTIVATION_CODE)
-
-    async def reserve_esim(self, *, vendor_id: str, enrollment_id: str, key: str) -> EsimReservation:
-        """A profile for a line that has no SIM yet; its activation later uses it (the same key, the same one)."""
-        body: dict[str, object] = {"vendor_id": vendor_id, "enrollment_id": enrollment_id}
-        done = await self._call("/esim-profiles", body, _Reserved, key=key)
-        return EsimReservation(done.ICCID, done.ACTIVATION_CODE)
-
-    async def line_inquiry(self, *, vendor_id: str, mdn: str, flags: dict[str, bool]) -> LineInquiryAnswer:
-        """A carrier-level answer whatever its STATUSCODE (909 included): the channel reads it as it is."""
-        body = _Body.model_validate({"vendor_id": vendor_id, "mdn": mdn, **flags})
-        found = await self.post("/line-inquiry", body, _LineInquiry)
-        return LineInquiryAnswer(
-            status_code=found.STATUSCODE,
-            description=found.DESCRIPTION,
-            mdn=found.MDN,
-            esn=found.ESN,
-            sim_number=found.SIM_NUMBER,
-            ban=found.BAN,
-            esn_status=found.ESNSTATUS,
-            account_status=found.ACCOUNTSTATUS,
-            talk_balance=found.TALK_BALANCE,
-            sms_balance=found.SMS_BALANCE,
-            data_balance=found.DATA_BALANCE,
-            reference_number=found.REFERENCENUMBER,
-        )
-
-    async def submit_port(self, order: PortOrder, *, key: str) -> PortSubmitted:
-        body: dict[str, object] = {
-            "vendor_id": order.vendor_id,
-            "enrollment_id": order.enrollment_id,
-            "port_number": order.port_number,
-            "iccid": order.iccid,
-            "current_carrier": order.current_carrier,
-            "holder_consent": order.holder_consent,
-            **order.old_account,
-        }
-        done = await self._call("/ports", body, _Port, key=key)
-        return PortSubmitted(port_id=done.PORT_ID, status=done.PORTIN_STATUS)
-
-    async def release(self, vendor_id: str, mdn: str, *, key: str) -> None:
-        """Gives a number back to the carrier (a line that took a ported number no longer needs its first)."""
-        await self._call("/lines/release", {"vendor_id": vendor_id, "mdn": mdn}, Answer, key=key)
-
-    async def port_status(self, vendor_id: str, port_id: str) -> PortView:
-        return (await self._call("/ports/status", {"vendor_id": vendor_id, "port_id": port_id}, _Port)).view()
-
-    async def update_port(self, vendor_id: str, port_id: str, corrections: dict[str, str], *, key: str) -> PortView:
-        body: dict[str, object] = {"vendor_id": vendor_id, "port_id": port_id, **corrections}
-        return (await self._call("/ports/update", body, _Port, key=key)).view()
-
-    async def device_compatibility(self, imei: str, carrier: str) -> DeviceReply:
-        """The carrier's verdict, its refusal (a blacklisted device) included: the caller decides what to say."""
-        body = _Body.model_validate({"imei": imei, "carrier": carrier})
-        return (await self.post("/device-compatibility", body, _Device)).reply()
-
-    async def validate_port(self, vendor_id: str, port_number: str, zip_code: str | None) -> PortEligibilityReply:
-        body: dict[str, object] = {"vendor_id": vendor_id, "port_number": port_number, "zip_code": zip_code}
-        found = await self._call("/ports/validate", body, _Eligibility)
-        return PortEligibilityReply(
-            port_number=found.PORT_NUMBER or port_number,
-            eligible=found.ELIGIBLE == "Y",
-            current_carrier=found.CURRENT_CARRIER,
-            current_carrier_name=found.CURRENT_CARRIER_NAME,
-            reason=found.REASON or None,
-        )
-
-    async def carriers(self, vendor_id: str) -> CarrierList:
-        found = await self._call("/carriers", {"vendor_id": vendor_id}, _Carriers)
-        return CarrierList([CarrierEntry(str(c.CARRIER_ID), c.CARRIER, c.CARRIER_NAME) for c in found.CARRIERS])
-
-    async def tax_quote(self, vendor_id: str, state: str, amount_cents: int) -> TaxEstimate:
-        """The tax the carrier would register for this amount, registering nothing."""
-        body: dict[str, object] = {"vendor_id": vendor_id, "state": state, "amount_cents": amount_cents}
-        found = await self._call("/tax/quote", body, _Tax)
-        return TaxEstimate(found.TAX_AMOUNT_CENTS, [TaxLine(t.TAX_NAME, t.TAX_AMOUNT_CENTS) for t in found.TAX_BREAKUP])
-
-    async def register_tax(self, vendor_id: str, state: str, amount_cents: int, *, key: str) -> TaxQuoted:
-        body: dict[str, object] = {"vendor_id": vendor_id, "state": state, "amount_cents": amount_cents}
-        found = await self._call("/tax/calculations", body, _Tax, key=key)
-        items = [TaxLine(t.TAX_NAME, t.TAX_AMOUNT_CENTS) for t in found.TAX_BREAKUP]
-        return TaxQuoted(calc_id=found.CALCID, tax_cents=found.TAX_AMOUNT_CENTS, items=items)
-
-    async def collect_tax(
-        self, vendor_id: str, calc_id: str, iccid: str, status: str, *, key: str | None
-    ) -> tuple[str, str]:
-        """The carrier's reference of the collection, and its words."""
-        body: dict[str, object] = {"vendor_id": vendor_id, "calc_id": calc_id, "iccid": iccid, "status": status}
-        collected = await self._call("/tax/collect", body, _Collected, key=key)
-        return collected.REFERENCENUMBER, collected.DESCRIPTION

@@ -20,6 +20,9 @@ from models.envelope import CARRIER_REJECTED, NOT_FOUND, UNAVAILABLE
 from models.observability import outside_unavailable
 
 TIMEOUT = httpx.Timeout(10.0, connect=3.0)
+JSON = {"Content-Type": "application/json"}
+HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat timeout anyway
+log = logging.getLogger("lineup.outside")
 
 
 class Wire(BaseModel):
@@ -29,6 +32,12 @@ class Wire(BaseModel):
 
 
 W = TypeVar("W", bound=Wire)
+
+
+class Body(Wire):
+    """A request body given as a mapping: the fields a call sends, by the system's names, as they are."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class Unavailable(Exception):
@@ -93,13 +102,6 @@ class JsonService:
         await self._client.aclose()
 
 
-JSON = {"Content-Type": "application/json"}
-
-
-log = logging.getLogger("lineup.outside")
-HEARTBEAT_EVERY = 0.5  # the SDK sends at most one per 0.8 × the heartbeat timeout anyway
-
-
 @asynccontextmanager
 async def outside_call() -> AsyncIterator[None]:
     """Wraps one call to an outside system: heartbeats while it runs (a killed worker is noticed in
@@ -109,7 +111,8 @@ async def outside_call() -> AsyncIterator[None]:
     try:
         yield
     except Rejected as exc:
-        _refused(exc)
+        # One line per refusal: the carrier's code and words (the line's id is the workflow's).
+        _warn("outside system refused", {"code": exc.code, "reason": exc.description})
         # BENIGN as an outage is: a carrier's "no" is an answer (the line waits for support), not a defect.
         raise ApplicationError(
             f"{exc.code} {exc.description}",
@@ -119,7 +122,9 @@ async def outside_call() -> AsyncIterator[None]:
             category=ApplicationErrorCategory.BENIGN,
         ) from None
     except Unavailable as exc:
-        _attempt_failed(exc)
+        # One line per failed attempt (the system, the reason and where), and the outage counted.
+        _warn("outside system unavailable", {"system": exc.label, "reason": exc.reason}, attempt=True)
+        outside_unavailable(exc.label, activity.metric_meter() if activity.in_activity() else None)
         # BENIGN: the SDK logs it at DEBUG without its traceback (an outage is expected, and retried), and
         # Temporal retries it as any other failure; the compact line above says what happened.
         raise ApplicationError(str(exc), type=UNAVAILABLE, category=ApplicationErrorCategory.BENIGN) from None
@@ -130,25 +135,15 @@ async def outside_call() -> AsyncIterator[None]:
             beating.cancel()
 
 
-def _attempt_failed(exc: Unavailable) -> None:
-    """One line per failed attempt (no traceback: the system, the reason and where), and the outage counted."""
-    fields: dict[str, object] = {"system": exc.label, "reason": exc.reason}
-    meter = None
+def _warn(message: str, fields: dict[str, object], *, attempt: bool = False) -> None:
+    """A WARNING line without a traceback, saying in which activity (and attempt) of which workflow."""
     if activity.in_activity():
         info = activity.info()
-        fields |= {"activity": info.activity_type, "attempt": info.attempt, "workflow_id": info.workflow_id}
-        meter = activity.metric_meter()
-    log.warning("outside system unavailable", extra={"fields": fields})
-    outside_unavailable(exc.label, meter)
-
-
-def _refused(exc: Rejected) -> None:
-    """One line per refusal, no traceback: the carrier's code and words (the line's id is the workflow's)."""
-    fields: dict[str, object] = {"code": exc.code, "reason": exc.description}
-    if activity.in_activity():
-        info = activity.info()
-        fields |= {"activity": info.activity_type, "workflow_id": info.workflow_id}
-    log.warning("outside system refused", extra={"fields": fields})
+        fields["activity"] = info.activity_type
+        if attempt:
+            fields["attempt"] = info.attempt
+        fields["workflow_id"] = info.workflow_id
+    log.warning(message, extra={"fields": fields})
 
 
 async def _beat() -> None:

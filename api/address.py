@@ -9,7 +9,6 @@ from models.address import (
     CITY_STATE,
     INVALID_ZIP,
     STANDARDIZED,
-    AddressRefused,
     AddressValidationUsps,
     CityState,
     GetCityState,
@@ -33,20 +32,4 @@ async def get_city_state(*, body: GetCityState, ctx: Context) -> CityState:
 async def address_validation_usps(*, body: AddressValidationUsps, ctx: Context) -> StandardizedAddress:
     """The address standardized by USPS Publication 28 (`12 main street` → `12 MAIN ST`); a ZIP outside the
     state, a city that is not one of the ZIP's, or a first line that is no street address is refused with why."""
-    try:
-        address = standardized(
-            address_one=body.address_one,
-            address_two=body.address_two,
-            city=body.city,
-            state=body.state,
-            zip_code=body.zip_code,
-        )
-    except AddressRefused as refused:
-        raise refuse(str(refused)) from None
-    return StandardizedAddress(
-        address_one=address.address_one,
-        address_two=address.address_two,
-        city=address.city,
-        state=address.state,
-        zip_code=address.zip_code,
-    )
+    return standardized(body)

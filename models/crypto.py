@@ -13,7 +13,7 @@ import json
 import os
 import secrets
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from contextlib import suppress
 from typing import TypeVar, cast
 
 import temporalio.converter
@@ -29,6 +29,10 @@ from models.settings import Settings
 
 KEY_FILE = "encryption.key"
 PREFIX = "v1:"
+NONCE_BYTES = 12
+ENCODING = b"binary/encrypted"  # a Temporal payload's, sealed
+KEY_ID = "encryption-key-id"
+D = TypeVar("D")
 
 
 def load_key(settings: Settings) -> bytes:
@@ -37,19 +41,13 @@ def load_key(settings: Settings) -> bytes:
         return _decode(settings.encryption_key.get_secret_value())
     path = settings.data_dir / KEY_FILE
     if not path.exists():
-        _write_new_key(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # O_EXCL: two processes starting together must not each write a different key (the second reads the first's).
+        with suppress(FileExistsError):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as handle:
+                handle.write(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode())
     return _decode(path.read_text().strip())
-
-
-def _write_new_key(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # O_EXCL: two processes starting together must not each write a different key.
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return
-    with os.fdopen(fd, "w") as handle:
-        handle.write(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode())
 
 
 def _decode(text: str) -> bytes:
@@ -57,9 +55,6 @@ def _decode(text: str) -> bytes:
     if len(key) != 32:
         raise ValueError("LINEUP_ENCRYPTION_KEY must be 32 bytes, url-safe base64 encoded")
     return key
-
-
-D = TypeVar("D")
 
 
 # Built once per shape: a TypeAdapter costs far more to build than to use.
@@ -80,13 +75,13 @@ class FieldCipher:
         return hmac.new(self._mac, f"{purpose}:{text}".encode(), hashlib.sha256).hexdigest()
 
     def encrypt(self, plaintext: str) -> str:
-        nonce = secrets.token_bytes(12)
+        nonce = secrets.token_bytes(NONCE_BYTES)
         sealed = self._aead.encrypt(nonce, plaintext.encode(), None)
         return PREFIX + base64.urlsafe_b64encode(nonce + sealed).decode()
 
     def decrypt(self, stored: str) -> str:
         raw = base64.urlsafe_b64decode(stored.removeprefix(PREFIX))
-        return self._aead.decrypt(raw[:12], raw[12:], None).decode()
+        return self._aead.decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], None).decode()
 
     def seal(self, document: Mapping[str, object]) -> str:
         """A JSON document (a line's PII, a port's secrets: the documents below) as one encrypted column value."""
@@ -108,8 +103,6 @@ def cipher_for(settings: Settings) -> FieldCipher:
 # request with customer passwords stays interactive. Parameters live in each hash: raising them later
 # only needs `check_needs_rehash` on the next login.
 _hasher = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
-
-
 # Verifying against this when the user does not exist keeps a wrong username as slow as a wrong password.
 _DUMMY = _hasher.hash("no-such-user")
 
@@ -179,19 +172,11 @@ class EsimDocument(TypedDict):
     activation_code: str
 
 
-ENCODING = b"binary/encrypted"
-KEY_ID = "encryption-key-id"
-NONCE_BYTES = 12
-
-
-def key_id(key: bytes) -> bytes:
-    """Names the key without revealing it: a payload says which key sealed it, so keys can rotate."""
-    return hashlib.sha256(b"lineup-payload-key:" + key).hexdigest()[:16].encode()
-
-
 class PayloadCipher(PayloadCodec):
     def __init__(self, key: bytes) -> None:
-        self._aead, self._key_id = AESGCM(key), key_id(key)
+        self._aead = AESGCM(key)
+        # Names the key without revealing it: a payload says which key sealed it, so keys can rotate.
+        self._key_id = hashlib.sha256(b"lineup-payload-key:" + key).hexdigest()[:16].encode()
 
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
         return [self.seal(payload) for payload in payloads]

@@ -74,10 +74,10 @@ class DeviceStatusDetails(Shape):
     deviceCategory: str
 
     @classmethod
-    def of(cls, status: DeviceStatus) -> DeviceStatusDetails:
+    def of(cls, status: DeviceStatus, *, refused: bool) -> DeviceStatusDetails:
         return cls(
             imei=status.imei,
-            attCompatibility=status.att_compatibility,
+            attCompatibility="RED" if refused else status.att_compatibility,
             manufacturer=DeviceManufacturer(make=status.manufacturer.make, model=status.manufacturer.model),
             blacklistedIndicator="Y" if status.blacklisted else "N",
             volteCapableIndicator="true" if status.volte_capable else "false",
@@ -116,43 +116,26 @@ class Device(Shape):
     def of(cls, reply: DeviceReply) -> Device:
         """The carrier's verdict; a refused device (blacklisted) is NOT COMPATIBLE, whatever the carrier said."""
         refused = reply.status_code != "00"
-        result = None
+        result, name = None, reply.name
         if reply.status is not None:
-            details = DeviceStatusDetails.of(reply.status)
-            if refused:
-                details = details.model_copy(update={"attCompatibility": "RED"})
-            result = DeviceResult(
-                responseDetails=DeviceResponseDetails(
-                    inquireDeviceStatusResponse=DeviceStatusResponse(deviceStatusDetails=details)
-                )
-            )
+            details = DeviceStatusResponse(deviceStatusDetails=DeviceStatusDetails.of(reply.status, refused=refused))
+            result = DeviceResult(responseDetails=DeviceResponseDetails(inquireDeviceStatusResponse=details))
+            name = name or f"{reply.status.manufacturer.make} {reply.status.manufacturer.model}"
         return cls(
             STATUSCODE=reply.status_code,
             DESCRIPTION=reply.description,
             IMEI=reply.imei,
             REFERENCENUMBER=reply.reference_number,
             VOLTE_COMPATIBLE=reply.volte_compatible or ("NO" if refused else ""),
-            NAME=reply.name or (_name(reply.status) if reply.status else ""),
+            NAME=name,
             IS_MOBILE_DEVICE=reply.is_mobile_device,
             COMPATIBILITY="NOT COMPATIBLE" if refused else reply.compatibility,
             RESULT=result,
         )
 
 
-def _name(status: DeviceStatus) -> str:
-    return f"{status.manufacturer.make} {status.manufacturer.model}"
-
-
+# The documented example: an iPhone the carrier finds compatible.
+IPHONE = DeviceStatus("352099081234508", "GREEN", Manufacturer("Apple", "iPhone 15"), False, True, True, "SMARTPHONE")
 DEVICE = Device.of(
-    DeviceReply(
-        "00",
-        "Success",
-        "352099081234508",
-        "512093847261",
-        "YES",
-        "Apple iPhone 15",
-        "YES",
-        "COMPATIBLE",
-        DeviceStatus("352099081234508", "GREEN", Manufacturer("Apple", "iPhone 15"), False, True, True, "SMARTPHONE"),
-    )
+    DeviceReply("00", "Success", IPHONE.imei, "512093847261", "YES", "Apple iPhone 15", "YES", "COMPATIBLE", IPHONE)
 )

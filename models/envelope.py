@@ -11,6 +11,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+T = TypeVar("T")
+
 
 class MsgCode(StrEnum):
     SUCCESS = "RESTAPI000"
@@ -91,9 +93,8 @@ class TokenRefused(LineupError):
 
 def refuse(*errors: str, rest_status: int | None = None, data: object = None) -> LineupError:
     """A business or validation refusal: one message is RESTAPI110, several RESTAPI010."""
-    if len(errors) == 1:
-        return LineupError(MsgCode.ERROR, "Error occurred", list(errors), rest_status=rest_status, data=data)
-    return LineupError(MsgCode.MULTIPLE, "Multiple errors", list(errors), rest_status=rest_status, data=data)
+    code, msg = (MsgCode.ERROR, "Error occurred") if len(errors) == 1 else (MsgCode.MULTIPLE, "Multiple errors")
+    return LineupError(code, msg, list(errors), rest_status=rest_status, data=data)
 
 
 def upstream_down(system: str, *, timed_out: bool = False) -> LineupError:
@@ -108,11 +109,8 @@ UNAVAILABLE = "Unavailable"  # an outside system did not answer usefully: retrie
 INVALID_TRANSITION = "InvalidTransition"  # a state change the workflow refuses (e.g. temporary after final)
 ENDPOINT_DISABLED = "EndpointDisabled"  # a webhook endpoint switched off: its deliveries end
 PORT_UNCHANGED = "PortUnchanged"  # a poll found the port as it was: the activity is retried at the poll interval
-
-
 # Lineup's own database did not answer: the workflow waits for it; it never counts as the carrier's failure.
 DATABASE_UNAVAILABLE = "DatabaseUnavailable"
-
 
 NO_RECORD = "No Record Found"
 PLANS_NOT_FOUND = "Plans not found"
@@ -130,9 +128,6 @@ def not_waiting_for_activation(status: str) -> str:
 
 def already_porting(status: str | None = None) -> str:
     return f"Line is already porting a number ({status})" if status else "Line is already porting a number"
-
-
-T = TypeVar("T")
 
 
 class Shape(BaseModel):

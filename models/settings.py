@@ -1,7 +1,7 @@
 """Every knob Lineup has, in frozen groups (`settings.auth.token_ttl_seconds`), each field declared once with its
-default, its `LINEUP_*` variable and its meaning (`setting(...)`), read from that flat variable (or `.env`): the
-variable names are a contract operators and outside checks rely on, the grouping is the code's.
-docs/operations.md's settings table is generated from these declarations (`make generate`)."""
+default, its `LINEUP_*` variable and its meaning (`setting(...)`, or the docstring under it where one line would not
+hold it), read from that flat variable (or `.env`): the variable names are a contract operators and outside checks
+rely on, the grouping is the code's. docs/operations.md's settings table is generated from these declarations."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
-from pydantic_settings.sources import DotEnvSettingsSource, EnvSettingsSource
+from pydantic_settings.sources import EnvSettingsSource
 
 from models.types import parse_aliases
 
 T = TypeVar("T")
+MiB = 1024 * 1024
+PREFIX = "LINEUP_"
 
 
 @dataclass(frozen=True)
@@ -33,13 +35,15 @@ class Declared:
 def setting(
     default: T,
     variable: str,
-    description: str,
+    description: str | None = None,
     *,
     gt: float | None = None,
     ge: float | None = None,
     le: float | None = None,
 ) -> T:
-    """A field read from `LINEUP_<variable>`; typed as its default so the group's annotation stays its own."""
+    """A field read from `LINEUP_<variable>`, typed as its default so the group's annotation stays its own. Its
+    meaning is `description`, or the docstring under the field where one line would not hold both (Group reads
+    attribute docstrings)."""
     found: T = Field(default, validation_alias=variable.lower(), description=description, gt=gt, ge=ge, le=le)
     return found
 
@@ -47,7 +51,7 @@ def setting(
 class Group(BaseModel):
     """A frozen group of settings; it takes its fields by their variable names or their own."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", use_attribute_docstrings=True)
 
     @classmethod
     def declared(cls) -> dict[str, Declared]:
@@ -55,73 +59,45 @@ class Group(BaseModel):
         found = {}
         for name, info in cls.model_fields.items():
             alias = info.validation_alias
-            assert isinstance(alias, str) and info.description, f"{cls.__name__}.{name} needs setting(...)"
+            assert isinstance(alias, str) and info.description, f"{cls.__name__}.{name} needs setting() and a meaning"
             found[name] = Declared(alias, info.default, info.description)
         return found
 
 
-MiB = 1024 * 1024
-PREFIX = "LINEUP_"
-
-
 class DatabaseSettings(Group):
-    url: str = setting(
-        "", "DATABASE_URL", "SQLAlchemy URL (`postgresql+asyncpg://…`); empty: `lineup.db` in the data dir"
-    )
-    connect_timeout_seconds: float = setting(
-        5.0, "DB_CONNECT_TIMEOUT_SECONDS", "PostgreSQL: a host that never answers fails the request after this", gt=0
-    )
-    pool_size: int = setting(
-        10,
-        "DB_POOL_SIZE",
-        "PostgreSQL: connections each process keeps open; a transaction beyond them waits for one to be free",
-        ge=1,
-    )
-    ping_after_idle_seconds: float = setting(
-        10.0,
-        "DB_PING_AFTER_IDLE_SECONDS",
-        "PostgreSQL: a pooled connection idle this long is checked before use (one that died is replaced)",
-        ge=0,
-    )
+    url: str = setting("", "DATABASE_URL")
+    """SQLAlchemy URL (`postgresql+asyncpg://…`); empty: `lineup.db` in the data dir"""
+    connect_timeout_seconds: float = setting(5.0, "DB_CONNECT_TIMEOUT_SECONDS", gt=0)
+    """PostgreSQL: a host that never answers fails the request after this"""
+    pool_size: int = setting(10, "DB_POOL_SIZE", ge=1)
+    """PostgreSQL: connections each process keeps open; a transaction beyond them waits for one to be free"""
+    ping_after_idle_seconds: float = setting(10.0, "DB_PING_AFTER_IDLE_SECONDS", ge=0)
+    """PostgreSQL: a pooled connection idle this long is checked before use (one that died is replaced)"""
 
 
 class ApiSettings(Group):
     host: str = setting("127.0.0.1", "API_HOST", "Address the API listens on")
     port: int = setting(8000, "API_PORT", "Port the API listens on")
-    processes: int = setting(
-        1, "API_PROCESSES", "API processes sharing the socket under `lineup run` (uvicorn --workers)"
-    )
+    processes: int = setting(1, "API_PROCESSES")
+    """API processes sharing the socket under `lineup run` (uvicorn --workers)"""
     base_path: str = setting("", "BASE_PATH", "Prefix every path is served under, e.g. `/RESTAPI`")
-    http_status: Literal["legacy", "rest"] = setting(
-        "legacy", "HTTP_STATUS", "`legacy`: HTTP 200 for every envelope; `rest`: meaningful statuses, same bodies"
-    )
+    http_status: Literal["legacy", "rest"] = setting("legacy", "HTTP_STATUS")
+    """`legacy`: HTTP 200 for every envelope; `rest`: meaningful statuses, same bodies"""
     extra_sources: str = setting("", "EXTRA_SOURCES", "More `source` values every operation accepts, comma-separated")
     max_body_bytes: int = setting(1 * MiB, "MAX_BODY_BYTES", "Largest request body")
-    max_auth_body_bytes: int = setting(
-        12 * MiB,  # decisions.md: "12 MiB for /auth, which carries images"
-        "MAX_AUTH_BODY_BYTES",
-        "Largest body of `agent_change_password` (three images), read past MAX_BODY_BYTES only once its token passed",
-    )
-    max_json_members: int = setting(
-        1000,
-        "MAX_JSON_MEMBERS",
-        "Members one JSON object of a body may have (refused as the body is scanned, before it is parsed)",
-        ge=1,
-    )
-    header_timeout_seconds: float = setting(
-        10.0, "HEADER_TIMEOUT_SECONDS", "A request head unfinished by then: connection closed", gt=0
-    )
-    body_timeout_seconds: float = setting(
-        30.0, "BODY_TIMEOUT_SECONDS", "A body unfinished by then: RESTAPI110 (408), connection closed", gt=0
-    )
-    keep_alive_seconds: float = setting(
-        5.0, "KEEP_ALIVE_SECONDS", "An idle kept-alive connection is closed after this", gt=0
-    )
-    public_docs: bool | None = setting(
-        None,
-        "PUBLIC_DOCS",
-        "`/docs`, `/redoc` and `/openapi.json` served to anyone; empty: on in dev, off in production",
-    )
+    # decisions.md: "12 MiB for /auth, which carries images"
+    max_auth_body_bytes: int = setting(12 * MiB, "MAX_AUTH_BODY_BYTES")
+    """Largest body of `agent_change_password` (three images), read past MAX_BODY_BYTES only once its token passed"""
+    max_json_members: int = setting(1000, "MAX_JSON_MEMBERS", ge=1)
+    """Members one JSON object of a body may have (refused as the body is scanned, before it is parsed)"""
+    header_timeout_seconds: float = setting(10.0, "HEADER_TIMEOUT_SECONDS", gt=0)
+    """A request head unfinished by then: connection closed"""
+    body_timeout_seconds: float = setting(30.0, "BODY_TIMEOUT_SECONDS", gt=0)
+    """A body unfinished by then: RESTAPI110 (408), connection closed"""
+    keep_alive_seconds: float = setting(5.0, "KEEP_ALIVE_SECONDS", gt=0)
+    """An idle kept-alive connection is closed after this"""
+    public_docs: bool | None = setting(None, "PUBLIC_DOCS")
+    """`/docs`, `/redoc` and `/openapi.json` served to anyone; empty: on in dev, off in production"""
     trusted_proxies: str = setting(
         "",
         "TRUSTED_PROXIES",
@@ -160,28 +136,16 @@ class TemporalSettings(Group):
     tls_cert: str = setting("", "TEMPORAL_TLS_CERT", "PEM client certificate for mutual TLS (with the key)")
     tls_key: str = setting("", "TEMPORAL_TLS_KEY", "PEM private key of the client certificate")
     tls_server_name: str = setting("", "TEMPORAL_TLS_SERVER_NAME", "Name the server's certificate is checked against")
-    api_key: SecretStr = setting(
-        SecretStr(""), "TEMPORAL_API_KEY", "Temporal Cloud API key, sent as a bearer token (turns TLS on)"
-    )
-    rpc_seconds: float = setting(
-        5.0, "TEMPORAL_RPC_SECONDS", "How long the API waits for a workflow start, signal or query", gt=0
-    )
-    workflow_task_timeout_seconds: float = setting(
-        5.0,
-        "TEMPORAL_WORKFLOW_TASK_TIMEOUT_SECONDS",
-        "A workflow task a dead worker held goes elsewhere after this",
-        gt=0,
-    )
-    codec_token: SecretStr = setting(
-        SecretStr(""),
-        "CODEC_TOKEN",
-        "Bearer token `/codec/encode` and `/codec/decode` require; empty: no codec endpoint",
-    )
-    codec_origins: str = setting(
-        "http://localhost:8233,http://127.0.0.1:8233",
-        "CODEC_ORIGINS",
-        "Temporal UI origins the codec endpoint lets call it",
-    )
+    api_key: SecretStr = setting(SecretStr(""), "TEMPORAL_API_KEY")
+    """Temporal Cloud API key, sent as a bearer token (turns TLS on)"""
+    rpc_seconds: float = setting(5.0, "TEMPORAL_RPC_SECONDS", gt=0)
+    """How long the API waits for a workflow start, signal or query"""
+    workflow_task_timeout_seconds: float = setting(5.0, "TEMPORAL_WORKFLOW_TASK_TIMEOUT_SECONDS", gt=0)
+    """A workflow task a dead worker held goes elsewhere after this"""
+    codec_token: SecretStr = setting(SecretStr(""), "CODEC_TOKEN")
+    """Bearer token `/codec/encode` and `/codec/decode` require; empty: no codec endpoint"""
+    codec_origins: str = setting("http://localhost:8233,http://127.0.0.1:8233", "CODEC_ORIGINS")
+    """Temporal UI origins the codec endpoint lets call it"""
 
     @property
     def codec_origin_set(self) -> frozenset[str]:
@@ -199,20 +163,12 @@ class TemporalSettings(Group):
 class WorkerSettings(Group):
     processes: int = setting(1, "WORKER_PROCESSES", "Worker processes `lineup run` starts")
     metrics_port: int = setting(9464, "WORKER_METRICS_PORT", "The worker's Temporal SDK metrics on loopback; 0: off")
-    stale_seconds: float = setting(
-        30.0,
-        "WORKER_STALE_SECONDS",
-        "/readyz wants a worker heartbeat this recent; each worker beats every third",
-        gt=0,
-    )
+    stale_seconds: float = setting(30.0, "WORKER_STALE_SECONDS", gt=0)
+    """/readyz wants a worker heartbeat this recent; each worker beats every third"""
     # Bench T5, a worker with 10,000 idle pending ports: the SDK's 1,000 held it at 309 MB, 500 at 237, 400 at 222.
     # Lines in flight are far fewer, and an idle port evicted from the cache replays a short history.
-    cached_workflows: int = setting(
-        500,
-        "WORKER_CACHED_WORKFLOWS",
-        "Workflows a worker keeps in memory between tasks (the sticky cache); an evicted one replays its history",
-        ge=1,
-    )
+    cached_workflows: int = setting(500, "WORKER_CACHED_WORKFLOWS", ge=1)
+    """Workflows a worker keeps in memory between tasks (the sticky cache); an evicted one replays its history"""
     history_events: int = setting(
         4000,
         "WORKFLOW_HISTORY_EVENTS",
@@ -228,18 +184,13 @@ class SystemsSettings(Group):
     carrier_base_url: str = setting("", "CARRIER_BASE_URL", "Carrier API base URL; empty: the local sandbox")
     nlad_base_url: str = setting("", "NLAD_BASE_URL", "NLAD base URL; empty: the local sandbox")
     payments_base_url: str = setting("", "PAYMENTS_BASE_URL", "Payment gateway base URL; empty: the local sandbox")
-    carrier_aliases: dict[str, str] = setting(
-        {}, "CARRIER_ALIASES", "Vendor carrier codes channels send, `CODE:ABBR,…` (e.g. `BLUECONNECTSATT:ATT`)"
-    )
+    carrier_aliases: dict[str, str] = setting({}, "CARRIER_ALIASES")
+    """Vendor carrier codes channels send, `CODE:ABBR,…` (e.g. `BLUECONNECTSATT:ATT`)"""
     sandbox_host: str = setting("127.0.0.1", "SANDBOX_HOST", "Where the local sandbox listens")
     sandbox_port: int = setting(8100, "SANDBOX_PORT", "The sandbox's HTTP port")
     sandbox_smtp_port: int = setting(1025, "SANDBOX_SMTP_PORT", "The sandbox's SMTP sink port")
-    lookup_budget_seconds: float = setting(
-        10.0,
-        "LOOKUP_BUDGET_SECONDS",
-        "A lookup a channel waits on (line inquiry, NLAD, device…), retries included",
-        gt=0,
-    )
+    lookup_budget_seconds: float = setting(10.0, "LOOKUP_BUDGET_SECONDS", gt=0)
+    """A lookup a channel waits on (line inquiry, NLAD, device…), retries included"""
 
     @field_validator("carrier_aliases", mode="before")
     @classmethod
@@ -270,110 +221,74 @@ class MailSettings(Group):
     smtp_username: str = setting("", "SMTP_USERNAME", "SMTP login; empty: none")
     smtp_password: SecretStr = setting(SecretStr(""), "SMTP_PASSWORD", "SMTP password")
     sender: str = setting("no-reply@lineup.local", "MAIL_FROM", "Envelope sender of every e-mail")
-    wait_seconds: float = setting(
-        3.0, "MAIL_WAIT_SECONDS", "How long `send` waits for the relay before answering queued"
-    )
-    max_age_hours: float = setting(
-        48.0,
-        "MAIL_MAX_AGE_HOURS",
-        "Mail undelivered this long after it was queued is REJECTED (support lists it)",
-        gt=0,
-    )
+    wait_seconds: float = setting(3.0, "MAIL_WAIT_SECONDS")
+    """How long `send` waits for the relay before answering queued"""
+    max_age_hours: float = setting(48.0, "MAIL_MAX_AGE_HOURS", gt=0)
+    """Mail undelivered this long after it was queued is REJECTED (support lists it)"""
 
 
 class AuthSettings(Group):
     token_ttl_seconds: int = setting(900, "TOKEN_TTL_SECONDS", "Lifetime of a single-use token")
-    token_retention_hours: float = setting(
-        24.0, "TOKEN_RETENTION_HOURS", "Used and expired tokens are purged after this"
-    )
+    token_retention_hours: float = setting(24.0, "TOKEN_RETENTION_HOURS")
+    """Used and expired tokens are purged after this"""
     max_failures: int = setting(10, "LOGIN_MAX_FAILURES", "Failed logins that lock a login")
     lockout_seconds: int = setting(900, "LOGIN_LOCKOUT_SECONDS", "How long a locked login stays refused")
-    wait_seconds: float = setting(
-        30.0, "LOGIN_WAIT_SECONDS", "A login beyond the verifications in flight waits this long for a slot", ge=0
-    )
-    stale_seconds: int = setting(
-        60, "LOGIN_STALE_SECONDS", "A verification unsettled this long is taken for a dead one"
-    )
-    login_address_per_minute: float = setting(
-        600.0,  # a channel's backend logs its users in from one address: room for its bursts, not for a flood
-        "LOGIN_ADDRESS_PER_MINUTE",
-        "/authenticate attempts one client address may begin a minute (6 seconds' worth at once); beyond: 429",
-        gt=0,
-    )
-    login_total_per_second: float = setting(
-        40.0, "LOGIN_TOTAL_PER_SECOND", "Attempts all addresses together may begin a second, per API process", gt=0
-    )
-    login_verify_concurrency: int = setting(
-        2, "LOGIN_VERIFY_CONCURRENCY", "Login verifications (argon2) running at once, per API process", ge=1
-    )
-    login_verify_queue: int = setting(
-        64, "LOGIN_VERIFY_QUEUE", "Logins that may wait for a verification slot; beyond: refused at once (429)", ge=0
-    )
-    console_sign_in_per_minute: float = setting(
-        10.0, "CONSOLE_SIGN_IN_PER_MINUTE", "Console sign-ins one client address may try a minute", gt=0
-    )
+    wait_seconds: float = setting(30.0, "LOGIN_WAIT_SECONDS", ge=0)
+    """A login beyond the verifications in flight waits this long for a slot"""
+    stale_seconds: int = setting(60, "LOGIN_STALE_SECONDS")
+    """A verification unsettled this long is taken for a dead one"""
+    # a channel's backend logs its users in from one address: room for its bursts, not for a flood
+    login_address_per_minute: float = setting(600.0, "LOGIN_ADDRESS_PER_MINUTE", gt=0)
+    """/authenticate attempts one client address may begin a minute (6 seconds' worth at once); beyond: 429"""
+    login_total_per_second: float = setting(40.0, "LOGIN_TOTAL_PER_SECOND", gt=0)
+    """Attempts all addresses together may begin a second, per API process"""
+    login_verify_concurrency: int = setting(2, "LOGIN_VERIFY_CONCURRENCY", ge=1)
+    """Login verifications (argon2) running at once, per API process"""
+    login_verify_queue: int = setting(64, "LOGIN_VERIFY_QUEUE", ge=0)
+    """Logins that may wait for a verification slot; beyond: refused at once (429)"""
+    console_sign_in_per_minute: float = setting(10.0, "CONSOLE_SIGN_IN_PER_MINUTE", gt=0)
+    """Console sign-ins one client address may try a minute"""
     otp_ttl_hours: float = setting(24.0, "LOGIN_OTP_TTL_HOURS", "A login-log OTP works this long after /authenticate")
     otp_max_failures: int = setting(5, "LOGIN_OTP_MAX_FAILURES", "Wrong OTPs one API user may send per window")
     otp_window_seconds: int = setting(900, "LOGIN_OTP_WINDOW_SECONDS", "The window of wrong OTPs")
-    password_changes_per_day: int = setting(
-        3, "PASSWORD_CHANGES_PER_DAY", "`agent_change_password` calls one agent may make in 24 hours", ge=1
-    )
-    proof_retention_days: float = setting(
-        365.0, "PROOF_RETENTION_DAYS", "A password change's proof images are purged this long after it (sweep)", gt=0
-    )
-    console_idle_minutes: float = setting(
-        30.0, "CONSOLE_IDLE_MINUTES", "A support console session unused this long is over", gt=0
-    )
-    console_max_hours: float = setting(
-        12.0, "CONSOLE_MAX_HOURS", "A support console session begun this long ago is over, however busy", gt=0
-    )
+    password_changes_per_day: int = setting(3, "PASSWORD_CHANGES_PER_DAY", ge=1)
+    """`agent_change_password` calls one agent may make in 24 hours"""
+    proof_retention_days: float = setting(365.0, "PROOF_RETENTION_DAYS", gt=0)
+    """A password change's proof images are purged this long after it (sweep)"""
+    console_idle_minutes: float = setting(30.0, "CONSOLE_IDLE_MINUTES", gt=0)
+    """A support console session unused this long is over"""
+    console_max_hours: float = setting(12.0, "CONSOLE_MAX_HOURS", gt=0)
+    """A support console session begun this long ago is over, however busy"""
 
 
 class EnrollmentSettings(Group):
     max_lines: int = setting(10, "MAX_LINES", "Lines one create request may carry", ge=1, le=100)
-    sync_wait_seconds: float = setting(
-        5.0, "SYNC_WAIT_SECONDS", "How long a create or activate waits for the carrier's MDN before answering"
-    )
+    sync_wait_seconds: float = setting(5.0, "SYNC_WAIT_SECONDS")
+    """How long a create or activate waits for the carrier's MDN before answering"""
     carrier_max_attempts: int = setting(8, "CARRIER_MAX_ATTEMPTS", "Attempts of a line's carrier step before STUCK")
     stuck_retry_minutes: float = setting(15.0, "STUCK_RETRY_MINUTES", "A stuck line tries its step again this often…")
     stuck_retry_hours: float = setting(24.0, "STUCK_RETRY_HOURS", "…for this long; then it waits for support")
-    line_history_events: int = setting(
-        2000, "LINE_HISTORY_EVENTS", "A stuck line continues as new, still stuck, past this many history events"
-    )
+    line_history_events: int = setting(2000, "LINE_HISTORY_EVENTS")
+    """A stuck line continues as new, still stuck, past this many history events"""
 
 
 class PortingSettings(Group):
     poll_seconds: float = setting(300.0, "PORT_POLL_SECONDS", "Interval between polls of a pending port (first day)")
     max_days: float = setting(14.0, "PORT_MAX_DAYS", "A port without a final answer by then is ABANDONED")
-    push_secret: SecretStr = setting(
-        SecretStr(""),
-        "PORT_PUSH_SECRET",
-        "Shared secret the carrier signs its port-status pushes with (HMAC-SHA256); empty: pushes refused",
-    )
-    push_fallback_seconds: float = setting(
-        3600.0,
-        "PORT_PUSH_FALLBACK_SECONDS",
-        "With pushes on (a push secret set): interval between polls of a pending port (first day), the fallback",
-    )
-    push_tolerance_seconds: float = setting(
-        300.0,
-        "PORT_PUSH_TOLERANCE_SECONDS",
-        "A push whose signed timestamp is further than this from now (either way) is refused",
-        gt=0,
-    )
-    push_polls_per_hour: int = setting(
-        6,
-        "PORT_PUSH_POLLS_PER_HOUR",
-        "Polls one port's pushes may trigger in an hour; a push beyond is taken, and the next poll sees it",
-        ge=1,
-    )
+    push_secret: SecretStr = setting(SecretStr(""), "PORT_PUSH_SECRET")
+    """Shared secret the carrier signs its port-status pushes with (HMAC-SHA256); empty: pushes refused"""
+    push_fallback_seconds: float = setting(3600.0, "PORT_PUSH_FALLBACK_SECONDS")
+    """With pushes on (a push secret set): interval between polls of a pending port (first day), the fallback"""
+    push_tolerance_seconds: float = setting(300.0, "PORT_PUSH_TOLERANCE_SECONDS", gt=0)
+    """A push whose signed timestamp is further than this from now (either way) is refused"""
+    push_polls_per_hour: int = setting(6, "PORT_PUSH_POLLS_PER_HOUR", ge=1)
+    """Polls one port's pushes may trigger in an hour; a push beyond is taken, and the next poll sees it"""
 
 
 class PaymentSettings(Group):
     tax_idle_days: float = setting(30.0, "TAX_IDLE_DAYS", "A tax calculation's workflow not updated this long ends")
-    guard_seconds: float = setting(
-        60.0, "PAYMENT_GUARD_SECONDS", "How long a charge's answer may go unrecorded before the guard records it"
-    )
+    guard_seconds: float = setting(60.0, "PAYMENT_GUARD_SECONDS")
+    """How long a charge's answer may go unrecorded before the guard records it"""
 
 
 class SweepSettings(Group):
@@ -382,20 +297,12 @@ class SweepSettings(Group):
 
 
 class WebhookSettings(Group):
-    allow_private: bool = setting(
-        False,
-        "WEBHOOK_ALLOW_PRIVATE",
-        "Production: let endpoints resolve to addresses that are not public (private, loopback, link-local, shared…)",
-    )
-    timeout_seconds: float = setting(
-        10.0, "WEBHOOK_TIMEOUT_SECONDS", "How long one delivery's POST may take, whole (connect, send, answer)", gt=0
-    )
-    give_up_hours: float = setting(
-        72.0,
-        "WEBHOOK_GIVE_UP_HOURS",
-        "A delivery is retried this long; an endpoint failing this long is disabled",
-        gt=0,
-    )
+    allow_private: bool = setting(False, "WEBHOOK_ALLOW_PRIVATE")
+    """Production: let endpoints resolve to addresses that are not public (private, loopback, link-local, shared…)"""
+    timeout_seconds: float = setting(10.0, "WEBHOOK_TIMEOUT_SECONDS", gt=0)
+    """How long one delivery's POST may take, whole (connect, send, answer)"""
+    give_up_hours: float = setting(72.0, "WEBHOOK_GIVE_UP_HOURS", gt=0)
+    """A delivery is retried this long; an endpoint failing this long is disabled"""
     max_backoff_seconds: float = setting(3600.0, "WEBHOOK_MAX_BACKOFF_SECONDS", "Longest wait between attempts", gt=0)
 
 
@@ -403,34 +310,12 @@ class ObservabilitySettings(Group):
     log_level: str = setting("INFO", "LOG_LEVEL", "Log level of the JSON log lines")
     otlp_endpoint: str = setting("", "OTLP_ENDPOINT", "OTLP/HTTP collector base URL; empty: no tracing")
     otlp_service_name: str = setting("lineup", "OTLP_SERVICE_NAME", "Service name of the traces")
-    metrics_token: SecretStr = setting(
-        SecretStr(""),
-        "METRICS_TOKEN",
-        "Bearer token `/metrics` requires on the API's port; empty: none in dev, not served there in production",
-    )
-    metrics_port: int = setting(
-        0, "METRICS_PORT", "`/metrics` alone on 127.0.0.1:this port, without a token (each API process); 0: off", ge=0
-    )
-    metrics_cache_seconds: float = setting(
-        5.0,
-        "METRICS_CACHE_SECONDS",
-        "The database half of a scrape is reused this long (scrapes share one query)",
-        ge=0,
-    )
-
-
-GROUPS: dict[str, type[Group]] = {
-    "database": DatabaseSettings, "api": ApiSettings, "temporal": TemporalSettings, "worker": WorkerSettings,
-    "systems": SystemsSettings, "mail": MailSettings, "auth": AuthSettings, "enrollment": EnrollmentSettings,
-    "porting": PortingSettings, "payment": PaymentSettings, "sweep": SweepSettings,
-    "webhooks": WebhookSettings, "observability": ObservabilitySettings,
-}  # fmt: skip
-
-
-# Flat variable name (without LINEUP_, lower case) → (group, field).
-FLAT: dict[str, tuple[str, str]] = {
-    info.alias_name: (group, name) for group, model in GROUPS.items() for name, info in model.declared().items()
-}
+    metrics_token: SecretStr = setting(SecretStr(""), "METRICS_TOKEN")
+    """Bearer token `/metrics` requires on the API's port; empty: none in dev, not served there in production"""
+    metrics_port: int = setting(0, "METRICS_PORT", ge=0)
+    """`/metrics` alone on 127.0.0.1:this port, without a token (each API process); 0: off"""
+    metrics_cache_seconds: float = setting(5.0, "METRICS_CACHE_SECONDS", ge=0)
+    """The database half of a scrape is reused this long (scrapes share one query)"""
 
 
 class Settings(BaseSettings):
@@ -508,6 +393,18 @@ class Settings(BaseSettings):
         return self.database.url or f"sqlite:///{self.data_dir / 'lineup.db'}"
 
 
+# The groups by their names in Settings, in its order (the docs' table follows it).
+GROUPS: dict[str, type[Group]] = {
+    name: kind
+    for name, info in Settings.model_fields.items()
+    if isinstance(kind := info.annotation, type) and issubclass(kind, Group)
+}
+# Flat variable name (without LINEUP_, lower case) → (group, field).
+FLAT: dict[str, tuple[str, str]] = {
+    info.alias_name: (group, name) for group, model in GROUPS.items() for name, info in model.declared().items()
+}
+
+
 class FlatVariables(PydanticBaseSettingsSource):
     """The `LINEUP_*` variables of the environment (or of `.env`) under their flat lower-case names."""
 
@@ -519,7 +416,7 @@ class FlatVariables(PydanticBaseSettingsSource):
         return None, field_name, False  # unused: __call__ answers for every field at once
 
     def __call__(self) -> dict[str, object]:
-        if not isinstance(self._source, EnvSettingsSource | DotEnvSettingsSource):
+        if not isinstance(self._source, EnvSettingsSource):  # .env's source is one too
             return {}
         prefix = PREFIX.lower()
         return {

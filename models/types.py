@@ -31,8 +31,7 @@ from pydantic import (
     WithJsonSchema,
     model_validator,
 )
-from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from models.envelope import refuse
 
@@ -40,35 +39,6 @@ from models.envelope import refuse
 def utcnow() -> datetime:
     """Aware UTC; SQLModel's datetime columns store it the same way on SQLite and PostgreSQL."""
     return datetime.now(UTC)
-
-
-NOT_TEXT = "must be valid text (it holds characters that are not Unicode)"
-
-
-def malformed(value: object) -> bool:
-    """True for a string (or a list of strings) that has no UTF-8 form."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    return isinstance(value, list) and any(isinstance(item, str) and malformed(item) for item in value)
-
-
-class WellFormedText(BaseModel):
-    @model_validator(mode="wrap")
-    @classmethod
-    def _encodable(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        # Checked on what was sent, field by field, so each bad one is named (a nested model checks its own).
-        if isinstance(data, dict):
-            bad = [name for name in cls.model_fields if name in data and malformed(data[name])]
-            if bad:
-                problems: list[InitErrorDetails] = [
-                    {"type": PydanticCustomError("rule", NOT_TEXT), "loc": (name,), "input": "…"} for name in bad
-                ]
-                raise ValidationError.from_exception_data(cls.__name__, problems)
-        return handler(data)
 
 
 CARRIER_NAMES: dict[str, str] = {
@@ -79,7 +49,6 @@ CARRIER_NAMES: dict[str, str] = {
     "TMBRLY": "T-Mobile (reseller)",
     "USC": "UScellular",
 }
-CARRIERS = tuple(CARRIER_NAMES)
 
 
 def parse_aliases(text: str) -> dict[str, str]:
@@ -89,7 +58,7 @@ def parse_aliases(text: str) -> dict[str, str]:
         code, _, abbreviation = pair.partition(":")
         code, abbreviation = code.strip().upper(), abbreviation.strip().upper()
         if not code or abbreviation not in CARRIER_NAMES:
-            raise ValueError(f"carrier alias {pair!r} must be CODE:ABBREVIATION with one of {', '.join(CARRIERS)}")
+            raise ValueError(f"carrier alias {pair!r} must be CODE:ABBREVIATION with one of {', '.join(CARRIER_NAMES)}")
         aliases[code] = abbreviation
     return aliases
 
@@ -102,7 +71,7 @@ def canonical(code: str, aliases: Mapping[str, str]) -> str | None:
 
 def unknown_carrier(aliases: Mapping[str, str]) -> str:
     """The rule a carrier field breaks, in words; the label goes in front."""
-    accepted = ", ".join((*CARRIERS, *sorted(aliases)))
+    accepted = ", ".join((*CARRIER_NAMES, *sorted(aliases)))
     return f"must be a carrier abbreviation: {accepted}"
 
 
@@ -127,6 +96,17 @@ def fail(message: str) -> PydanticCustomError:
     return PydanticCustomError("rule", message)
 
 
+def passes(test: Callable[[str], object], message: str) -> Check:
+    """The check that lets a value `test` holds for through, and refuses any other with `message`."""
+
+    def check(value: str) -> str:
+        if not test(value):
+            raise fail(message)
+        return value
+
+    return check
+
+
 def blank() -> PydanticCustomError:
     """Channels send "" for a field they have no value for: that is a missing field, not a bad one."""
     return PydanticCustomError("blank", "is required")
@@ -139,13 +119,7 @@ def number_or_string(value: object) -> object:
     return value
 
 
-def _required(check: Check) -> Check:
-    def required(value: str) -> str:
-        if value == "":
-            raise blank()
-        return check(value)
-
-    return required
+NUMBER_AS_TEXT = BeforeValidator(number_or_string)
 
 
 # Metadata is hashed by identity (eq=False): a union of Annotated types hashes its members' metadata.
@@ -160,44 +134,29 @@ class Checked(GroupedMetadata):
 
     def __iter__(self) -> Iterator[object]:
         if self.numbers:
-            yield BeforeValidator(number_or_string)
+            yield NUMBER_AS_TEXT
         yield StringConstraints(strip_whitespace=True)
-        yield AfterValidator(_required(self.check))
+        yield AfterValidator(self._required)
         if self.schema:
             yield WithJsonSchema(self.schema)
+
+    def _required(self, value: str) -> str:
+        if value == "":
+            raise blank()
+        return self.check(value)
 
 
 def rule(pattern: str, message: str, *, example: str | None = None) -> Checked:
     """A required string matching `pattern` entirely; `message` says the rule in words."""
-    compiled = re.compile(pattern)
-
-    def check(value: str) -> str:
-        if not compiled.fullmatch(value):
-            raise fail(message)
-        return value
-
     schema: JsonSchema = {"type": "string", "pattern": f"^(?:{pattern})$", "description": message}
     if example is not None:
         schema["examples"] = [example]
-    return Checked(check, schema)
+    return Checked(passes(re.compile(pattern).fullmatch, message), schema)
 
 
 def text(limit: int, *, numbers: bool = False) -> Checked:
     """Trimmed, required text of at most `limit` characters (the column it is stored in, or a sane bound)."""
     return Checked(max_length(limit), {"type": "string", "maxLength": limit}, numbers=numbers)
-
-
-@dataclass(frozen=True, eq=False)
-class Raw(GroupedMetadata):
-    """Text taken as sent (a password: no trimming), of at most `limit` characters."""
-
-    limit: int
-    numbers: bool = False
-
-    def __iter__(self) -> Iterator[object]:
-        if self.numbers:
-            yield BeforeValidator(number_or_string)
-        yield StringConstraints(max_length=self.limit)
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,11 +177,9 @@ class Listed(GroupedMetadata):
     def _each(self, values: list[str]) -> list[str]:
         if not values:
             raise blank()
-        if len(values) > self.most:
-            raise fail(f"must hold at most {self.most} entries")
         accepted = []
         for position, value in enumerate(values, start=1):
-            if not isinstance(value, str) or not value.strip():
+            if not value.strip():
                 raise fail(f"#{position} must be non-empty text")
             try:
                 accepted.append(self.check(value.strip()))
@@ -257,12 +214,7 @@ def with_check_digit(stem: str) -> str:
 
 
 def max_length(limit: int) -> Check:
-    def check(value: str) -> str:
-        if len(value) > limit:
-            raise fail(f"must be at most {limit:,} characters")
-        return value
-
-    return check
+    return passes(lambda value: len(value) <= limit, f"must be at most {limit:,} characters")
 
 
 def in_range(low: int, high: int, what: str) -> Check:
@@ -297,13 +249,7 @@ def past_date(value: str) -> str:
 
 def digits_with_check(pattern: str, message: str) -> Check:
     compiled = re.compile(pattern)
-
-    def check(value: str) -> str:
-        if not compiled.fullmatch(value) or not luhn_ok(value):
-            raise fail(message)
-        return value
-
-    return check
+    return passes(lambda value: compiled.fullmatch(value) and luhn_ok(value), message)
 
 
 def card_number(value: str) -> str:
@@ -312,12 +258,7 @@ def card_number(value: str) -> str:
 
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-
-
-def email(value: str) -> str:
-    if len(value) > 254 or not EMAIL.fullmatch(value):
-        raise fail("must be a valid e-mail address")
-    return value
+email = passes(lambda value: len(value) <= 254 and EMAIL.fullmatch(value), "must be a valid e-mail address")
 
 
 def numeric(value: str) -> str:
@@ -360,11 +301,10 @@ def esn(value: str) -> str:
 def carrier(value: str) -> str:
     # The syntax only: whether the code names a carrier depends on the deployment's LINEUP_CARRIER_ALIASES,
     # which the operation resolves (resolve_carrier above), with the same words.
-    if value == "":
-        raise blank()
-    if not re.fullmatch(r"[A-Z0-9]{1,32}", value):
+    upper = value.upper()
+    if not re.fullmatch(r"[A-Z0-9]{1,32}", upper):
         raise fail(unknown_carrier({}))
-    return value
+    return upper
 
 
 def port_carrier(value: str) -> str:
@@ -396,12 +336,7 @@ def single_line(limit: int) -> Check:
 
 
 def encoded_size(limit: int) -> Check:
-    def check(value: str) -> str:
-        if len(value.encode()) > limit:
-            raise fail(f"must be at most {limit // 1024} KiB")
-        return value
-
-    return check
+    return passes(lambda value: len(value.encode()) <= limit, f"must be at most {limit // 1024} KiB")
 
 
 def secret(value: object) -> str:
@@ -415,16 +350,12 @@ def secret(value: object) -> str:
     return value
 
 
-# fmt: off
 US_STATES = frozenset((
     "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY",
     "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH",
     "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP",
     "PR", "VI", "UM",
-))
-
-
-# fmt: on
+))  # fmt: skip
 
 
 def _state(value: str) -> str:
@@ -440,13 +371,11 @@ Text100 = Annotated[str, text(100)]
 Text254 = Annotated[str, text(254)]
 NumText32 = Annotated[str, text(32, numbers=True)]
 
-
 # Taken as sent (passwords, credentials): never trimmed.
-NumOrStr = Annotated[str, Raw(100, numbers=True)]
-Raw32 = Annotated[str, Raw(32, numbers=True)]
-Raw64 = Annotated[str, Raw(64)]
-Raw100 = Annotated[str, Raw(100, numbers=True)]
-Raw128 = Annotated[str, Raw(128)]
+Raw32 = Annotated[str, NUMBER_AS_TEXT, StringConstraints(max_length=32)]
+Raw64 = Annotated[str, StringConstraints(max_length=64)]
+Raw100 = Annotated[str, NUMBER_AS_TEXT, StringConstraints(max_length=100)]
+Raw128 = Annotated[str, StringConstraints(max_length=128)]
 
 Numeric = Annotated[str, Checked(numeric, numbers=True)]
 Zip5 = Annotated[str, rule(r"\d{5}", "must be exactly 5 digits", example="30301")]
@@ -456,8 +385,6 @@ Ssn4 = Annotated[str, rule(r"\d{4}", "must be exactly 4 digits", example="1234")
 TransactionId = Annotated[
     str, rule(r"[A-Za-z0-9]{1,64}", "must be letters and digits only, at most 64", example="ORD20261121A1")
 ]
-
-
 # A payment processor's reference as it gives it (ch_…, pi_…, pm_…; decisions.md "External payment references").
 ProcessorReference = Annotated[
     str,
@@ -469,18 +396,8 @@ ProcessorReference = Annotated[
 ]
 Alnum = Annotated[str, rule(r"[A-Za-z0-9]{1,24}", "must be letters and digits only", example="EA1B2C3D4E5F6G7H")]
 
-PersonName = Annotated[
-    str,
-    Checked(
-        name_with_letters(0),
-        {
-            "type": "string",
-            "pattern": "^[A-Za-z '`-]{1,50}$",
-            "description": NAME_CHARACTERS,
-            "examples": ["Mary-Jane"],
-        },
-    ),
-]
+NAME_SCHEMA: JsonSchema = {"type": "string", "pattern": "^[A-Za-z '`-]{1,50}$", "description": NAME_CHARACTERS}
+PersonName = Annotated[str, Checked(name_with_letters(0), NAME_SCHEMA | {"examples": ["Mary-Jane"]})]
 MiddleInitial = Annotated[str, Checked(name_with_letters(1))]
 LastName = Annotated[str, Checked(name_with_letters(2))]
 City = Annotated[str, rule(r"[A-Za-z -]{1,60}", "may contain only letters, spaces and hyphens", example="Atlanta")]
@@ -507,21 +424,14 @@ Month = Annotated[str, rule(r"0[1-9]|1[0-2]", "must be a two-digit month, 01 to 
 Year4 = Annotated[str, rule(r"20\d{2}", "must be a four-digit year", example="2029")]
 YesNo = Literal["Y", "N"]  # optional everywhere: a blank flag is an absent one (BlankIsAbsent)
 Esn = Annotated[str, Checked(esn)]
-CarrierCode = Annotated[
-    str,
-    BeforeValidator(number_or_string),
-    StringConstraints(strip_whitespace=True, to_upper=True),
-    AfterValidator(carrier),
-    WithJsonSchema({"type": "string", "examples": ["TMB"], "description": "a carrier abbreviation or alias"}),
-]
+CARRIER_SCHEMA: JsonSchema = {"type": "string", "examples": ["TMB"], "description": "a carrier abbreviation or alias"}
+CarrierCode = Annotated[str, Checked(carrier, CARRIER_SCHEMA, numbers=True)]
 CardHolder = Annotated[
     str, rule(r"[A-Za-z .'`-]{2,100}", "may contain only letters, spaces and . ' ` -", example="Pat Q Doe")
 ]
 AccountNumber = Annotated[str, rule(r"[A-Za-z0-9-]{1,30}", "must be letters, digits and hyphens, at most 30")]
 AccountPin = Annotated[str, rule(r"[A-Za-z0-9]{1,20}", "must be letters and digits, at most 20")]
 PortSsn = Annotated[str, rule(r"\d{4}|\d{9}", "must be the last 4 digits or all 9 digits")]
-
-
 # A customer's account PIN (port-out, account checks): 4 digits, a JSON number taken as its text.
 CustomerPin = Annotated[str, replace(rule(r"\d{4}", "must be exactly 4 digits", example="4821"), numbers=True)]
 PortCarrier = Annotated[str, Checked(port_carrier, {"type": "string", "examples": ["TMB", "4"]}, numbers=True)]
@@ -547,34 +457,54 @@ NoteText = Annotated[
     Checked(max_length(NOTE_LIMIT), {"type": "string", "maxLength": NOTE_LIMIT, "examples": ["Called about the bill"]}),
 ]
 ActivityType = Annotated[str, Checked(single_line(100), {"type": "string", "maxLength": 100, "examples": ["CALL"]})]
-ZeroOne = Annotated[Literal["0", "1"], BeforeValidator(number_or_string)]  # samples send 0/1 as numbers too
+ZeroOne = Annotated[Literal["0", "1"], NUMBER_AS_TEXT]  # samples send 0/1 as numbers too
 Secret = Annotated[str, Plain(secret, {"type": "string", "format": "password"})]
 
+NOT_TEXT = "must be valid text (it holds characters that are not Unicode)"
 
-def accepted_names(name: str, field: FieldInfo) -> set[str]:
-    """The field's own name and every top-level alias it is validated from."""
-    names = {name}
-    alias = field.validation_alias
-    choices = alias.choices if isinstance(alias, AliasChoices) else [alias] if alias is not None else []
-    for choice in choices:
-        if isinstance(choice, str):
-            names.add(choice)
-        elif isinstance(choice, AliasPath) and len(choice.path) == 1 and isinstance(choice.path[0], str):
-            names.add(choice.path[0])
-    if field.alias:
-        names.add(field.alias)
-    return names
+
+def malformed(value: object) -> bool:
+    """True for a string (or a list of strings) that has no UTF-8 form."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    return isinstance(value, list) and any(isinstance(item, str) and malformed(item) for item in value)
+
+
+class WellFormedText(BaseModel):
+    @model_validator(mode="wrap")
+    @classmethod
+    def _encodable(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        # Checked on what was sent, field by field, so each bad one is named (a nested model checks its own).
+        if isinstance(data, dict):
+            bad = [name for name in cls.model_fields if name in data and malformed(data[name])]
+            if bad:
+                problems: list[InitErrorDetails] = [
+                    {"type": PydanticCustomError("rule", NOT_TEXT), "loc": (name,), "input": "…"} for name in bad
+                ]
+                raise ValidationError.from_exception_data(cls.__name__, problems)
+        return handler(data)
 
 
 @cache
 def optional_names(model: type[BaseModel]) -> frozenset[str]:
-    """Every name an optional field of `model` is accepted by (computed once per model)."""
-    return frozenset(
-        accepted
-        for name, field in model.model_fields.items()
-        if not field.is_required()
-        for accepted in accepted_names(name, field)
-    )
+    """Every name an optional field of `model` is accepted by: its own, its alias and each top-level validation
+    alias (computed once per model)."""
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        if info.is_required():
+            continue
+        names |= {name, info.alias} if info.alias else {name}
+        alias = info.validation_alias
+        for choice in alias.choices if isinstance(alias, AliasChoices) else [alias] if alias is not None else []:
+            if isinstance(choice, str):
+                names.add(choice)
+            elif isinstance(choice, AliasPath) and len(choice.path) == 1 and isinstance(choice.path[0], str):
+                names.add(choice.path[0])
+    return frozenset(names)
 
 
 class BlankIsAbsent(WellFormedText):
@@ -593,11 +523,8 @@ class BlankIsAbsent(WellFormedText):
 
 def sent(data: Mapping[str, object], *names: str) -> bool:
     """True when any of `names` (a field and its aliases) carries a value; blank text is not a value."""
-    return any(_valued(data.get(name)) for name in names)
-
-
-def _valued(value: object) -> bool:
-    return value is not None and not (isinstance(value, str) and not value.strip())
+    values = [data.get(name) for name in names]
+    return any(value is not None and not (isinstance(value, str) and not value.strip()) for value in values)
 
 
 class ConditionalFields(BaseModel):
@@ -620,18 +547,16 @@ class ConditionalFields(BaseModel):
         except ValidationError as error:
             if not missing:
                 raise
-            again: list[InitErrorDetails] = [_reraised(problem) for problem in error.errors()]
+            # Each field's problem raised again as it was (type, place, context), beside the conditional rules.
+            again: list[InitErrorDetails] = [
+                {"type": PydanticCustomError(p["type"], p["msg"], p.get("ctx")), "loc": p["loc"], "input": p["input"]}
+                for p in error.errors()
+            ]
             again.append({"type": required, "input": data})
             raise ValidationError.from_exception_data(error.title, again) from None
         if missing:
             raise required
         return model
-
-
-def _reraised(problem: ErrorDetails) -> InitErrorDetails:
-    """A field's problem as it is raised again beside the conditional rules, with its type, place and context."""
-    kind = PydanticCustomError(problem["type"], problem["msg"], problem.get("ctx"))
-    return {"type": kind, "loc": problem["loc"], "input": problem["input"]}
 
 
 class ActionRequest(BlankIsAbsent):
@@ -640,7 +565,7 @@ class ActionRequest(BlankIsAbsent):
     model_config = ConfigDict(extra="ignore")
 
     source: Text32 | None = Field(default=None, examples=["API"])
-    agent_id: NumOrStr | None = Field(default=None, examples=["demo.agent"])
+    agent_id: Raw100 | None = Field(default=None, examples=["demo.agent"])
     agent_password: Raw128 | None = None
     external_transaction_id: TransactionId | None = None  # echoed back; the request's idempotency key
     request_name: Text64 | None = None

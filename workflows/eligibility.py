@@ -13,13 +13,9 @@ with workflow.unsafe.imports_passed_through():
 
 @workflow.defn
 class NladCheckWorkflow:
-    """Asks NLAD, then records the answer (outcome, ZIP, initials) for tpiv_listing."""
-
     @workflow.run
     async def run(self, check: NladCheck) -> NladAnswer:
-        # One activity asks and records (patched in 2026-11-23 as "nlad-check-and-record-in-one-activity"; the
-        # patch is gone: a check lives at most its ~10 s budget, so none started before it can still run, and a
-        # patch marker is one more billable action per check).
+        # One activity asks and records; the change from two needed no patch: a check lives at most its budget.
         return await workflow.execute_activity_method(
             EligibilityActivities.check_and_record, check, **policies.lookup(check.budget_seconds)
         )
