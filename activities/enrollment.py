@@ -14,11 +14,10 @@ from temporalio.exceptions import ApplicationError
 
 from adapters.carrier import Activation, CarrierClient, LineOrder
 from adapters.http import Unavailable, outside_call
-from models import enrollment
 from models.address import state_of_zip
 from models.crypto import EsimDocument, FieldCipher, Fields
 from models.db import Database, Session, database_outage
-from models.enrollment import (
+from models.enrollment.lines import (
     Activating,
     CarrierCall,
     CarrierList,
@@ -31,7 +30,10 @@ from models.enrollment import (
     LineState,
     LineStatus,
     SimChange,
+    begin_activation,
     get_line,
+    line_moved,
+    record_activation,
 )
 from models.envelope import CARRIER_REJECTED
 from models.events import EventType, record
@@ -70,16 +72,14 @@ class EnrollmentActivities:
         eid = call.enrollment_id
         async with database_outage():
             async with self._db.transaction() as transaction:
-                line = await enrollment.begin_activation(
-                    transaction, eid, shipment=_shipment_reference(eid), now=utcnow()
-                )
+                line = await begin_activation(transaction, eid, shipment=_shipment_reference(eid), now=utcnow())
             if line.status == LineStatus.ACTIVE and line.mdn:  # recorded by an earlier attempt
                 return LineActivated(line.mdn, line.msid or "", line.msl or "", line.iccid)
             done = await self._activate(call, line)
             profile = self._sealed_profile(done) if line.is_esim else None
             async with self._db.transaction() as transaction:
                 numbers = (done.mdn, done.msid, done.msl)
-                if await enrollment.record_activation(
+                if await record_activation(
                     transaction, eid, numbers=numbers, iccid=done.iccid, profile=profile, now=utcnow()
                 ):
                     await _activated(transaction, eid, line, done.mdn, new_profile=profile is not None)
@@ -168,7 +168,7 @@ async def move_line(db: Database, state: LineState) -> None:
         if line.status == LineStatus.ACTIVE and state.status != LineStatus.PORTED_OUT:
             return
         if (line.status, line.last_error) != (state.status, state.error):
-            await enrollment.line_moved(session, line, state.status, state.error)
+            await line_moved(session, line, state.status, state.error)
             line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
             session.add(line)
 
@@ -181,7 +181,7 @@ async def mark_activating(db: Database, enrollment_id: str) -> None:
         if line.enrollment_type == "SHIPMENT" and line.shipment_reference is None:
             line.shipment_reference = _shipment_reference(enrollment_id)
         if line.status not in (LineStatus.ACTIVE, LineStatus.ACTIVATING, LineStatus.PORT_PENDING):
-            await enrollment.line_moved(session, line, LineStatus.ACTIVATING, None)
+            await line_moved(session, line, LineStatus.ACTIVATING, None)
             line.status, line.last_error, line.status_since = LineStatus.ACTIVATING, None, utcnow()
         session.add(line)
 

@@ -10,10 +10,19 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from activities.enrollment import mark_activating, move_line, outcome_recorded
 from adapters.carrier import CarrierClient, PortOrder
 from adapters.http import Rejected, Unavailable, outside_call
-from models import enrollment
 from models.crypto import FieldCipher, Fields
 from models.db import Database, Session, database_outage
-from models.enrollment import CarrierCall, Line, LineState, LineStatus, get_line, holding_line, ported_out
+from models.enrollment.lines import (
+    ActivationType,
+    CarrierCall,
+    Line,
+    LineState,
+    LineStatus,
+    get_line,
+    holding_line,
+    line_moved,
+    ported_out,
+)
 from models.envelope import PORT_UNCHANGED, UNAVAILABLE
 from models.events import EventType, record
 from models.observability import port_completed
@@ -141,7 +150,7 @@ class PortingActivities:
                     return PortOutcome(line.status, line.mdn)
                 error = view.resolution_description or view.carrier_response
                 after = LineStatus(f"PORT_{view.status}")  # PORT_REJECTED, PORT_CANCELLED, PORT_ABANDONED
-                await enrollment.line_moved(session, line, after, error)
+                await line_moved(session, line, after, error)
                 line.status, line.last_error, line.status_since = after, error, utcnow()
                 session.add(line)
                 return PortOutcome(after, line.mdn, error)
@@ -157,7 +166,7 @@ class PortingActivities:
                 line.activated_at = utcnow()
             line.mdn, line.msid, line.msl = view.mdn, view.msid or line.msid, view.msl or line.msl
             line.status, line.last_error, line.status_since = LineStatus.ACTIVE, None, utcnow()
-            line.released_mdn, line.activation_type = released, "PORTIN"
+            line.released_mdn, line.activation_type = released, ActivationType.PORTIN
             session.add(line)
             return PortOutcome(LineStatus.ACTIVE, view.mdn, released=released)
 
@@ -202,8 +211,8 @@ class PortingActivities:
                 line = await get_line(session, enrollment_id)
                 record(session, enrollment_id, EventType.PORT_SUBMITTED, line=line)
                 # A line ported in after creation (create_portin_v2…) is a PORTIN line from its submission on.
-                if line.activation_type != "PORTIN" and line.status != LineStatus.ACTIVE:
-                    line.activation_type = "PORTIN"
+                if line.activation_type != ActivationType.PORTIN and line.status != LineStatus.ACTIVE:
+                    line.activation_type = ActivationType.PORTIN
                     session.add(line)
             return port
 

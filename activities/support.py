@@ -16,7 +16,7 @@ from models.agents import PasswordChange, ProofBlob, ProofImageRow
 from models.auth import ApiToken
 from models.crypto import FieldCipher
 from models.db import Database
-from models.enrollment import Line, LineStatus, hash_left_pending, orders_of
+from models.enrollment.lines import Line, LineStatus, hash_left_pending, orders_of
 from models.mail import MailDelivery, MailOutbox, MailStatus
 from models.support import LeftBehind, Sweep, release_unsent_retries
 from models.types import utcnow
@@ -67,10 +67,9 @@ class SupportActivities:
         old = select(PasswordChange.id).where(col(PasswordChange.changed_at) < changed_before)
         named = select(ProofImageRow.sha256).where(col(ProofImageRow.sha256) == col(ProofBlob.sha256))
         async with self._db.transaction() as session:
-            gone = await session.execute(
+            purged = await session.run(
                 delete(ApiToken).where(or_(col(ApiToken.used_at) < before, col(ApiToken.expires_at) < before))
             )
             await session.execute(delete(ProofImageRow).where(col(ProofImageRow.password_change_id).in_(old)))
             await session.execute(delete(ProofBlob).where(~named.exists()))
-        purged: int = gone.rowcount  # type: ignore[attr-defined]
         return purged

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from adapters.http import Body, JsonService, Rejected, W, Wire
 from models.devices import DeviceReply, DeviceStatus, Manufacturer
-from models.enrollment import CarrierEntry, CarrierList, LineInquiryAnswer, PortSubmitted
+from models.enrollment.lines import CarrierEntry, CarrierList, LineInquiryAnswer, PortSubmitted
 from models.payment import TaxEstimate, TaxLine, TaxQuoted
 from models.porting import PortEligibilityReply, PortView
 

@@ -42,7 +42,7 @@ from models.agents import (
 from models.auth import Agent, AgentRef, ApiUser, CustomerLogin, Throttle
 from models.crypto import Fields, hash_secret_async
 from models.db import Session, insert_once, insert_or_skip, row_for_key, table
-from models.enrollment import Enrollment, Line, email_hash, vendor_line
+from models.enrollment.lines import Enrollment, Line, email_hash, vendor_line
 from models.envelope import LineupError, MsgCode, invalid_enrollment_id, refuse
 from models.mail import MailOutbox, MailStatus
 from models.payment import SavedCard as SavedCardRow

@@ -25,7 +25,7 @@ from api.enrollment import NOT_SERVED
 from api.temporal import started_anyway
 from models.address import state_of_zip
 from models.db import row_for_key
-from models.enrollment import Enrollment, Plan
+from models.enrollment.lines import Enrollment, Plan
 from models.envelope import (
     CARRIER_REJECTED,
     PLANS_NOT_FOUND,

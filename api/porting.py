@@ -22,10 +22,19 @@ from adapters.http import Wire
 from api.dispatch import Context, Reply, Resources, action, lookup_workflow_id, run_lookup
 from api.enrollment import NO_CUSTOMER, PORT_SECRETS, activation_refusal, hand_over
 from api.temporal import started_anyway
-from models import enrollment
 from models.crypto import Fields
 from models.db import Session
-from models.enrollment import Line, LinePlan, LineStatus, Pacing, plan_of, sim_line, vendor_line
+from models.enrollment.lines import (
+    ActivationType,
+    Line,
+    LinePlan,
+    LineStatus,
+    Pacing,
+    corrected,
+    plan_of,
+    sim_line,
+    vendor_line,
+)
 from models.envelope import (
     NO_PORT_ORDER,
     NO_RECORD,
@@ -196,7 +205,7 @@ async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]
             raise refuse(not_awaiting_corrections(order.status), rest_status=409)
         order.secrets = ctx.cipher.seal({**ctx.cipher.open(order.secrets, Fields), **corrections})
         session.add(order)
-        await enrollment.corrected(session, enroll_id, sorted(corrections), actor=ctx.caller.actor)
+        await corrected(session, enroll_id, sorted(corrections), actor=ctx.caller.actor)
     client = await ctx.temporal_client()
     handle = client.get_workflow_handle(port_workflow_id(enroll_id), result_type=PortView)
     correction = PortCorrection(enroll_id, ctx.request_id, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
@@ -326,7 +335,7 @@ async def _portable_line(session: Session, body: CreatePortin, *, vendor_id: int
     line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
-    if line.activation_type == "PORTIN":  # created as one, or its added port was submitted
+    if line.activation_type == ActivationType.PORTIN:  # created as one, or its added port was submitted
         raise refuse(already_porting(line.status), rest_status=409)
     if line.status not in (LineStatus.WAITING_ACTIVATION, LineStatus.ACTIVE):
         raise refuse(not_waiting_for_activation(line.status), rest_status=409)
@@ -342,7 +351,7 @@ async def _store_order(session: Session, ctx: Context, body: CreatePortin, line:
     """Stores the port order. An order already there that the carrier never took (its request did not reach the
     port's workflow, or the holder's check stopped it) is this request's repeat: its data is replaced."""
     if line.status != LineStatus.ACTIVE:  # a PORTIN line from here: its stuck step is its port's to retry
-        line.activation_type = "PORTIN"
+        line.activation_type = ActivationType.PORTIN
         session.add(line)
     assert body.port_current_carrier is not None  # given, or asked of the carrier (_completed)
     values = body.model_dump()
@@ -367,7 +376,9 @@ async def _start_port(ctx: Context, plan: LinePlan, *, parent: str, active: bool
     has not answered by then (the port goes on)."""
     client = await ctx.temporal_client()
     port = PortStart(plan.enrollment_id, ctx.caller.vendor_code, Pacing.of(ctx.settings), line_active=active)
-    ported = replace(plan, activation_type="PORTIN", status=LineStatus.ACTIVE if active else LineStatus.PORT_PENDING)
+    ported = replace(
+        plan, activation_type=ActivationType.PORTIN, status=LineStatus.ACTIVE if active else LineStatus.PORT_PENDING
+    )
     start = WithStartWorkflowOperation(
         PortInWorkflow.run,
         port,

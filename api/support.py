@@ -20,9 +20,18 @@ from api.access import ALL_SOURCES
 from api.dispatch import Context, action
 from api.enrollment import NO_CUSTOMER
 from api.temporal import outside_system
-from models import enrollment, events
+from models import events
 from models.db import Session
-from models.enrollment import EnrollmentOrder, Line, LineStatus, Pacing, orders_of, vendor_line
+from models.enrollment.lines import (
+    ActivationType,
+    EnrollmentOrder,
+    Line,
+    LineStatus,
+    Pacing,
+    orders_of,
+    retry_requested,
+    vendor_line,
+)
 from models.envelope import refuse
 from models.settings import Settings
 from models.support import (
@@ -141,7 +150,7 @@ async def take(
         raise refuse(already_retrying(target), rest_status=409)
     taken = [line for line in plan.lines if line.status == LineStatus.RECEIVED or line.enrollment_id in claimed]
     if actor is not None:
-        enrollment.retry_requested(session, taken, actor=actor)
+        retry_requested(session, taken, actor=actor)
     return replace(plan, lines=taken, claimed=sorted(claimed))
 
 
@@ -236,7 +245,7 @@ async def resume(
 
 async def retry_line(client: Client, line: Line) -> None:
     """A PORTIN line is stuck submitting its port (PortInWorkflow's step); any other on its activation."""
-    if line.activation_type == "PORTIN":
+    if line.activation_type == ActivationType.PORTIN:
         await client.get_workflow_handle(port_workflow_id(line.enrollment_id)).signal(PortInWorkflow.retry)
     else:
         await client.get_workflow_handle(line_workflow_id(line.enrollment_id)).signal(LineWorkflow.retry)

@@ -42,7 +42,7 @@ from temporalio.service import RPCError, TLSConfig
 from temporalio.types import ReturnType, SelfType
 
 from models.crypto import data_converter, load_key
-from models.enrollment import Pacing
+from models.enrollment.lines import Pacing
 from models.envelope import CARRIER_REJECTED, NOT_FOUND, refuse, upstream_down
 from models.observability import temporal_interceptor, tracer_provider
 from models.settings import Settings

@@ -34,7 +34,10 @@ PHASES: tuple[tuple[str, str], ...] = (
     ("JSON (encoding and decoding)", r"/json/|/orjson/"),
     ("validation (pydantic, models/types.py)", r"/pydantic(_core)?/|^@/models/types\.py:|pydantic_core"),
     ("the dispatcher (api/dispatch.py, api/access.py)", r"^@/api/(dispatch|access)\.py:"),
-    ("the edge middleware (api/edge.py, its access log and metrics)", rf"^@/api/edge\.py:(?!{PROTOCOL})|^@/models/observability\.py:|/logging/"),
+    (
+        "the edge middleware (api/edge.py, its access log and metrics)",
+        rf"^@/api/edge\.py:(?!{PROTOCOL})|^@/models/observability\.py:|/logging/",
+    ),
     ("Starlette and FastAPI (routing, their middleware)", r"/starlette/|/fastapi/"),
     (ASGI, rf"/uvicorn/|/h11/|^@/api/edge\.py:{PROTOCOL}"),
 )  # fmt: skip

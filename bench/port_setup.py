@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.context import Context
 from bench.stack_db import demo_owner, insert_rows, stack_settings
-from models.enrollment import Enrollment, Line, LineStatus, Pacing
+from models.enrollment.lines import Enrollment, Line, LineStatus, Pacing
 from models.porting import PortIn, PortStart, PortStatus, PortSubmission
 from models.types import utcnow
 from workflows.enrollment import port_workflow_id

@@ -12,7 +12,7 @@ from models import auth
 from models.auth import ROLES, Agent, ApiUser, Vendor, close_login_entries
 from models.crypto import hash_secret_async, login_secret
 from models.db import Database, Session
-from models.enrollment import Plan
+from models.enrollment.lines import Plan
 
 
 class AdminError(Exception):

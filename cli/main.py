@@ -23,7 +23,7 @@ from cli.run import run_all
 from models.auth import ROLES, Vendor
 from models.crypto import cipher_for
 from models.db import Database, RecordNotFound, Session, upgrade
-from models.enrollment import Line, Pacing
+from models.enrollment.lines import Line, Pacing
 from models.envelope import LineupError
 from models.events import WebhookEndpoint
 from models.settings import get_settings

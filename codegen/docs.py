@@ -145,6 +145,9 @@ def _module(path: Path, room: Path) -> str:
 
 
 def _where(root: Path, room: str, domain: str) -> str:
+    """The domain's module in the room, or its small package where one module would pass about 800 lines."""
+    if (root / room / domain).is_dir():
+        return f"`{room}/{domain}/`"
     return f"`{room}/{domain}.py`" if (root / room / f"{domain}.py").exists() else ""
 
 

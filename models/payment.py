@@ -23,7 +23,7 @@ from sqlmodel import SQLModel, col, select
 from models.auth import Vendor
 from models.crypto import CardOnFile, FieldCipher
 from models.db import Database, Session, UnitOfWork
-from models.enrollment import Enrollment, Line, Plan
+from models.enrollment.lines import Enrollment, Line, Plan
 from models.envelope import Budget, Shape, omitted_when_none, refuse
 from models.events import EventType, record
 from models.types import (
@@ -736,13 +736,13 @@ async def tax_collected(session: Session, calc: TaxCalculation, status: str) -> 
 
 async def _move(session: Session, payment: PaymentRecord, *, before: tuple[str, ...], **values: object) -> bool:
     """Moves the payment's current attempt out of one of `before`; False when another writer got there first."""
-    moved = await session.execute(
+    moved = await session.run(
         update(PaymentRecord)
         .where(col(PaymentRecord.id) == payment.id, col(PaymentRecord.attempt) == payment.attempt)
         .where(col(PaymentRecord.status).in_(before))
         .values(updated_at=utcnow(), **values)
     )
-    if moved.rowcount != 1:  # type: ignore[attr-defined]
+    if moved != 1:
         return False
     for name, value in values.items():  # the row says so already: no second UPDATE at flush
         set_committed_value(payment, name, value)

@@ -17,7 +17,7 @@ from sqlmodel import SQLModel, col, select
 
 from models.auth import Vendor
 from models.db import Database, RecordNotFound, Session
-from models.enrollment import Line, Pacing, StuckState
+from models.enrollment.lines import Line, Pacing, StuckState
 from models.envelope import Budget, Shape, omitted_when_none
 from models.events import EventType, record
 from models.types import (

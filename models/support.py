@@ -42,7 +42,7 @@ from sqlmodel import SQLModel, col, select
 
 from models.auth import Agent, AgentRef, Vendor, digest
 from models.db import Database, Session, database_unavailable
-from models.enrollment import EnrollmentOrder, Line, LineStatus, Pacing, Plan
+from models.enrollment.lines import EnrollmentOrder, Line, LineStatus, Pacing, Plan
 from models.envelope import Shape
 from models.events import EventType, LineEvent, WebhookDelivery, WebhookEndpoint
 from models.mail import MailDelivery, MailOutbox, MailStatus
@@ -686,10 +686,10 @@ class SnapshotCache:
 async def beat(db: Database, identity: str, task_queue: str) -> None:
     """This worker is alive now (one writer per identity: update, else insert)."""
     async with db.transaction() as session:
-        moved = await session.execute(
+        moved = await session.run(
             update(WorkerHeartbeat).where(col(WorkerHeartbeat.identity) == identity).values(seen_at=utcnow())
         )
-        if not moved.rowcount:  # type: ignore[attr-defined]
+        if not moved:
             session.add(WorkerHeartbeat(identity=identity, task_queue=task_queue))
 
 

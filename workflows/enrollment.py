@@ -31,7 +31,7 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from activities.enrollment import EnrollmentActivities, EsimActivities
     from activities.porting import PortingActivities
-    from models.enrollment import (
+    from models.enrollment.lines import (
         IN_FLIGHT,
         Activation,
         ActivationType,

@@ -21,7 +21,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.porting import PortingActivities
-    from models.enrollment import LineProgress, LineStatus, StuckState
+    from models.enrollment.lines import LineProgress, LineStatus, StuckState
     from models.porting import (
         TERMINAL_PORT_STATES,
         PortCheck,

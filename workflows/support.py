@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.support import SupportActivities
 
     # LeftBehind's fields are decoded by their type hints, looked up in the sandbox's own sys.modules.
-    from models.enrollment import EnrollmentOrder  # noqa: F401
+    from models.enrollment.lines import EnrollmentOrder  # noqa: F401
     from models.mail import MailDelivery  # noqa: F401
     from models.support import Sweep, SweepReport
     from workflows import policies

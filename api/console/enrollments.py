@@ -23,7 +23,7 @@ from api.enrollment import NO_CUSTOMER
 from models import events
 from models.crypto import Fields
 from models.db import RecordNotFound
-from models.enrollment import Line, LineStatus, corrected
+from models.enrollment.lines import Line, LineStatus, corrected
 from models.envelope import NO_PORT_ORDER, LineupError, refuse
 from models.events import EventType
 from models.porting import PortIn, PortStatus

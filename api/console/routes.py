@@ -37,7 +37,8 @@ from models.auth import (
 )
 from models.crypto import verify_secret_async
 from models.db import UnitOfWork
-from models.enrollment import ActivateLine, Line, LineStatus
+from models.enrollment.actions import ActivateLine
+from models.enrollment.lines import Line, LineStatus
 from models.envelope import LineupError, MsgCode, refuse
 from models.porting import PortIn, PortStatus
 from models.settings import Settings

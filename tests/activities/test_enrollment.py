@@ -9,7 +9,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.enrollment import EnrollmentActivities
-from models.enrollment import CarrierCall, InquiryRequest, LineState, LineStatus, SimChange
+from models.enrollment.lines import CarrierCall, InquiryRequest, LineState, LineStatus, SimChange
 from tests.support.builders import new_iccid
 from tests.support.lines import event_types, stored_line
 from tests.support.received import carrier_down, carrier_lines, received, retried

@@ -9,7 +9,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.enrollment import PHYSICAL_SIM, EsimActivities
 from models.crypto import EsimDocument
-from models.enrollment import EsimAssigned, EsimRequest
+from models.enrollment.lines import EsimAssigned, EsimRequest
 from tests.support.builders import new_iccid
 from tests.support.lines import event_types, stored_line
 from tests.support.received import carrier_down, received, retried

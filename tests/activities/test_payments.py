@@ -17,7 +17,7 @@ from adapters.payments import Card, PaymentGateway
 from models.auth import Vendor
 from models.crypto import cipher_for
 from models.db import Database
-from models.enrollment import Enrollment
+from models.enrollment.lines import Enrollment
 from models.payment import PaymentGuard, PaymentRecord, charge_key
 
 

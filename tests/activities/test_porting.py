@@ -9,7 +9,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.porting import PortingActivities
-from models.enrollment import CarrierCall, LineStatus
+from models.enrollment.lines import CarrierCall, LineStatus
 from models.porting import PortCheck, PortFinish, PortOutcome, PortStatus, PortView, PortWatchPoll
 from tests.support.builders import PORT_FIELDS, new_iccid
 from tests.support.lines import event_types, stored_line

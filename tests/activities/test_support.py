@@ -12,7 +12,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.support import SupportActivities
 from models.auth import ApiToken, digest
-from models.enrollment import Line, LineStatus
+from models.enrollment.lines import Line, LineStatus
 from models.support import LeftBehind, Sweep
 from models.types import utcnow
 from tests.support.lines import stored_line

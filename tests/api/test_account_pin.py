@@ -8,7 +8,7 @@ import logging
 
 from sqlmodel import select
 
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from tests.support.builders import body, create, line
 from workflows.enrollment import enrollment_workflow_id, line_workflow_id
 

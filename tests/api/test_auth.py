@@ -25,7 +25,7 @@ from cli.accounts import AgentSpec, create_agent
 from models.agents import PasswordChange, ProofBlob, ProofImageRow
 from models.auth import Agent
 from models.crypto import verify_secret
-from models.enrollment import Pacing
+from models.enrollment.lines import Pacing
 from models.support import Sweep
 from models.types import utcnow
 from tests.support.app import ApiClient, reconfigure

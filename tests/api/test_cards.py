@@ -14,7 +14,7 @@ from sqlalchemy import update
 from sqlmodel import SQLModel, col, select
 
 from models.auth import CustomerLogin
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from models.payment import SavedCard
 from models.types import utcnow
 from tests.support.builders import body, create, line

@@ -9,7 +9,7 @@ import base64
 import pytest
 from sqlmodel import select
 
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from tests.support.builders import body, create, line, new_iccid
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import col, select
 
-from models.enrollment import Enrollment, Line
+from models.enrollment.lines import Enrollment, Line
 from tests.support.builders import (
     ANY_PORT_NUMBER,
     HANDOVER_FIELDS,

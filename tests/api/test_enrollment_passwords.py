@@ -15,9 +15,9 @@ from sqlmodel import col, select
 from activities.support import SupportActivities
 from api import enrollment as creation
 from api.enrollment import verify_line_password
-from models import crypto, enrollment
+from models import crypto
 from models.crypto import Fields
-from models.enrollment import Line
+from models.enrollment.lines import PASSWORD, PENDING, Line
 from models.support import Sweep
 from models.types import utcnow
 from tests.support.builders import create, line
@@ -60,7 +60,7 @@ async def test_each_distinct_password_is_hashed_once_after_the_commit_and_the_se
         await api.call("/customer", create(ids[0], *lines))
         for _ in range(100):
             rows = await lines_of(api, ids)
-            if len(rows) == 4 and all(row.password_hash != enrollment.PENDING for row in rows.values()):
+            if len(rows) == 4 and all(row.password_hash != PENDING for row in rows.values()):
                 break
             await asyncio.sleep(0.05)
     assert sorted(call.args[0] for call in hashing.call_args_list) == ["family-pass-1", "other-pass-2"]
@@ -70,7 +70,7 @@ async def test_each_distinct_password_is_hashed_once_after_the_commit_and_the_se
     assert crypto.verify_secret(first.password_hash, "family-pass-1")
     assert crypto.verify_secret(third.password_hash, "other-pass-2")
     cipher = api.app.state.resources.cipher
-    assert all(enrollment.PASSWORD not in cipher.open(row.pii, Fields) for row in rows.values())
+    assert all(PASSWORD not in cipher.open(row.pii, Fields) for row in rows.values())
 
 
 async def test_a_line_still_pending_is_verified_from_its_sealed_password_and_hashed_then(api):
@@ -78,14 +78,14 @@ async def test_a_line_still_pending_is_verified_from_its_sealed_password_and_has
     with mock.patch.object(creation, "hash_later"):  # as if the process died before hashing
         await api.call("/customer", create(eid, line(eid, password="sealed-pass-1")))
     row = (await lines_of(api, [eid]))[eid]
-    assert row.password_hash == enrollment.PENDING
+    assert row.password_hash == PENDING
     db, cipher = api.db, api.app.state.resources.cipher
     assert not await verify_line_password(db, cipher, row, "sealed-pass-2")
-    assert (await lines_of(api, [eid]))[eid].password_hash == enrollment.PENDING
+    assert (await lines_of(api, [eid]))[eid].password_hash == PENDING
     assert await verify_line_password(db, cipher, row, "sealed-pass-1")
     hashed = (await lines_of(api, [eid]))[eid]
     assert crypto.verify_secret(hashed.password_hash, "sealed-pass-1")
-    assert enrollment.PASSWORD not in cipher.open(hashed.pii, Fields)
+    assert PASSWORD not in cipher.open(hashed.pii, Fields)
 
 
 async def test_the_sweep_hashes_passwords_left_pending_past_its_grace_once_per_distinct_password(api):
@@ -98,7 +98,7 @@ async def test_the_sweep_hashes_passwords_left_pending_past_its_grace_once_per_d
     sweep = SupportActivities(db, cipher)
     with counting() as hashing:
         await sweep.left_behind(Sweep(grace_seconds=3600))  # younger than the grace: the API may still hash them
-        assert {row.password_hash for row in (await lines_of(api, ids)).values()} == {enrollment.PENDING}
+        assert {row.password_hash for row in (await lines_of(api, ids)).values()} == {PENDING}
         async with db.transaction() as session:
             ago = utcnow() - timedelta(hours=2)
             await session.execute(update(Line).where(col(Line.enrollment_id).in_(ids)).values(created_at=ago))
@@ -107,4 +107,4 @@ async def test_the_sweep_hashes_passwords_left_pending_past_its_grace_once_per_d
     rows = await lines_of(api, ids)
     assert crypto.verify_secret(rows[ids[1]].password_hash, "left-pass-1")
     assert crypto.verify_secret(rows[ids[2]].password_hash, "left-pass-2")
-    assert all(enrollment.PASSWORD not in cipher.open(row.pii, Fields) for row in rows.values())
+    assert all(PASSWORD not in cipher.open(row.pii, Fields) for row in rows.values())

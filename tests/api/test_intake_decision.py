@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from api.enrollment import INVALID_INVOICE, Intake, refusals, uncovered, unpaid
-from models.enrollment import CreateMultiline, Enrollment, Line
+from models.enrollment.actions import CreateMultiline
+from models.enrollment.lines import Enrollment, Line
 from models.envelope import PORT_IN_PROGRESS, invalid_enrollment_id
 from tests.support.builders import PORT_FIELDS, create, line
 

@@ -23,7 +23,7 @@ import models.crypto
 from cli.accounts import AgentSpec, create_agent, create_api_user
 from models.auth import Agent, ApiUser, CustomerLogin, Vendor
 from models.crypto import hash_secret, login_secret
-from models.enrollment import Enrollment, Line, email_hash
+from models.enrollment.lines import Enrollment, Line, email_hash
 from models.types import utcnow
 from tests.support.app import ApiClient, make_settings
 from tests.support.builders import body

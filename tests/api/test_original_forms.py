@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from models.payment import PaymentRecord
 from tests.support.builders import PORT_FIELDS, body, create, line
 

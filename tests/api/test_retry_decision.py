@@ -9,7 +9,7 @@ import pytest
 
 from api.enrollment import NO_CUSTOMER
 from api.support import ToResume, decide
-from models.enrollment import EnrollmentOrder, Line, LineStatus
+from models.enrollment.lines import EnrollmentOrder, Line, LineStatus
 from models.envelope import LineupError
 from models.support import Waiting
 

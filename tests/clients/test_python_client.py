@@ -22,7 +22,7 @@ from lineup_client.actions import LineRequest
 from sqlmodel import delete, func, select
 
 from models.auth import ApiToken
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from tests.support.builders import line
 from tests.support.channel_clients import DEMO_URL, GUIDE, README, Wire, async_client, example, sync_client
 from tests.support.cutting_proxy import CuttingProxy

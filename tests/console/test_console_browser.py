@@ -13,7 +13,7 @@ import pytest
 from sqlmodel import select
 
 from models.auth import AuditEntry
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from models.porting import PortIn
 from tests.support.builders import new_iccid
 from tests.support.console import PASSWORD, screenshot

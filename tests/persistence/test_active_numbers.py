@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from models.auth import Vendor
-from models.enrollment import Enrollment, Line, get_line, holding_line, ported_out
+from models.enrollment.lines import Enrollment, Line, get_line, holding_line, ported_out
 from models.support import claim_retries, release_retries, release_unsent_retries
 from models.types import utcnow
 

@@ -21,7 +21,7 @@ from bench.stack_db import tool_engine
 from models.auth import otp_digest
 from models.crypto import cipher_for
 from models.db import upgrade_async
-from models.enrollment import email_hash
+from models.enrollment.lines import email_hash
 from models.settings import get_settings
 from tests.support.databases import PG_ADMIN_DB, PG_HOST, PG_PORT, PG_USER
 

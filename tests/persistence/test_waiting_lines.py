@@ -10,7 +10,7 @@ from datetime import timedelta
 from sqlmodel import col, select
 
 from models.auth import Vendor
-from models.enrollment import Enrollment, Line, Pacing, orders_of
+from models.enrollment.lines import Enrollment, Line, Pacing, orders_of
 from models.support import NEVER_STARTED, Waiting, count_waiting, shown_error, waiting_lines
 from models.types import utcnow
 

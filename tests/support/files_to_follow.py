@@ -18,7 +18,7 @@ from pathlib import Path
 from temporalio.testing import WorkflowEnvironment
 
 from codegen.docs import FILES_SECTION
-from models import enrollment
+from models.enrollment.lines import PENDING
 from tests.support.builders import body, create, line, new_iccid
 from tests.support.databases import sqlite_template
 from tests.support.lines import SUPPORT, stored_line
@@ -37,7 +37,7 @@ async def password_hashed(stack: Stack, enrollment_id: str) -> None:
     it is that call's work, and it must not run into the next call's."""
 
     async def hashed() -> bool:
-        return (await stored_line(stack, enrollment_id)).password_hash != enrollment.PENDING
+        return (await stored_line(stack, enrollment_id)).password_hash != PENDING
 
     await eventually(hashed, what=f"the password of {enrollment_id} hashed")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from models.enrollment import Pacing
+from models.enrollment.lines import Pacing
 from models.support import Sweep
 from tests.support.app import ApiClient
 from tests.support.builders import create, line

@@ -9,7 +9,7 @@ from typing import Any
 from sqlmodel import col, select
 from temporalio.service import RPCError
 
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from models.events import LineEvent
 from tests.support.builders import create, line
 from tests.support.received import carrier_lines

@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from models.auth import Vendor
 from models.db import Database
-from models.enrollment import Enrollment, Line
+from models.enrollment.lines import Enrollment, Line
 from models.events import LineEvent, WebhookDelivery, WebhookEndpoint
 from models.types import utcnow
 

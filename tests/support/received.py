@@ -14,7 +14,7 @@ from sqlmodel import select
 from temporalio.testing import ActivityEnvironment
 
 from models.db import Database
-from models.enrollment import EnrollmentOrder, Line, Pacing, orders_of
+from models.enrollment.lines import EnrollmentOrder, Line, Pacing, orders_of
 from tests.support.builders import body, create, line
 
 

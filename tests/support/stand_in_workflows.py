@@ -12,7 +12,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from models.enrollment import EnrollmentOrder, LineProgress, LineStart, LineStatus
+    from models.enrollment.lines import EnrollmentOrder, LineProgress, LineStart, LineStatus
     from models.mail import MailDelivery, MailSent
     from models.porting import PortStart, PortView
 

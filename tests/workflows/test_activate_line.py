@@ -8,7 +8,7 @@ from typing import Any
 from sqlmodel import select
 from temporalio.api.enums.v1 import EventType
 
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.lines import line_workflow, waiting_line
 from workflows.enrollment import LINE_STATUS

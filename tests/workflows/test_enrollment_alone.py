@@ -19,7 +19,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
-from models.enrollment import (
+from models.enrollment.lines import (
     CarrierCall,
     EnrollmentOrder,
     EnrollmentResult,

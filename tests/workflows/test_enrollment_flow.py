@@ -9,7 +9,7 @@ import sqlite3
 
 from sqlmodel import func, select
 
-from models.enrollment import Enrollment, Line
+from models.enrollment.lines import Enrollment, Line
 from models.payment import PaymentRecord, SavedCard
 from tests.support.builders import body, create, line
 from tests.support.lines import line_workflow

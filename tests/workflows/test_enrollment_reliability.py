@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from sqlmodel import col, select
 
-from models.enrollment import Line
+from models.enrollment.lines import Line
 from tests.support.builders import body, create, line, new_iccid
 from tests.support.lines import SUPPORT, activations_sent, lines_by_status, sandbox_lines, wait_for
 from tests.support.waiting import eventually

@@ -17,7 +17,7 @@ from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateStage
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from models.enrollment import (
+from models.enrollment.lines import (
     Activation,
     CarrierCall,
     LineActivated,

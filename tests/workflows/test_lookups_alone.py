@@ -18,7 +18,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from models.devices import DeviceQuery, DeviceReply
 from models.eligibility import NladAnswer, NladCheck
-from models.enrollment import (
+from models.enrollment.lines import (
     CarrierEntry,
     CarrierList,
     CarrierListQuery,

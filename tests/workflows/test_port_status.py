@@ -18,7 +18,7 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from temporalio.worker import Worker
 
 from bench import actions
-from models.enrollment import CarrierCall, LineState, Pacing
+from models.enrollment.lines import CarrierCall, LineState, Pacing
 from models.envelope import CARRIER_REJECTED, UNAVAILABLE
 from models.porting import (
     PortCorrection,

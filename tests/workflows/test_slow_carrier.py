@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from models.enrollment import IN_PROGRESS
+from models.enrollment.actions import IN_PROGRESS
 from tests.support.builders import create, line
 from tests.support.lines import sandbox_lines, wait_for
 

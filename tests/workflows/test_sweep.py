@@ -13,7 +13,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.temporal import ensure_sweep_schedule, sweep_schedule_id
 from models.auth import ApiToken
-from models.enrollment import Pacing
+from models.enrollment.lines import Pacing
 from models.mail import MailOutbox
 from models.support import Sweep
 from models.types import utcnow

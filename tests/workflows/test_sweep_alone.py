@@ -14,7 +14,7 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from models.enrollment import EnrollmentOrder, LinePlan, Pacing
+from models.enrollment.lines import EnrollmentOrder, LinePlan, Pacing
 from models.envelope import UNAVAILABLE
 from models.mail import MailDelivery, MailSent
 from models.support import LeftBehind, Sweep, SweepReport
