@@ -251,15 +251,13 @@ def on_body_refused(page: Page) -> Handler:
 async def on_http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own 404/405 become module and method errors, in the order decisions.md gives."""
     assert isinstance(exc, StarletteHTTPException)
+    base_path = request.app.state.resources.settings.api.base_path
     if request.method != "POST" or exc.status_code == 405:
         error = LineupError(MsgCode.TOKEN, "Invalid Access!!", rest_status=405)
+    elif exc.status_code == 404 and request.url.path.rstrip("/") == base_path.rstrip("/"):
+        error = LineupError(MsgCode.MODULE_REQUIRED, "Module required")
     elif exc.status_code == 404:
-        root = request.url.path.rstrip("/") == request.app.state.resources.settings.api.base_path.rstrip("/")
-        error = (
-            LineupError(MsgCode.MODULE_REQUIRED, "Module required")
-            if root
-            else LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
-        )
+        error = LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
     else:
         error = refuse(str(exc.detail), rest_status=exc.status_code)
     return answer(request, error)

@@ -36,7 +36,6 @@ from api.catalog import CATALOG
 from api.console import enrollments, overview
 from api.console import routes as console
 from api.dispatch import GroupEndpoint, Resources
-from api.edge import Edge
 from api.porting import SIGNATURE_HEADER, PushRefused, port_pushed
 from api.temporal import TemporalLink
 from models.address import city_of_zip
@@ -117,7 +116,7 @@ def create_app(
     app.include_router(console.router, prefix=base)
     openapi.install(app, base_path=base, public=settings.docs_public)
     edge.install(app, page=console.problem_page)
-    app.add_middleware(Edge, settings=settings)
+    app.add_middleware(edge.Edge, settings=settings)
     observed = settings.observability
     if provider := tracing or tracer_provider(observed.otlp_endpoint, observed.otlp_service_name):
         # Outermost: a server span per HTTP request covers everything the API does, and a workflow started while
