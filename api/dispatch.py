@@ -43,7 +43,7 @@ from api.edge import (
     JsonObject,
     describe_all,
     facts_of,
-    parse_off_loop,
+    parse,
     refusal,
     render,
     status_of,
@@ -473,16 +473,21 @@ async def read_body(request: Request, limit: int, extended: int, before_more: Ca
     return b"".join(chunks)
 
 
+IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
+
+
 async def parse_object(request: Request, raw: bytes, max_members: int) -> JsonObject:
-    """The body parsed once as a JSON object (api.edge: a large one off the event loop, an object or array
-    with more than `max_members` refused as the scan meets it), or a RESTAPI110 saying why it is not one."""
+    """The body parsed once as a JSON object (a large one off the event loop; an object or array with more than
+    `max_members` refused as api.edge's scan meets it), or a RESTAPI110 saying why it is not one."""
     if not raw.strip():
         raise refuse("Request body is empty; send a JSON object")
     content_type = request.headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() != "application/json":
         raise refuse("Content-Type must be application/json", rest_status=415)
     try:
-        return await parse_off_loop(raw, max_members)
+        if len(raw) > IN_THREAD_ABOVE:
+            return await asyncio.to_thread(parse, raw, max_members)
+        return parse(raw, max_members)
     except BodyProblem as problem:
         raise refuse(str(problem)) from None
 

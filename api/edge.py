@@ -331,7 +331,6 @@ def refusal(error: LineupError) -> Envelope:
 JsonObject = dict[str, object]
 
 BOM = b"\xef\xbb\xbf"
-IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
 STRIDE = 256 * 1024  # bytes one search of the scan looks through (about a millisecond, the GIL held)
 _STRUCTURE = re.compile(rb'[{}\[\]:"]')
 _OPEN_OBJECT, _OPEN_ARRAY, _CLOSE, _QUOTE = b"{", b"[", b"}]", b'"'
@@ -361,13 +360,6 @@ def parse(raw: bytes, max_members: int) -> JsonObject:
     if not isinstance(payload, dict):
         raise BodyProblem("Request body must be a JSON object")
     return payload
-
-
-async def parse_off_loop(raw: bytes, max_members: int) -> JsonObject:
-    """parse(), in a worker thread for a large body."""
-    if len(raw) > IN_THREAD_ABOVE:
-        return await asyncio.to_thread(parse, raw, max_members)
-    return parse(raw, max_members)
 
 
 def _crowded(raw: bytes, limit: int) -> bool:
