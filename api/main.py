@@ -100,6 +100,7 @@ def create_app(
         redirect_slashes=False,  # a redirect is not the envelope; the edge already drops a trailing slash
     )
     app.state.settings = settings
+    codec = CodecEndpoint(settings)
     app.router.routes.extend(
         [
             *(Route(f"{base}/{group}", GroupEndpoint(group, CATALOG), methods=["POST"]) for group in CATALOG.groups),
@@ -108,7 +109,8 @@ def create_app(
             Route(f"{base}/readyz", readyz, methods=["GET"]),
             Route(f"{base}/metrics", metrics, methods=["GET"]),
             Route(f"{base}/carrier/port-status", port_status_pushed, methods=["POST"]),
-            *CodecEndpoint(settings).routes(base),
+            Route(f"{base}/codec/encode", codec.answer, methods=["POST", "OPTIONS"]),
+            Route(f"{base}/codec/decode", codec.answer, methods=["POST", "OPTIONS"]),
         ]
     )
     app.include_router(overview.router, prefix=base)
@@ -170,18 +172,12 @@ async def port_status_pushed(request: Request) -> Response:
 
 
 class CodecEndpoint:
-    """Both routes of one app; the key is read once, when the app is built."""
+    """/codec/encode and /codec/decode of one app; the key is read once, when the app is built."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.token = settings.temporal.codec_token.get_secret_value()
         self.cipher = PayloadCipher(load_key(settings)) if self.token else None
-
-    def routes(self, base_path: str) -> list[Route]:
-        return [
-            Route(f"{base_path}/codec/{direction}", self.answer, methods=["POST", "OPTIONS"])
-            for direction in ("encode", "decode")
-        ]
 
     async def answer(self, request: Request) -> Response:
         if self.cipher is None:
