@@ -11,7 +11,6 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Protocol
 
 from sqlmodel import col
 
@@ -38,26 +37,13 @@ class Busy(Exception):
     """Every verification slot is taken and the queue is full: the login is refused unverified."""
 
 
-class Rules(Protocol):
-    """What the checks read of an action's declaration (api.dispatch.Action)."""
-
-    @property
-    def sources(self) -> frozenset[str]: ...
-    @property
-    def source_required(self) -> bool: ...
-    @property
-    def agent_required(self) -> bool: ...
-    @property
-    def role(self) -> str | None: ...
-
-
-def check_source(action: Rules, source: object, settings: Settings) -> None:
+def check_source(source: object, sources: frozenset[str], *, required: bool, settings: Settings) -> None:
     text = source.strip().upper() if isinstance(source, str) else ""
     if not text:
-        if action.source_required:
+        if required:
             raise LineupError(MsgCode.SOURCE, "Source can not be blank")
         return
-    if text not in action.sources and text != PORTAL_SOURCE and text not in settings.api.extra_source_list:
+    if text not in sources and text != PORTAL_SOURCE and text not in settings.api.extra_source_list:
         raise LineupError(MsgCode.SOURCE, "Source Not Allowed")
 
 
@@ -75,10 +61,10 @@ def named_agent_refusal(username: str | None) -> LineupError | None:
     return None
 
 
-def check_agent(action: Rules, agent: AgentRef | None, username: str | None, vendor_id: int) -> bool:
+def check_agent(agent: AgentRef | None, username: str | None, vendor_id: int, *, required: bool) -> bool:
     """The agent rules but the password; True when the agent's API password must be checked next."""
     if username is None:
-        if action.agent_required:
+        if required:
             raise LineupError(MsgCode.AGENT, "Agent Id should not be blank")
         return False
     if agent is None or not agent.active:
@@ -113,10 +99,10 @@ async def verify_agent_secret(
     return ok
 
 
-def check_role(action: Rules, agent: AgentRef | None) -> None:
-    if action.role is not None and (agent is None or action.role not in agent.roles):
+def check_role(role: str | None, agent: AgentRef | None) -> None:
+    if role is not None and (agent is None or role not in agent.roles):
         # The role the agent lacks, so a channel knows what to ask its vendor for.
-        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access", [f"This operation needs the {action.role} role"])
+        raise LineupError(MsgCode.UNAUTHORIZED, "Unauthorized Access", [f"This operation needs the {role} role"])
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from api.access import ALL_SOURCES, THROTTLED, Busy
 from api.dispatch import Context, Reply, Resources, action, read_object
-from api.edge import describe_all, facts_of, refusal, render
+from api.edge import describe_all, facts_of, render, render_refusal
 from models import auth
 from models.auth import ApiUser, AuthenticateRequest, LoginLog, Logout, Throttle, TokenOwner
 from models.crypto import hash_secret_async, login_secret, verify_secret_async
@@ -48,7 +48,7 @@ async def authenticate(request: Request) -> Response:
         ip = request.client.host if request.client else None
         envelope = await check_credentials(body, ip=ip, uow=facts.uow, resources=resources)
     except LineupError as error:
-        return render(resources.settings.api, facts, refusal(error), rest_status=error.rest_status)
+        return render_refusal(resources.settings.api, facts, error)
     return render(resources.settings.api, facts, envelope)
 
 

@@ -1,10 +1,9 @@
 """The one dispatcher and the action declaration. An action is declared once, with `@action(...)` on its handler
-(its group, aliases, sources, role, example; its request and answer models read from the handler's annotations);
-the catalog (api.catalog), the OpenAPI document and the tests' answer checks read the declarations. Every group's
-path is a GroupEndpoint: it reads the body once, checks the token and the caller in decisions.md's order,
-validates the body once against the action's request model, calls the handler with a typed Context (who calls,
-the request's unit of work, the process's resources) and renders its typed answer. The request's one transaction
-holds the token read, the handler's writes, the token claim, the next token and the audit row."""
+(its request and answer models read from the handler's annotations); the catalog (api.catalog), the OpenAPI document
+and the tests' answer checks read the declarations. Every group's path is a GroupEndpoint: it reads the body once,
+checks the token and the caller in decisions.md's order, validates the body once, calls the handler with a typed
+Context and renders its typed answer. One transaction holds the token read, the handler's writes, the token claim,
+the next token and the audit row."""
 
 from __future__ import annotations
 
@@ -12,11 +11,11 @@ import asyncio
 import types
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import cached_property
 from types import ModuleType
-from typing import Generic, Never, Protocol, TypeVar, cast, get_args, get_origin, get_type_hints
+from typing import Generic, Never, Protocol, TypedDict, TypeVar, Unpack, cast, get_args, get_origin, get_type_hints
 
 from pydantic import JsonValue, TypeAdapter, ValidationError
 from starlette.requests import Request
@@ -40,12 +39,11 @@ from api.access import (
 from api.edge import (
     BodyProblem,
     BodyTooLarge,
-    BodyTooSlow,
     Facts,
     JsonObject,
     describe_all,
     facts_of,
-    parse_off_loop,
+    parse,
     refusal,
     render,
     status_of,
@@ -228,19 +226,21 @@ class Action:
         return dumped
 
 
-def action(
-    group: str,
-    *more_groups: str,
-    aliases: tuple[str, ...] = (),
-    sources: frozenset[str] = CORE_SOURCES,
-    source_required: bool = True,
-    agent_required: bool = True,
-    role: str | None = None,
-    interface: bool = False,
-    large_body: bool = False,
-    msg: str = "Success",
-    example: object = None,
-) -> Callable[[H], H]:
+class Declaration(TypedDict, total=False):
+    """What `@action` may say beside the group(s); what it leaves out takes Action's default."""
+
+    aliases: tuple[str, ...]
+    sources: frozenset[str]
+    source_required: bool
+    agent_required: bool
+    role: str | None
+    interface: bool
+    large_body: bool
+    msg: str
+    example: object
+
+
+def action(group: str, *more_groups: str, **declaration: Unpack[Declaration]) -> Callable[[H], H]:
     """Declares the decorated handler as the action of its own name (the handler itself is left as it is)."""
 
     def declare(handler: H) -> H:
@@ -253,16 +253,8 @@ def action(
             request=request,
             answer=data_type(hints["return"]),
             handler=_invoker(handler, request),
-            aliases=aliases,
-            sources=sources,
-            source_required=source_required,
-            agent_required=agent_required,
-            role=role,
-            interface=interface,
-            large_body=large_body,
-            msg=msg,
-            example=example,
             summary=(handler.__doc__ or "").strip().split("\n\n")[0],
+            **declaration,
         )
         setattr(handler, DECLARED, declared)
         return handler
@@ -351,31 +343,20 @@ class Dispatch:
     async def run(self) -> Response:
         settings = self.resources.settings.api
         try:
-            raw = await read_body(
-                self.request,
-                settings.max_body_bytes,
-                self.facts.body_limit,
-                before_more=self.token_first,
-            )
+            raw = await read_body(self.request, settings.max_body_bytes, self.facts.body_limit, self.token_first)
             payload = await parse_object(self.request, raw, settings.max_json_members)
-        except TokenRefused as refused:  # a large body's token, checked before more than the general limit
-            self.facts.token_failure = refused.reason
-            return await self.answer(refusal(refused), refused.rest_status)
-        except LineupError as error:  # before the token check: no token is claimed, none is issued
+            self.large = len(raw) > settings.max_body_bytes
+            self.facts.external_transaction_id = transaction_id(payload)
+            username = agent_name(payload.get("agent_id"))
+            # A name no agent could have is looked up as none (the database could not even take it), and refused
+            # in its turn, after the action and the source.
+            lookup = None if named_agent_refusal(username) else username
+            token = self.request.headers.get("token")
+            presented = await auth.present(await self.facts.uow.session(), token, username=lookup)
+        except LineupError as error:  # the body or the token refused: no token is claimed, none is issued
+            if isinstance(error, TokenRefused):  # a large body's token is checked before the rest is read
+                self.facts.token_failure = error.reason
             return await self.answer(refusal(error), error.rest_status)
-        self.large = len(raw) > settings.max_body_bytes
-        self.facts.external_transaction_id = transaction_id(payload)
-        username = agent_name(payload.get("agent_id"))
-        # A name no agent could have is looked up as none (the database could not even take it), and refused
-        # in its turn, after the action and the source.
-        lookup = None if named_agent_refusal(username) else username
-        try:
-            presented = await auth.present(
-                await self.facts.uow.session(), self.request.headers.get("token"), username=lookup
-            )
-        except TokenRefused as refused:
-            self.facts.token_failure = refused.reason
-            return await self.answer(refusal(refused), refused.rest_status)
         chain = TokenChain(fresh=auth.new_token())
         self.facts.fresh_token, self.facts.vendor_id = chain.fresh, presented.owner.vendor_id
         self.facts.api_user_id = presented.owner.api_user_id
@@ -391,7 +372,7 @@ class Dispatch:
             raise
         if chain.ended:
             self.facts.fresh_token = None
-            envelope = Envelope(envelope.msg_code, envelope.msg, envelope.errors, "", data=envelope.data)
+            envelope = replace(envelope, token="")
         return await self.answer(envelope, rest_status)
 
     async def serve(
@@ -404,17 +385,17 @@ class Dispatch:
         self.facts.action = name
         settings = self.resources.settings
         if self.large and not action.large_body:
-            raise refuse(str(BodyTooLarge(settings.api.max_body_bytes)), rest_status=413)
-        check_source(action, payload.get("source"), settings)
+            raise BodyTooLarge(settings.api.max_body_bytes)
+        check_source(payload.get("source"), action.sources, required=action.source_required, settings=settings)
         if (refused := named_agent_refusal(username)) is not None:
             raise refused
         agent = presented.agent
-        needs_password = check_agent(action, agent, username, presented.owner.vendor_id)
+        needs_password = check_agent(agent, username, presented.owner.vendor_id, required=action.agent_required)
         self.facts.agent = agent.username if agent else None
         if needs_password:
             assert agent is not None
             await check_agent_password(self.facts.uow, settings, agent, payload.get("agent_password"))
-        check_role(action, agent)
+        check_role(action.role, agent)
         # A body past the general limit (three proof images) is validated off the event loop, as it was parsed.
         body = (
             await asyncio.to_thread(validated, action.request, payload)
@@ -437,19 +418,18 @@ class Dispatch:
     async def answer(self, envelope: Envelope, rest_status: int | None) -> Response:
         """Commits the request's work with its audit row (and the token claim), then renders the answer; a claim
         lost to a request that presented the same token turns the answer into its token error."""
-        settings = self.resources.settings.api
         try:
-            await self.commit_with_audit(envelope.msg_code, status_of(settings, envelope.msg_code, rest_status))
+            await self.commit_with_audit(envelope.msg_code, rest_status)
         except TokenRefused as refused:
             self.facts.token_failure, self.facts.fresh_token = refused.reason, None
             envelope, rest_status = refusal(refused), refused.rest_status
-            await self.commit_with_audit(envelope.msg_code, status_of(settings, envelope.msg_code, rest_status))
-        return render(settings, self.facts, envelope, rest_status=rest_status)
+            await self.commit_with_audit(envelope.msg_code, rest_status)
+        return render(self.resources.settings.api, self.facts, envelope, rest_status=rest_status)
 
-    async def commit_with_audit(self, code: MsgCode, status: int) -> None:
+    async def commit_with_audit(self, code: MsgCode, rest_status: int | None) -> None:
         facts = self.facts
         facts.msg_code = code.value
-        row = facts.audit_row(self.request.url.path, status)
+        row = facts.audit_row(self.request.url.path, status_of(self.resources.settings.api, code, rest_status))
         facts.uow.before_commit(lambda transaction: auth.write_audit(transaction, row))
         await facts.uow.commit()
         facts.audited = True
@@ -471,48 +451,43 @@ def claim(presented: auth.Presented, chain: TokenChain, ttl_seconds: int) -> Com
 async def read_object(request: Request, max_members: int) -> JsonObject:
     """The body, within the general limit the edge holds it to, as a JSON object (or a RESTAPI110 saying why
     it is not one)."""
-    return await parse_object(request, await read_body(request, None, None), max_members)
+    return await parse_object(request, await request.body(), max_members)
 
 
-Check = Callable[[], Awaitable[None]]
-
-
-async def read_body(
-    request: Request, limit: int | None, extended: int | None, *, before_more: Check | None = None
-) -> bytes:
-    """The raw body. With `limit` and `extended`: past `limit` bytes (declared or received), `before_more` runs
-    first (the token check) and reading goes on up to `extended`; the edge refuses anything beyond that."""
-    allowed = limit if limit is not None and extended is not None and extended > limit else None
+async def read_body(request: Request, limit: int, extended: int, before_more: Callable[[], Awaitable[None]]) -> bytes:
+    """The raw body: past `limit` bytes (declared or received), `before_more` runs first (the token check) and
+    reading goes on up to `extended`; the edge refuses anything beyond that."""
+    allowed = limit if extended > limit else None
     declared = request.headers.get("content-length", "")
-    try:
-        if allowed is not None and declared.isdigit() and int(declared) > allowed:
-            if before_more is not None:
-                await before_more()
+    if allowed is not None and declared.isdigit() and int(declared) > allowed:
+        await before_more()
+        allowed = None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if allowed is not None and size > allowed:
+            await before_more()
             allowed = None
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if allowed is not None and size > allowed:
-                if before_more is not None:
-                    await before_more()
-                allowed = None
-            chunks.append(chunk)
-    except (BodyTooLarge, BodyTooSlow) as problem:
-        raise refuse(str(problem), rest_status=problem.status) from None
+        chunks.append(chunk)
     return b"".join(chunks)
 
 
+IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
+
+
 async def parse_object(request: Request, raw: bytes, max_members: int) -> JsonObject:
-    """The body parsed once as a JSON object (api.edge: a large one off the event loop, an object or array
-    with more than `max_members` refused as the scan meets it), or a RESTAPI110 saying why it is not one."""
+    """The body parsed once as a JSON object (a large one off the event loop; an object or array with more than
+    `max_members` refused as api.edge's scan meets it), or a RESTAPI110 saying why it is not one."""
     if not raw.strip():
         raise refuse("Request body is empty; send a JSON object")
     content_type = request.headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() != "application/json":
         raise refuse("Content-Type must be application/json", rest_status=415)
     try:
-        return await parse_off_loop(raw, max_members)
+        if len(raw) > IN_THREAD_ABOVE:
+            return await asyncio.to_thread(parse, raw, max_members)
+        return parse(raw, max_members)
     except BodyProblem as problem:
         raise refuse(str(problem)) from None
 

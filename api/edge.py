@@ -1,9 +1,7 @@
-"""The edge every HTTP request passes: the one ASGI middleware (its id and Facts with its unit of work, the body's
-limits while it streams in, the access-log line and the metrics, the audit row of a call answered before the
-dispatcher wrote one, the last-resort 500 envelope), the HTTP protocol uvicorn serves with (read deadlines for
-heads and bodies), the body parsed as strict JSON, pydantic's problems in words, the envelope rendered in the
-legacy or rest status mode, and the handlers that answer every failure outside the dispatcher in the envelope.
-No FastAPI `{"detail": …}` leaves on any path."""
+"""The edge every HTTP request passes: the one ASGI middleware (request id, Facts, body limits, access log, metrics,
+the last-resort 500), the HTTP protocol uvicorn serves with (read deadlines), the body parsed as strict JSON,
+pydantic's problems in words, the envelope rendered, and the handlers that answer every failure outside the
+dispatcher. No FastAPI `{"detail": …}` leaves on any path."""
 
 from __future__ import annotations
 
@@ -80,9 +78,8 @@ class Facts:
         )
 
 
-def facts_of(scope: Scope | Request) -> Facts:
-    state = (scope.scope if isinstance(scope, Request) else scope)["state"]
-    return cast(Facts, state[KEY])
+def facts_of(request: Request) -> Facts:
+    return cast(Facts, request.scope["state"][KEY])
 
 
 log = logging.getLogger("lineup.access")
@@ -119,9 +116,7 @@ class Edge:
         limit = facts.body_limit = api.max_auth_body_bytes if group == "auth" else api.max_body_bytes
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await render(api, facts, failure("Error occurred", str(BodyTooLarge(limit))), rest_status=413)(
-                scope, receive, send
-            )
+            await render_refusal(api, facts, BodyTooLarge(limit))(scope, receive, send)
             return
         loop = asyncio.get_running_loop()
         deadline, seen, body_done, expired, sent = loop.time() + api.body_timeout_seconds, 0, False, False, False
@@ -160,8 +155,8 @@ class Edge:
         except Exception:
             log.exception("unexpected failure", extra={"request_id": facts.request_id})
             if not sent:
-                envelope = failure("Error occurred", f"Unexpected error; reference {facts.request_id}")
-                await render(api, facts, envelope, rest_status=500)(scope, receive, marked_send)
+                unexpected = refuse(f"Unexpected error; reference {facts.request_id}", rest_status=500)
+                await render_refusal(api, facts, unexpected)(scope, receive, marked_send)
 
     async def _record(self, scope: Scope, facts: Facts) -> None:
         """The access-log line and the metrics of every request; the audit row of a call answered with the
@@ -192,24 +187,22 @@ class Edge:
             log.exception("audit write failed", extra={"request_id": facts.request_id})
 
 
-class BodyRefused(Exception):
-    """Raised from `receive`: the dispatcher answers it as RESTAPI110 (its status in `rest` mode)."""
+class BodyRefused(LineupError):
+    """Raised from `receive`: answered as RESTAPI110 (its status in `rest` mode), or by a console page."""
 
-    status = 400
+    def __init__(self, problem: str, status: int) -> None:
+        super().__init__(MsgCode.ERROR, "Error occurred", [problem], rest_status=status)
+        self.problem = problem
 
 
 class BodyTooLarge(BodyRefused):
-    status = 413
-
     def __init__(self, limit: int) -> None:
-        super().__init__(f"Request body exceeds the limit of {limit} bytes")
+        super().__init__(f"Request body exceeds the limit of {limit} bytes", 413)
 
 
 class BodyTooSlow(BodyRefused):
-    status = 408
-
     def __init__(self, seconds: float) -> None:
-        super().__init__(f"The request body was not received within {seconds:g} seconds")
+        super().__init__(f"The request body was not received within {seconds:g} seconds", 408)
 
 
 DATABASE_DOWN = "The database is unavailable, please try again later"
@@ -222,25 +215,18 @@ Page = Callable[[Request, int, str, str], Response | None]
 
 def install(app: FastAPI, page: Page) -> None:
     """The envelope for every failure outside the dispatcher; `page` answers those of the console's pages."""
+    app.add_exception_handler(LineupError, on_lineup_error)
+    app.add_exception_handler(RequestValidationError, on_invalid_request)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(BodyRefused, on_body_refused(page))
     database_error = on_database_error(page)
-    handlers: dict[type[Exception], Handler] = {
-        LineupError: on_lineup_error,
-        RequestValidationError: on_invalid_request,
-        StarletteHTTPException: on_http_error,
-        BodyRefused: on_body_refused(page),
-        # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
-        sql.DBAPIError: database_error,
-        sql.TimeoutError: database_error,
-        asyncpg.PostgresError: database_error,
-        OSError: database_error,
-    }
-    for exc_type, handler in handlers.items():
-        app.add_exception_handler(exc_type, handler)
+    # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
+    for outage in (sql.DBAPIError, sql.TimeoutError, asyncpg.PostgresError, OSError):
+        app.add_exception_handler(outage, database_error)
 
 
 def answer(request: Request, error: LineupError) -> Response:
-    settings = request.app.state.resources.settings.api
-    return render(settings, facts_of(request), refusal(error), rest_status=error.rest_status)
+    return render_refusal(request.app.state.resources.settings.api, facts_of(request), error)
 
 
 async def on_lineup_error(request: Request, exc: Exception) -> Response:
@@ -256,9 +242,8 @@ async def on_invalid_request(request: Request, exc: Exception) -> Response:
 
 def on_body_refused(page: Page) -> Handler:
     async def handle(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, BodyRefused)
-        shown = page(request, exc.status, "The request was refused", str(exc))
-        return shown or answer(request, refuse(str(exc), rest_status=exc.status))
+        assert isinstance(exc, BodyRefused) and exc.rest_status is not None
+        return page(request, exc.rest_status, "The request was refused", exc.problem) or answer(request, exc)
 
     return handle
 
@@ -266,15 +251,13 @@ def on_body_refused(page: Page) -> Handler:
 async def on_http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own 404/405 become module and method errors, in the order decisions.md gives."""
     assert isinstance(exc, StarletteHTTPException)
+    base_path = request.app.state.resources.settings.api.base_path
     if request.method != "POST" or exc.status_code == 405:
         error = LineupError(MsgCode.TOKEN, "Invalid Access!!", rest_status=405)
+    elif exc.status_code == 404 and request.url.path.rstrip("/") == base_path.rstrip("/"):
+        error = LineupError(MsgCode.MODULE_REQUIRED, "Module required")
     elif exc.status_code == 404:
-        root = request.url.path.rstrip("/") == request.app.state.resources.settings.api.base_path.rstrip("/")
-        error = (
-            LineupError(MsgCode.MODULE_REQUIRED, "Module required")
-            if root
-            else LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
-        )
+        error = LineupError(MsgCode.MODULE_UNKNOWN, "Module does not exist")
     else:
         error = refuse(str(exc.detail), rest_status=exc.status_code)
     return answer(request, error)
@@ -301,29 +284,22 @@ def on_database_error(page: Page) -> Handler:
 JSON = "application/json"
 
 
-# Status per code in `rest` mode; an error may name its own (405, 409, 413, 502, …).
+# Status per code in `rest` mode, 400 for any other refusal; an error may name its own (405, 409, 413, 502, …).
 REST_STATUS: dict[MsgCode, int] = {
     MsgCode.SUCCESS: 200,
     MsgCode.TOKEN: 401,
     MsgCode.MODULE_REQUIRED: 404,
-    MsgCode.ACTION_REQUIRED: 400,
+    MsgCode.MODULE_UNKNOWN: 404,
     MsgCode.SOURCE: 403,
     MsgCode.AGENT: 403,
-    MsgCode.MODULE_UNKNOWN: 404,
-    MsgCode.ACTION_UNKNOWN: 400,
     MsgCode.COMPANY: 403,
-    MsgCode.WRONG_GROUP: 400,
     MsgCode.UNAUTHORIZED: 403,
-    MsgCode.MULTIPLE: 400,
-    MsgCode.ERROR: 400,
 }
-
-
 OUTAGE_STATUSES = frozenset({502, 503, 504})  # something the call needed was down: the alerts' outage class
 
 
 def status_of(settings: ApiSettings, code: MsgCode, rest_status: int | None = None) -> int:
-    status = rest_status or REST_STATUS[code]
+    status = rest_status or REST_STATUS.get(code, 400)
     return 200 if settings.http_status == "legacy" and status != 500 else status
 
 
@@ -336,8 +312,12 @@ def render(settings: ApiSettings, facts: Facts, envelope: Envelope, *, rest_stat
     envelope = replace(envelope, token=token, external_transaction_id=facts.external_transaction_id)
     facts.msg_code = envelope.msg_code.value
     facts.status = status_of(settings, envelope.msg_code, rest_status)
-    facts.outage = (rest_status or REST_STATUS[envelope.msg_code]) in OUTAGE_STATUSES
+    facts.outage = (rest_status or REST_STATUS.get(envelope.msg_code, 400)) in OUTAGE_STATUSES
     return Response(pydantic_core.to_json(envelope.body()), status_code=facts.status, media_type=JSON)
+
+
+def render_refusal(settings: ApiSettings, facts: Facts, error: LineupError) -> Response:
+    return render(settings, facts, refusal(error), rest_status=error.rest_status)
 
 
 def refusal(error: LineupError) -> Envelope:
@@ -348,21 +328,16 @@ def refusal(error: LineupError) -> Envelope:
     return envelope
 
 
-def failure(msg: str, *errors: str) -> Envelope:
-    return Envelope(msg_code=MsgCode.ERROR, msg=msg, errors=list(errors))
-
-
 JsonObject = dict[str, object]
 
 BOM = b"\xef\xbb\xbf"
-IN_THREAD_ABOVE = 64 * 1024  # smaller bodies parse in well under a millisecond: a thread hop would cost more
 STRIDE = 256 * 1024  # bytes one search of the scan looks through (about a millisecond, the GIL held)
 _STRUCTURE = re.compile(rb'[{}\[\]:"]')
 _OPEN_OBJECT, _OPEN_ARRAY, _CLOSE, _QUOTE = b"{", b"[", b"}]", b'"'
 _SHOWN_KEY = re.compile(r"[\w .-]{1,40}")
 
 
-class BodyProblem(ValueError):
+class BodyProblem(Exception):  # not a ValueError: json's own errors are told apart from it
     """Why the body is not a JSON object Lineup takes: the words of the answer's `errors`."""
 
 
@@ -380,20 +355,11 @@ def parse(raw: bytes, max_members: int) -> JsonObject:
         raise BodyProblem(f"A JSON object of the body has more than {max_members} members")
     try:
         payload = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
-    except BodyProblem:
-        raise
     except (ValueError, RecursionError):
         raise BodyProblem("Request body is not valid JSON") from None
     if not isinstance(payload, dict):
         raise BodyProblem("Request body must be a JSON object")
     return payload
-
-
-async def parse_off_loop(raw: bytes, max_members: int) -> JsonObject:
-    """parse(), in a worker thread for a large body."""
-    if len(raw) > IN_THREAD_ABOVE:
-        return await asyncio.to_thread(parse, raw, max_members)
-    return parse(raw, max_members)
 
 
 def _crowded(raw: bytes, limit: int) -> bool:
@@ -539,7 +505,7 @@ def _describe_one(problem: ErrorDetails) -> str:
         expected = context.get("expected", "").replace(chr(39), "")
         return f"{prefix}{name} must be {'one of ' + expected if ',' in expected else expected}"
     if kind in ("too_short", "too_long"):
-        return f"{prefix}{name} {_length_rule(context, field)}"
+        return f"{prefix}{name} {_length_rule(kind, context, field)}"
     if kind == "string_too_short":
         return f"{prefix}{name} must be at least {context.get('min_length')} characters"
     if kind == "string_too_long":
@@ -559,23 +525,13 @@ def _describe_one(problem: ErrorDetails) -> str:
     return f"{prefix}{name} is invalid"
 
 
-def _length_rule(context: Mapping[str, object], field: str) -> str:
+def _length_rule(kind: str, context: Mapping[str, object], field: str) -> str:
     """`Lines must hold at least 1 line`: the list's elements are named after the list."""
-    low, high = context.get("min_length"), context.get("max_length")
-    item, items = (
-        (field.removesuffix("s").replace("_", " "), field.replace("_", " "))
-        if field.endswith("s")
-        else ("entry", "entries")
-    )
-
-    def count(number: object) -> str:
-        return f"{number} {item if number == 1 else items}"
-
-    if low is not None and high is not None:
-        return f"must hold between {low} and {count(high)}"
-    if high is not None:
-        return f"must hold at most {count(high)}"
-    return f"must hold at least {count(low)}"
+    short = kind == "too_short"
+    number = context.get("min_length" if short else "max_length")
+    items = field.replace("_", " ") if field.endswith("s") else "entries"
+    item = items.removesuffix("s") if field.endswith("s") else "entry"
+    return f"must hold {'at least' if short else 'at most'} {number} {item if number == 1 else items}"
 
 
 MOST_ERRORS = 50  # one answer names at most this many problems: a body of 100,000 bad items is one answer

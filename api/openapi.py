@@ -65,7 +65,8 @@ def example(action: Action) -> JsonObject:
     return found
 
 
-def document(*, title: str, version: str, summary: str, base_path: str) -> JsonObject:
+def document(app: FastAPI, base_path: str) -> JsonObject:
+    """The document of `app` (its title, version and summary) and of every declared action."""
     models: list[tuple[type[BaseModel], Mode]] = [(found.request, "validation") for found in CATALOG.actions]
     models += [(answer_model(found), "serialization") for found in CATALOG.actions]
     models.append((AuthenticateRequest, "validation"))
@@ -83,7 +84,7 @@ def document(*, title: str, version: str, summary: str, base_path: str) -> JsonO
     paths[f"{base_path}/readyz"] = _probe("Ready when the database and Temporal answer and a worker is alive")
     return {
         "openapi": "3.1.0",
-        "info": {"title": title, "version": version, "summary": summary},
+        "info": {"title": app.title, "version": app.version, "summary": app.summary},
         "paths": paths,
         "components": {"schemas": schemas},
     }
@@ -165,20 +166,17 @@ ASSETS = Path(fastapi_offline.__file__).parent / "static"
 SWAGGER_PARAMETERS = {"validatorUrl": None}
 
 
-def install(app: FastAPI, *, base_path: str, document: dict[str, JsonValue], public: bool) -> None:
-    """`/openapi.json` (the document api.openapi built), `/docs` and `/redoc`, when `public` (LINEUP_PUBLIC_DOCS:
+def install(app: FastAPI, *, base_path: str, public: bool) -> None:
+    """The document as `app.openapi()`; `/openapi.json`, `/docs` and `/redoc` too when `public` (LINEUP_PUBLIC_DOCS:
     by default in dev, not in production, where every unknown path answers as they then do)."""
-
-    def described() -> dict[str, JsonValue]:
-        return document
-
-    app.openapi = described  # type: ignore[method-assign]  # app.openapi() answers the document too
+    described = document(app, base_path)
+    app.openapi = lambda: described  # type: ignore[method-assign]  # FastAPI's own would list the routes instead
     if not public:
         return
     assets = f"{base_path}/docs-assets"
     openapi_url = f"{base_path}/openapi.json"
     app.mount(assets, StaticFiles(directory=ASSETS), name="docs-assets")
-    body = pydantic_core.to_json(document)
+    body = pydantic_core.to_json(described)
 
     @app.get(openapi_url, include_in_schema=False)
     async def openapi_json() -> Response:

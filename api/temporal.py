@@ -7,7 +7,6 @@ dispatcher, the search attributes."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -28,14 +27,11 @@ from temporalio.client import (
     SchedulePolicy,
     ScheduleSpec,
     ScheduleUpdate,
-    ScheduleUpdateInput,
     WithStartWorkflowOperation,
     WorkflowFailureError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
-from temporalio.common import (
-    WorkflowIDConflictPolicy,
-)
+from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError, TLSConfig
@@ -116,10 +112,6 @@ class TemporalLink:
         self._task: asyncio.Task[None] | None = None
 
     @property
-    def task_queue(self) -> str:
-        return self.settings.temporal.task_queue
-
-    @property
     def connected(self) -> Client | None:
         return self._client
 
@@ -139,7 +131,7 @@ class TemporalLink:
     async def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with suppress(asyncio.CancelledError):
                 await self._task
 
 
@@ -207,19 +199,16 @@ def sweep_schedule(settings: Settings) -> Schedule:
 
 async def ensure_sweep_schedule(client: Client, settings: Settings) -> None:
     """Every worker does this as it starts, so the last one started sets the interval; 0 s removes the schedule."""
+    schedule_id = sweep_schedule_id(settings)
     if settings.sweep.interval_seconds <= 0:
         with suppress(RPCError):  # there was none
-            await client.get_schedule_handle(sweep_schedule_id(settings)).delete()
+            await client.get_schedule_handle(schedule_id).delete()
         return
     schedule = sweep_schedule(settings)
     try:
-        await client.create_schedule(sweep_schedule_id(settings), schedule)
+        await client.create_schedule(schedule_id, schedule)
     except ScheduleAlreadyRunningError:
-
-        def replace(_: ScheduleUpdateInput) -> ScheduleUpdate:
-            return ScheduleUpdate(schedule=schedule)
-
-        await client.get_schedule_handle(sweep_schedule_id(settings)).update(replace)
+        await client.get_schedule_handle(schedule_id).update(lambda _: ScheduleUpdate(schedule=schedule))
 
 
 async def register(client: Client, namespace: str) -> None:
