@@ -15,7 +15,7 @@ from datetime import timedelta
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.registry import build_activities
+from activities.registry import built_activities
 from api.temporal import connect_until_up, ensure_dispatch, ensure_sweep_schedule
 from models import support
 from models.db import Database
@@ -51,22 +51,21 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
 async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Worker]:
     """A polling worker on the task queue; activities and their connections close with it."""
     db = Database(settings)
-    activities = build_activities(settings, db)
-    worker = Worker(
-        client,
-        task_queue=settings.temporal.task_queue,
-        workflows=WORKFLOWS,
-        activities=activities.functions(),
-        graceful_shutdown_timeout=timedelta(seconds=10),
-        sticky_queue_schedule_to_start_timeout=STICKY_QUEUE_TIMEOUT,
-        max_cached_workflows=settings.worker.cached_workflows,
-    )
     try:
-        async with worker, _heartbeating(settings, db):
-            await ensure_dispatch(client, settings)  # the event log's webhooks go out while a worker runs
-            yield worker
+        async with built_activities(settings, db) as activities:
+            worker = Worker(
+                client,
+                task_queue=settings.temporal.task_queue,
+                workflows=WORKFLOWS,
+                activities=activities,
+                graceful_shutdown_timeout=timedelta(seconds=10),
+                sticky_queue_schedule_to_start_timeout=STICKY_QUEUE_TIMEOUT,
+                max_cached_workflows=settings.worker.cached_workflows,
+            )
+            async with worker, _heartbeating(settings, db):
+                await ensure_dispatch(client, settings)  # the event log's webhooks go out while a worker runs
+                yield worker
     finally:
-        await activities.close()
         await db.dispose()
 
 

@@ -1,11 +1,11 @@
-"""Every activity the worker runs: the activity objects built over their adapters (worker.py and the tests share
-this), and the closers of the adapters' connections."""
+"""Every activity the worker runs, built over their adapters for as long as the worker runs (worker.py's
+running_worker, which the tests start too)."""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from activities.devices import DeviceActivities
@@ -25,29 +25,15 @@ from models.crypto import cipher_for
 from models.db import Database
 from models.settings import Settings
 
-
-@dataclass
-class ActivitySet:
-    objects: list[object]
-    closers: list[Callable[[], Awaitable[object]]] = field(default_factory=list)
-
-    # Each activity takes its own arguments: the Worker takes them as callables of any signature.
-    def functions(self) -> list[Callable[..., object]]:  # type: ignore[explicit-any]
-        """Every public coroutine method of every activity object: each is an @activity.defn, which the worker
-        checks as it starts (it refuses a callable that is not one), so a helper is kept private."""
-        return [
-            method
-            for activities in self.objects
-            for name, method in inspect.getmembers(activities, inspect.iscoroutinefunction)
-            if not name.startswith("_")
-        ]
-
-    async def close(self) -> None:
-        for close in self.closers:
-            await close()
+# Each activity takes its own arguments: the Worker takes them as callables of any signature.
+Activity = Callable[..., object]  # type: ignore[explicit-any]
 
 
-def build_activities(settings: Settings, db: Database) -> ActivitySet:
+@asynccontextmanager
+async def built_activities(settings: Settings, db: Database) -> AsyncIterator[list[Activity]]:
+    """Every public coroutine method of every activity object, built over their adapters, whose connections close
+    when the block ends. Each is an @activity.defn, which the worker checks as it starts (it refuses a callable that
+    is not one), so a helper is kept private."""
     cipher = cipher_for(settings)
     carrier = CarrierClient(settings.systems.carrier_url)
     nlad = NladClient(settings.systems.nlad_url)
@@ -67,6 +53,15 @@ def build_activities(settings: Settings, db: Database) -> ActivitySet:
         EligibilityActivities(nlad, db, cipher),
         MailActivities(SmtpSender(settings), db, cipher, max_age=timedelta(hours=settings.mail.max_age_hours)),
         SupportActivities(db, cipher),
-        WebhookActivities(webhooks, db, cipher, settings.webhooks),
+        WebhookActivities(webhooks, db, cipher, hooks),
     ]
-    return ActivitySet(objects, closers=[carrier.close, nlad.close, gateway.close, webhooks.close])
+    try:
+        yield [
+            method
+            for activities in objects
+            for name, method in inspect.getmembers(activities, inspect.iscoroutinefunction)
+            if not name.startswith("_")
+        ]
+    finally:
+        for close in (carrier.close, nlad.close, gateway.close, webhooks.close):
+            await close()

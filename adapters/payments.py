@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from adapters.http import JsonService, Wire
+from adapters.http import Body, JsonService, Wire
 
 
 @dataclass(frozen=True)
@@ -63,10 +63,6 @@ class _CardCharge(Wire):
         return "_CardCharge(…)"
 
 
-class _ChargeKey(Wire):
-    key: str
-
-
 class PaymentGateway(JsonService):
     system = "The payment gateway"
 
@@ -83,5 +79,5 @@ class PaymentGateway(JsonService):
         return await self._known("/charges/void", key)
 
     async def _known(self, path: str, key: str) -> Charge | None:
-        answer = await self.post(path, _ChargeKey(key=key), _Charge)
+        answer = await self.post(path, Body.model_validate({"key": key}), _Charge)
         return None if answer.status == "unknown" else answer.charge()

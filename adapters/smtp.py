@@ -88,13 +88,11 @@ class SmtpSender:
                 first = exc.recipients[0]  # its words, not its address: the reason is stored and shown
                 raise Rejected(str(first.code), first.message) from None
             raise Unavailable(SYSTEM, f"recipients deferred ({exc.recipients[0].code})") from None
-        except aiosmtplib.SMTPDataError as exc:
-            if exc.code >= 500:  # the relay read this message and refuses it for good
-                raise Rejected(str(exc.code), exc.message) from None
-            raise Unavailable(SYSTEM, f"{exc.code} {exc.message}") from None
         except aiosmtplib.SMTPResponseException as exc:
-            # Greeting, HELO, AUTH or MAIL FROM: the relay or our settings, never this message, so the mail
-            # waits (an operator can fix credentials) instead of being dropped.
+            if isinstance(exc, aiosmtplib.SMTPDataError) and exc.code >= 500:  # this message read, refused for good
+                raise Rejected(str(exc.code), exc.message) from None
+            # The rest may pass later (DATA deferred; greeting, HELO, AUTH or MAIL FROM refused: the relay or our
+            # settings, never this message), so the mail waits (an operator can fix credentials), never dropped.
             raise Unavailable(SYSTEM, f"{exc.code} {exc.message}") from None
         except (aiosmtplib.SMTPException, OSError) as exc:
             raise Unavailable(SYSTEM, type(exc).__name__) from None

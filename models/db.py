@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import inspect
 import logging
 import sqlite3
 import time
@@ -116,9 +117,7 @@ class Session:
     ) -> CursorResult[Any]:
         if self._orm is not None:
             await self.flush()
-        if isinstance(self.connection, AsyncConnection):
-            return await self.connection.execute(statement, values)
-        return self.connection.execute(statement, values)
+        return await _result(self.connection.execute(statement, values))
 
     # The ORM, with SQLModel's own signatures.
     @overload
@@ -128,35 +127,27 @@ class Session:
     async def exec(self, statement: SelectOfScalar[T]) -> ScalarResult[T]: ...
 
     async def exec(self, statement: Select[*Ts] | SelectOfScalar[T]) -> TupleResult[tuple[*Ts]] | ScalarResult[T]:
-        orm = self.orm
-        return await orm.exec(statement) if isinstance(orm, AsyncSession) else orm.exec(statement)
+        return await _result(self.orm.exec(statement))
 
     async def execute(  # type: ignore[explicit-any]
         self, statement: Executable, params: Values | Sequence[Values] | None = None
     ) -> Result[*tuple[Any, ...]]:
-        orm = self.orm
-        return await orm.execute(statement, params) if isinstance(orm, AsyncSession) else orm.execute(statement, params)
+        return await _result(self.orm.execute(statement, params))
 
     async def get(self, model: type[M], key: object, *, with_for_update: bool = False) -> M | None:
-        orm = self.orm
-        if isinstance(orm, AsyncSession):
-            return await orm.get(model, key, with_for_update=with_for_update)
-        return orm.get(model, key, with_for_update=with_for_update)
+        return await _result(self.orm.get(model, key, with_for_update=with_for_update))
 
     def add(self, instance: object) -> None:
         self.orm.add(instance)
 
     async def flush(self) -> None:
-        orm = self.orm
-        await orm.flush() if isinstance(orm, AsyncSession) else orm.flush()
+        await _result(self.orm.flush())
 
     async def refresh(self, instance: object) -> None:
-        orm = self.orm
-        await orm.refresh(instance) if isinstance(orm, AsyncSession) else orm.refresh(instance)
+        await _result(self.orm.refresh(instance))
 
     async def delete(self, instance: object) -> None:
-        orm = self.orm
-        await orm.delete(instance) if isinstance(orm, AsyncSession) else orm.delete(instance)
+        await _result(self.orm.delete(instance))
 
     @asynccontextmanager
     async def begin_nested(self) -> AsyncIterator[None]:
@@ -174,12 +165,8 @@ class Session:
         if self.events:
             await self._write_events()
         if self._orm is not None:
-            orm = self._orm
-            await orm.commit() if isinstance(orm, AsyncSession) else orm.commit()  # a flush: the commit is ours
-        if isinstance(self.connection, AsyncConnection):
-            await self.connection.commit()
-        else:
-            self.connection.commit()
+            await _result(self._orm.commit())  # a flush: the commit is ours
+        await _result(self.connection.commit())
 
     async def _write_events(self) -> None:
         """The event log's outbox: the events in one INSERT, their vendors' endpoints in one read, the deliveries
@@ -196,21 +183,19 @@ class Session:
     async def rollback(self) -> None:
         self.events.clear()  # what the transaction recorded goes with its writes
         if self._orm is not None:
-            orm = self._orm
-            await orm.rollback() if isinstance(orm, AsyncSession) else orm.rollback()
-        if isinstance(self.connection, AsyncConnection):
-            await self.connection.rollback()
-        else:
-            self.connection.rollback()
+            await _result(self._orm.rollback())
+        await _result(self.connection.rollback())
 
     async def close(self) -> None:
         if self._orm is not None:
             orm, self._orm = self._orm, None
-            await orm.close() if isinstance(orm, AsyncSession) else orm.close()
-        if isinstance(self.connection, AsyncConnection):
-            await self.connection.close()
-        else:
-            self.connection.close()
+            await _result(orm.close())
+        await _result(self.connection.close())
+
+
+async def _result(value: Awaitable[T] | T) -> T:
+    """A call's result on either database: awaited from the asyncio driver, taken as it is from the synchronous one."""
+    return await value if inspect.isawaitable(value) else value
 
 
 def sqlite_engine(url: str, *, foreign_keys: bool = True) -> Engine:
@@ -286,10 +271,6 @@ class Database:
         # SQLite has one writer: a process takes its write turns in order instead of meeting its own lock.
         self._turns = asyncio.Lock()
         self._holder: asyncio.Task[object] | None = None
-
-    @property
-    def dialect(self) -> str:
-        return "sqlite" if self.sqlite else "postgresql"
 
     @asynccontextmanager
     async def transaction(self, *, write: bool = True) -> AsyncIterator[Session]:
@@ -397,7 +378,6 @@ class UnitOfWork:
 
     @property
     def open(self) -> bool:
-        """A transaction of the request is open."""
         return self._session is not None
 
     async def session(self) -> Session:
@@ -425,8 +405,7 @@ class UnitOfWork:
         await self._end()
 
     async def commit_before_wait(self) -> None:
-        """The one named step that ends the request's transaction early: before the request waits on something
-        else (Temporal, another system, argon2), so that no connection and no SQLite lock is held meanwhile."""
+        """The one named step that ends the request's transaction early, before it waits on something else."""
         if self._session is not None:
             await self.commit()
 
@@ -486,9 +465,6 @@ class Keyed(Protocol):
     idempotency_key: str | None
 
 
-K = TypeVar("K", bound=SQLModel)
-
-
 def _key_column(table: type[SQLModel]) -> Mapped[str | None]:
     column: Mapped[str | None] = col(getattr(table, "idempotency_key"))  # noqa: B009 — each keyed table has it
     return column
@@ -502,7 +478,7 @@ async def id_for_key(session: Session, table: type[SQLModel], key: str) -> int |
     return found
 
 
-async def row_for_key(session: Session, table: type[K], key: str) -> K | None:
+async def row_for_key(session: Session, table: type[M], key: str) -> M | None:
     """The whole row an earlier request with this key created in `table`, or None."""
     return (await session.exec(select(table).where(_key_column(table) == key))).first()
 

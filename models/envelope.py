@@ -36,9 +36,6 @@ class Omitted(Enum):
     DATA = "no data"
 
 
-NO_DATA = Omitted.DATA
-
-
 @dataclass(frozen=True)
 class Envelope:
     msg_code: MsgCode
@@ -46,7 +43,7 @@ class Envelope:
     errors: list[str] | None = None
     token: str | None = None
     external_transaction_id: str | None = None
-    data: JsonValue | Omitted = NO_DATA
+    data: JsonValue | Omitted = Omitted.DATA
 
     def body(self) -> dict[str, JsonValue]:
         """The JSON object sent on the wire: absent members are left out, not sent as null."""

@@ -44,9 +44,6 @@ class EventType(StrEnum):
     TAX_COLLECTED = "tax.collected"
 
 
-ALL_TYPES = tuple(EventType)
-
-
 # Who made a change: `<kind>:<login name>` for people and channels, or Lineup itself.
 LINEUP = "lineup"
 
@@ -65,12 +62,12 @@ def support(username: str | None) -> str:
 
 def parse_types(text: str | None) -> list[str]:
     """`--events TYPE,…` as a list of known types (all of them when empty); ValueError names an unknown one."""
+    known = [kind.value for kind in EventType]
     if not text or not text.strip():
-        return [kind.value for kind in ALL_TYPES]
+        return known
     wanted = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [kind for kind in wanted if kind not in {t.value for t in ALL_TYPES}]
-    if unknown:
-        raise ValueError(f"unknown event type {', '.join(unknown)}; known: {', '.join(t.value for t in ALL_TYPES)}")
+    if unknown := [kind for kind in wanted if kind not in known]:
+        raise ValueError(f"unknown event type {', '.join(unknown)}; known: {', '.join(known)}")
     return list(dict.fromkeys(wanted))
 
 

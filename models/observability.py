@@ -8,7 +8,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -82,23 +82,23 @@ class Snapshot(Collector):
         yield GaugeMetricFamily("lineup_database_up", up, value=int(self.database_up))
         if not self.database_up:
             return
-        ports = GaugeMetricFamily("lineup_ports_pending", "Ports not yet final, by age since submitted", labels=["age"])
-        for band, count in self.ports_pending.items():
-            ports.add_metric([band], count)
-        yield ports
+        ports = "Ports not yet final, by age since submitted"
+        yield _labelled("lineup_ports_pending", ports, "age", self.ports_pending.items())
         failing = "Active webhook endpoints whose last delivery failed"
         yield GaugeMetricFamily("lineup_webhook_endpoints_failing", failing, value=self.webhook_endpoints_failing)
         alive = "Workers whose heartbeat is fresher than LINEUP_WORKER_STALE_SECONDS, by task queue"
-        workers = GaugeMetricFamily("lineup_workers_alive", alive, labels=["task_queue"])
-        for queue, count in sorted(self.workers_alive.items()):
-            workers.add_metric([queue], count)
-        yield workers
-        lines = GaugeMetricFamily("lineup_lines", "Lines by status", labels=["status"])
-        for status, count in sorted(self.lines.items()):
-            lines.add_metric([status], count)
-        yield lines
+        yield _labelled("lineup_workers_alive", alive, "task_queue", sorted(self.workers_alive.items()))
+        yield _labelled("lineup_lines", "Lines by status", "status", sorted(self.lines.items()))
         yield GaugeMetricFamily("lineup_stuck_lines", "Lines waiting for a retry", value=self.stuck_lines)
         yield GaugeMetricFamily("lineup_mail_queued", "Outbox mail not delivered yet", value=self.mail_queued)
+
+
+def _labelled(name: str, documentation: str, label: str, counts: Iterable[tuple[str, int]]) -> GaugeMetricFamily:
+    """A gauge with one labelled value per count."""
+    family = GaugeMetricFamily(name, documentation, labels=[label])
+    for value, count in counts:
+        family.add_metric([value], count)
+    return family
 
 
 def configure_logging(level: str) -> None:

@@ -1,5 +1,5 @@
-"""NladCheckWorkflow: asks NLAD for nlad_etc_check and records the answer for tpiv_listing, under the LOOKUP
-budget (about 10 s) the waiting channel allows."""
+"""NladCheckWorkflow: asks NLAD for nlad_etc_check and records the answer for tpiv_listing, under the lookup
+policy's budget (about 10 s) the waiting channel allows."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """One activity configuration per kind of outside call: workflows spread these and never write a timeout inline;
-and when a long-lived workflow continues as new."""
+and when a long-lived workflow continues as new.
+
+A retry policy names only what differs from Temporal's defaults: the first retry 1 s after the first failure,
+each pause twice the one before (at most 100 × the first), and no limit on attempts."""
 
 from __future__ import annotations
 
@@ -18,8 +21,6 @@ def carrier(max_attempts: int) -> workflow.ActivityConfig:
         "start_to_close_timeout": timedelta(seconds=30),
         "heartbeat_timeout": timedelta(seconds=2),
         "retry_policy": RetryPolicy(
-            initial_interval=timedelta(seconds=1),
-            backoff_coefficient=2.0,
             maximum_interval=timedelta(seconds=60),
             maximum_attempts=max_attempts,
             # Our database away is the workflow's to wait for (CarrierStep), not a carrier attempt.
@@ -51,15 +52,10 @@ def lookup(budget_seconds: float) -> workflow.ActivityConfig:
         "start_to_close_timeout": timedelta(seconds=min(4.0, budget_seconds)),
         "retry_policy": RetryPolicy(
             initial_interval=timedelta(milliseconds=300),
-            backoff_coefficient=2.0,
             maximum_interval=timedelta(seconds=2),
             non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
         ),
     }
-
-
-# The default budget, for the workflows that run a lookup's policy without a budget of their own.
-LOOKUP = lookup(10.0)
 
 
 # Our own database, as local activities: a write costs no task round trip through the server. Retried
@@ -67,20 +63,18 @@ LOOKUP = lookup(10.0)
 STORE: workflow.LocalActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(
-        initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=30),
+        initial_interval=timedelta(milliseconds=200),
+        maximum_interval=timedelta(seconds=30),
         non_retryable_error_types=[NOT_FOUND],
     ),
-}  # fmt: skip
+}
 
 
 # Releasing the number a line had before its ported one: until the carrier takes it back (it is idempotent).
 RELEASE: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=10),
-        maximum_attempts=0, non_retryable_error_types=[NOT_FOUND],
-    ),
-}  # fmt: skip
+    "retry_policy": RetryPolicy(maximum_interval=timedelta(minutes=10), non_retryable_error_types=[NOT_FOUND]),
+}
 
 
 def port_watch(interval: timedelta, within: timedelta) -> workflow.ActivityConfig:
@@ -93,7 +87,6 @@ def port_watch(interval: timedelta, within: timedelta) -> workflow.ActivityConfi
             initial_interval=interval,
             backoff_coefficient=1.0,
             maximum_interval=interval,
-            maximum_attempts=0,
             non_retryable_error_types=[NOT_FOUND],
         ),
     }
@@ -105,11 +98,7 @@ MAIL: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=60),
     "heartbeat_timeout": timedelta(seconds=10),
     "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=1),
-        backoff_coefficient=2.0,
-        maximum_interval=timedelta(seconds=60),
-        maximum_attempts=0,  # unlimited
-        non_retryable_error_types=[MAIL_REJECTED, NOT_FOUND],
+        maximum_interval=timedelta(seconds=60), non_retryable_error_types=[MAIL_REJECTED, NOT_FOUND]
     ),
 }
 
@@ -119,10 +108,9 @@ MAIL: workflow.ActivityConfig = {
 SETTLE: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
     "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=5),
-        maximum_attempts=12, non_retryable_error_types=[NOT_FOUND],
+        maximum_interval=timedelta(minutes=5), maximum_attempts=12, non_retryable_error_types=[NOT_FOUND]
     ),
-}  # fmt: skip
+}
 
 
 # A tax calculation quoted from held rates while the carrier was down: registered until the carrier takes it,
@@ -131,20 +119,16 @@ TAX_REGISTRATION: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
     "heartbeat_timeout": timedelta(seconds=5),
     "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=5),
-        maximum_attempts=0, non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND],
+        maximum_interval=timedelta(minutes=5), non_retryable_error_types=[CARRIER_REJECTED, NOT_FOUND]
     ),
-}  # fmt: skip
+}
 
 
 # Giving a charge back: until the gateway takes it, however long that is.
 VOID: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(minutes=5),
-        maximum_attempts=0,
-    ),
-}  # fmt: skip
+    "retry_policy": RetryPolicy(maximum_interval=timedelta(minutes=5)),
+}
 
 
 # Our workflow tasks take milliseconds. When the worker that took one dies, the task goes to another worker
@@ -161,7 +145,7 @@ STICKY_QUEUE_TIMEOUT = timedelta(seconds=1)
 # The sweep's database reads: a few seconds, retried a few times (the next sweep comes anyway).
 SWEEP: workflow.ActivityConfig = {
     "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3),
+    "retry_policy": RetryPolicy(maximum_attempts=3),
 }
 
 
@@ -170,12 +154,10 @@ def webhook(give_up_hours: float, max_backoff_seconds: float, timeout_seconds: f
     whole POST ends within its timeout (10 s), so an attempt on a worker that died is retried 5 s after that."""
     return {
         "start_to_close_timeout": timedelta(seconds=timeout_seconds + 5),
-        "schedule_to_close_timeout": timedelta(hours=give_up_hours),
+        "schedule_to_close_timeout": timedelta(hours=give_up_hours),  # with no attempt limit, this budget ends it
         "retry_policy": RetryPolicy(
             initial_interval=timedelta(seconds=min(2.0, max_backoff_seconds)),
-            backoff_coefficient=2.0,
             maximum_interval=timedelta(seconds=max_backoff_seconds),
-            maximum_attempts=0,  # the schedule-to-close budget ends it
             non_retryable_error_types=[ENDPOINT_DISABLED, NOT_FOUND],
         ),
     }
@@ -186,7 +168,7 @@ def webhook_poll(poll_seconds: float) -> workflow.ActivityConfig:
     return {
         "start_to_close_timeout": timedelta(seconds=poll_seconds + 30),
         "heartbeat_timeout": timedelta(seconds=5),
-        "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=10)),
+        "retry_policy": RetryPolicy(maximum_interval=timedelta(seconds=10)),
     }
 
 
