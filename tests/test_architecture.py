@@ -73,7 +73,7 @@ def test_nothing_in_the_application_imports_the_worker_entry_point() -> None:
 
 def test_the_layer_contract_rejects_an_upward_import(tmp_path: Path) -> None:
     """The contract is not vacuous: the same configuration refuses a module of models importing the api."""
-    for package in [*ROOT_PACKAGES, "api/console"]:
+    for package in [*ROOT_PACKAGES, "api/console", "models/enrollment"]:
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
     (tmp_path / "models" / "upward.py").write_text("import api\n")
