@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Never, TypedDict, TypeVar
 
@@ -29,7 +29,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlrea
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.enrollment import EnrollmentActivities, EsimActivities
+    from activities.enrollment import EnrollmentActivities
     from activities.porting import PortingActivities
     from models.enrollment.lines import (
         IN_FLIGHT,
@@ -182,13 +182,13 @@ class EnrollmentWorkflow:
         return EnrollmentResult([line.plan for line in self._lines])
 
 
+@dataclass
 class FirstTry:
     """One line's carrier step as the order tried it: the plan as it left it, and what its workflow takes on."""
 
-    def __init__(self, plan: LinePlan) -> None:
-        self.plan = plan
-        self.stuck: StuckState | None = None
-        self.submitted: PortSubmission | None = None
+    plan: LinePlan
+    stuck: StuckState | None = None
+    submitted: PortSubmission | None = None
 
 
 class ChildOptions(TypedDict):
@@ -523,5 +523,5 @@ class EsimAssignmentWorkflow:
     @workflow.run
     async def run(self, request: EsimRequest) -> EsimAssigned:
         return await workflow.execute_activity_method(
-            EsimActivities.assign_esim_profile, request, **policies.lookup(request.budget_seconds)
+            EnrollmentActivities.assign_esim_profile, request, **policies.lookup(request.budget_seconds)
         )
