@@ -101,8 +101,7 @@ class EnrollmentActivities:
             esn=line.esn,
             esim=line.is_esim,
         )
-        attempted = EventType.ACTIVATION_ATTEMPTED
-        async with outcome_recorded(self._db, call.enrollment_id, attempted), outside_call():
+        async with outcome_recorded(self._db, call.enrollment_id, EventType.ACTIVATION_ATTEMPTED), outside_call():
             return await self._carrier.activate(order, key=call.idempotency_key)
 
     def _sealed_profile(self, done: Activation) -> str:

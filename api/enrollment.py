@@ -46,6 +46,7 @@ from models.enrollment.actions import (
     CUSTOMER_INFO,
     INQUIRY,
     LPA_EXAMPLE,
+    PII_FIELDS,
     PLANS,
     ActivateLine,
     AssignEsim,
@@ -131,11 +132,6 @@ INVALID_INVOICE = "Invalid invoice number"
 CARRIERS_SOLD = ["TMB", "ATT", "VER"]
 CUSTOMER_ID_ATTEMPTS = 5  # random customer ids that may meet one already given before the create gives up
 PIN_DIGITS = 4
-PII_FIELDS = (
-    "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
-    "service_address_two", "service_city", "service_state", "service_zip", "billing_address_one",
-    "billing_address_two", "billing_city", "billing_state", "billing_zip",
-)  # fmt: skip
 # A PORTIN line's old account, sealed in its port order under these names.
 PORT_SECRETS = {
     "port_account_number": "account_number", "port_account_password": "account_password", "port_ssn": "ssn",

@@ -374,14 +374,8 @@ class LineTracker:
         if not saved:
             state = LineState(current.enrollment_id, status, error)
             await workflow.execute_local_activity_method(EnrollmentActivities.set_line_status, state, **policies.STORE)
-        self.progress = LineProgress(
-            current.enrollment_id,
-            status,
-            numbers.get("mdn") or current.mdn,
-            numbers.get("msid") or current.msid,
-            numbers.get("msl") or current.msl,
-            error,
-        )
+        given = {name: number for name, number in numbers.items() if number}  # one not given: the line keeps its own
+        self.progress = replace(current, status=status, error=error, **given)
         updates, self.attributes = [*self.attributes, LINE_STATUS.value_set(status)], []
         if numbers.get("mdn"):
             updates.append(MDN.value_set(str(numbers["mdn"])))

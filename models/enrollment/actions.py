@@ -76,6 +76,12 @@ class CompanyCarrierList(ActionRequest):
 
 
 MOST_LINES = 100
+# A line's customer data (LineRequest's fields of it), sealed in its row as its PII.
+PII_FIELDS = (
+    "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
+    "service_address_two", "service_city", "service_state", "service_zip", "billing_address_one",
+    "billing_address_two", "billing_city", "billing_state", "billing_zip",
+)  # fmt: skip
 PORT_FIELDS = (
     "port_current_carrier", "port_first_name", "port_last_name", "port_address_one", "port_city", "port_state",
     "port_zip_code", "port_account_number", "port_account_password", "port_ssn", "port_number",
@@ -515,13 +521,8 @@ class CustomerLine(Shape):
             carrier=line.carrier,
             is_esim="Y" if line.is_esim else "N",
             pin=pin,
-            **{name: pii.get(name, "") for name in CUSTOMER_FIELDS},
+            **{name: pii.get(name, "") for name in cls.model_fields if name in PII_FIELDS},
         )
-
-
-CUSTOMER_FIELDS = (
-    "first_name", "last_name", "email", "service_address_one", "service_city", "service_state", "service_zip",
-)  # fmt: skip
 
 
 class Availability(Shape):
