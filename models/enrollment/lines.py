@@ -237,7 +237,7 @@ class StuckState:
 
 @dataclass(frozen=True)
 class LineProgress:
-    """A line's state as its workflow reports it to the enrollment (signal) and to queries."""
+    """A line's state as its workflow reports it: its result, the `activate` update's answer, the `status` query."""
 
     enrollment_id: str
     status: LineStatus
