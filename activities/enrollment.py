@@ -18,6 +18,7 @@ from models.address import state_of_zip
 from models.crypto import EsimDocument, FieldCipher, Fields
 from models.db import Database, Session, database_outage
 from models.enrollment.lines import (
+    INQUIRY_FLAGS,
     Activating,
     CarrierCall,
     CarrierList,
@@ -32,8 +33,8 @@ from models.enrollment.lines import (
     SimChange,
     begin_activation,
     get_line,
-    line_moved,
     record_activation,
+    set_status,
 )
 from models.envelope import CARRIER_REJECTED
 from models.events import EventType, record
@@ -100,8 +101,7 @@ class EnrollmentActivities:
             esn=line.esn,
             esim=line.is_esim,
         )
-        attempted = EventType.ACTIVATION_ATTEMPTED
-        async with outcome_recorded(self._db, call.enrollment_id, attempted), outside_call():
+        async with outcome_recorded(self._db, call.enrollment_id, EventType.ACTIVATION_ATTEMPTED), outside_call():
             return await self._carrier.activate(order, key=call.idempotency_key)
 
     def _sealed_profile(self, done: Activation) -> str:
@@ -115,12 +115,7 @@ class EnrollmentActivities:
     async def line_inquiry(self, request: InquiryRequest) -> LineInquiryAnswer:
         async with self._db.transaction(write=False) as session:
             line = await get_line(session, request.enrollment_id)
-        flags = {
-            "line_inquiry": request.line_inquiry,
-            "balance_inquiry": request.balance_inquiry,
-            "query_sim_info": request.query_sim_info,
-            "subscriber_status": request.subscriber_status,
-        }
+        flags = {name: getattr(request, name) for name in INQUIRY_FLAGS}
         async with outside_call():
             return await self._carrier.line_inquiry(vendor_id=request.vendor_code, mdn=line.mdn or "", flags=flags)
 
@@ -128,11 +123,6 @@ class EnrollmentActivities:
     async def carriers(self, vendor_code: str) -> CarrierList:
         async with outside_call():
             return await self._carrier.carriers(vendor_code)
-
-
-class EsimActivities:
-    def __init__(self, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
-        self._carrier, self._db, self._cipher = carrier, db, cipher
 
     @activity.defn
     async def assign_esim_profile(self, request: EsimRequest) -> EsimAssigned:
@@ -168,9 +158,7 @@ async def move_line(db: Database, state: LineState) -> None:
         if line.status == LineStatus.ACTIVE and state.status != LineStatus.PORTED_OUT:
             return
         if (line.status, line.last_error) != (state.status, state.error):
-            await line_moved(session, line, state.status, state.error)
-            line.status, line.last_error, line.status_since = state.status, state.error, utcnow()
-            session.add(line)
+            await set_status(session, line, state.status, state.error)
 
 
 async def mark_activating(db: Database, enrollment_id: str) -> None:
@@ -181,8 +169,7 @@ async def mark_activating(db: Database, enrollment_id: str) -> None:
         if line.enrollment_type == "SHIPMENT" and line.shipment_reference is None:
             line.shipment_reference = _shipment_reference(enrollment_id)
         if line.status not in (LineStatus.ACTIVE, LineStatus.ACTIVATING, LineStatus.PORT_PENDING):
-            await line_moved(session, line, LineStatus.ACTIVATING, None)
-            line.status, line.last_error, line.status_since = LineStatus.ACTIVATING, None, utcnow()
+            await set_status(session, line, LineStatus.ACTIVATING, None)
         session.add(line)
 
 

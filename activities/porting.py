@@ -20,8 +20,8 @@ from models.enrollment.lines import (
     LineStatus,
     get_line,
     holding_line,
-    line_moved,
     ported_out,
+    set_status,
 )
 from models.envelope import PORT_UNCHANGED, UNAVAILABLE
 from models.events import EventType, record
@@ -150,9 +150,7 @@ class PortingActivities:
                     return PortOutcome(line.status, line.mdn)
                 error = view.resolution_description or view.carrier_response
                 after = LineStatus(f"PORT_{view.status}")  # PORT_REJECTED, PORT_CANCELLED, PORT_ABANDONED
-                await line_moved(session, line, after, error)
-                line.status, line.last_error, line.status_since = after, error, utcnow()
-                session.add(line)
+                await set_status(session, line, after, error)
                 return PortOutcome(after, line.mdn, error)
             if line.mdn == view.mdn:  # done by an earlier attempt
                 return PortOutcome(line.status, line.mdn, released=line.released_mdn)

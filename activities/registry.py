@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from activities.devices import DeviceActivities
 from activities.eligibility import EligibilityActivities
-from activities.enrollment import EnrollmentActivities, EsimActivities
+from activities.enrollment import EnrollmentActivities
 from activities.mail import MailActivities
 from activities.payment import PaymentActivities
 from activities.porting import PortingActivities
@@ -46,7 +46,6 @@ async def built_activities(settings: Settings, db: Database) -> AsyncIterator[li
     )
     objects: list[object] = [
         EnrollmentActivities(carrier, db, cipher),
-        EsimActivities(carrier, db, cipher),
         PortingActivities(carrier, db, cipher),
         PaymentActivities(gateway, carrier, db, cipher),
         DeviceActivities(carrier),

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from adapters.http import Body, JsonService, Rejected, W, Wire
 from models.devices import DeviceReply, DeviceStatus, Manufacturer
-from models.enrollment.lines import CarrierEntry, CarrierList, LineInquiryAnswer, PortSubmitted
+from models.enrollment.lines import CarrierItem, CarrierList, LineInquiryAnswer, PortSubmitted
 from models.payment import TaxEstimate, TaxLine, TaxQuoted
 from models.porting import PortEligibilityReply, PortView
 
@@ -136,7 +136,7 @@ class CarrierClient(JsonService):
 
     async def carriers(self, vendor_id: str) -> CarrierList:
         found = await self._call("/carriers", {"vendor_id": vendor_id}, _Carriers)
-        return CarrierList([CarrierEntry(str(c.CARRIER_ID), c.CARRIER, c.CARRIER_NAME) for c in found.CARRIERS])
+        return CarrierList([CarrierItem(str(c.CARRIER_ID), c.CARRIER, c.CARRIER_NAME) for c in found.CARRIERS])
 
     async def tax_quote(self, vendor_id: str, state: str, amount_cents: int) -> TaxEstimate:
         """The tax the carrier would register for this amount, registering nothing."""

@@ -46,11 +46,11 @@ from models.enrollment.actions import (
     CUSTOMER_INFO,
     INQUIRY,
     LPA_EXAMPLE,
+    PII_FIELDS,
     PLANS,
     ActivateLine,
     AssignEsim,
     Availability,
-    CarrierItem,
     CheckServiceAvailability,
     CompanyCarrierList,
     CreateMultiline,
@@ -66,10 +66,12 @@ from models.enrollment.actions import (
     PlanList,
 )
 from models.enrollment.lines import (
+    INQUIRY_FLAGS,
     PASSWORD,
     PENDING,
     Activation,
     ActivationType,
+    CarrierItem,
     CarrierListQuery,
     Enrollment,
     EnrollmentOrder,
@@ -128,14 +130,8 @@ NO_CUSTOMER = "No customer found against this enrolment ID"
 NOT_SERVED = "We do not provide services at the users Zip Code"
 INVALID_INVOICE = "Invalid invoice number"
 CARRIERS_SOLD = ["TMB", "ATT", "VER"]
-INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
 CUSTOMER_ID_ATTEMPTS = 5  # random customer ids that may meet one already given before the create gives up
 PIN_DIGITS = 4
-PII_FIELDS = (
-    "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
-    "service_address_two", "service_city", "service_state", "service_zip", "billing_address_one",
-    "billing_address_two", "billing_city", "billing_state", "billing_zip",
-)  # fmt: skip
 # A PORTIN line's old account, sealed in its port order under these names.
 PORT_SECRETS = {
     "port_account_number": "account_number", "port_account_password": "account_password", "port_ssn": "ssn",
@@ -437,12 +433,9 @@ def hash_later(db: Database, cipher: FieldCipher, lines: Sequence[LineRequest]) 
     """After the request's lines are committed: one argon2 hash (~50 ms of CPU) per distinct password, in a task of
     the API process, written to every line that has it; a line whose task died with its process is verified
     against its sealed password and hashed then, and the sweep hashes those left pending past its grace."""
-    lines_by_password: dict[str, list[str]] = {}
-    for line in lines:
-        if line.password:
-            lines_by_password.setdefault(line.password, []).append(line.enrollment_id)
-    if lines_by_password:
-        task = asyncio.create_task(hash_all(db, cipher, lines_by_password))
+    passwords = [(line.enrollment_id, line.password) for line in lines if line.password]
+    if passwords:
+        task = asyncio.create_task(hash_all(db, cipher, passwords))
         _running.add(task)
         task.add_done_callback(_running.discard)
 
@@ -747,7 +740,4 @@ async def company_carrier_list(*, body: CompanyCarrierList, ctx: Context) -> lis
     """The carriers the company sells on, with the carrier's own numeric ids (query_portin takes either)."""
     query = CarrierListQuery(ctx.caller.vendor_code, budget_seconds=ctx.settings.systems.lookup_budget_seconds)
     workflow_id = lookup_workflow_id("carriers", ctx.request_id)
-    found = await run_lookup(ctx, CarrierListWorkflow.run, query, workflow_id=workflow_id)
-    return [
-        CarrierItem(carrier_id=c.carrier_id, carrier=c.carrier, carrier_name=c.carrier_name) for c in found.carriers
-    ]
+    return (await run_lookup(ctx, CarrierListWorkflow.run, query, workflow_id=workflow_id)).carriers

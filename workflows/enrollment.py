@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Never, TypedDict, TypeVar
 
@@ -29,7 +29,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlrea
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.enrollment import EnrollmentActivities, EsimActivities
+    from activities.enrollment import EnrollmentActivities
     from activities.porting import PortingActivities
     from models.enrollment.lines import (
         IN_FLIGHT,
@@ -182,13 +182,13 @@ class EnrollmentWorkflow:
         return EnrollmentResult([line.plan for line in self._lines])
 
 
+@dataclass
 class FirstTry:
     """One line's carrier step as the order tried it: the plan as it left it, and what its workflow takes on."""
 
-    def __init__(self, plan: LinePlan) -> None:
-        self.plan = plan
-        self.stuck: StuckState | None = None
-        self.submitted: PortSubmission | None = None
+    plan: LinePlan
+    stuck: StuckState | None = None
+    submitted: PortSubmission | None = None
 
 
 class ChildOptions(TypedDict):
@@ -374,14 +374,8 @@ class LineTracker:
         if not saved:
             state = LineState(current.enrollment_id, status, error)
             await workflow.execute_local_activity_method(EnrollmentActivities.set_line_status, state, **policies.STORE)
-        self.progress = LineProgress(
-            current.enrollment_id,
-            status,
-            numbers.get("mdn") or current.mdn,
-            numbers.get("msid") or current.msid,
-            numbers.get("msl") or current.msl,
-            error,
-        )
+        given = {name: number for name, number in numbers.items() if number}  # one not given: the line keeps its own
+        self.progress = replace(current, status=status, error=error, **given)
         updates, self.attributes = [*self.attributes, LINE_STATUS.value_set(status)], []
         if numbers.get("mdn"):
             updates.append(MDN.value_set(str(numbers["mdn"])))
@@ -523,5 +517,5 @@ class EsimAssignmentWorkflow:
     @workflow.run
     async def run(self, request: EsimRequest) -> EsimAssigned:
         return await workflow.execute_activity_method(
-            EsimActivities.assign_esim_profile, request, **policies.lookup(request.budget_seconds)
+            EnrollmentActivities.assign_esim_profile, request, **policies.lookup(request.budget_seconds)
         )

@@ -13,7 +13,16 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from models.address import outside_state
-from models.enrollment.lines import ActivationType, Line, LineInquiryAnswer, LinePlan, LineStatus, Plan
+from models.enrollment.lines import (
+    ActivationType,
+    CarrierItem,
+    Line,
+    LineInquiryAnswer,
+    LinePlan,
+    LineStatus,
+    Plan,
+    plan_of,
+)
 from models.envelope import Shape, omitted_when_none
 from models.types import (
     AccountNumber,
@@ -67,6 +76,12 @@ class CompanyCarrierList(ActionRequest):
 
 
 MOST_LINES = 100
+# A line's customer data (LineRequest's fields of it), sealed in its row as its PII.
+PII_FIELDS = (
+    "first_name", "middle_initial", "last_name", "email", "alternate_phone_number", "service_address_one",
+    "service_address_two", "service_city", "service_state", "service_zip", "billing_address_one",
+    "billing_address_two", "billing_city", "billing_state", "billing_zip",
+)  # fmt: skip
 PORT_FIELDS = (
     "port_current_carrier", "port_first_name", "port_last_name", "port_address_one", "port_city", "port_state",
     "port_zip_code", "port_account_number", "port_account_password", "port_ssn", "port_number",
@@ -506,13 +521,8 @@ class CustomerLine(Shape):
             carrier=line.carrier,
             is_esim="Y" if line.is_esim else "N",
             pin=pin,
-            **{name: pii.get(name, "") for name in CUSTOMER_FIELDS},
+            **{name: pii.get(name, "") for name in cls.model_fields if name in PII_FIELDS},
         )
-
-
-CUSTOMER_FIELDS = (
-    "first_name", "last_name", "email", "service_address_one", "service_city", "service_state", "service_zip",
-)  # fmt: skip
 
 
 class Availability(Shape):
@@ -521,12 +531,6 @@ class Availability(Shape):
     city: str
     state: str
     carriers: list[str]
-
-
-class CarrierItem(Shape):
-    carrier_id: str
-    carrier: str
-    carrier_name: str
 
 
 PLAN_EXPIRY_DAYS = 30  # every plan is a 30-day prepaid plan
@@ -598,19 +602,23 @@ def _unlimited(allowance: int | None) -> str:
     return "Y" if allowance is None else "N"
 
 
-# Examples the OpenAPI document shows (and the catalog's test holds to these models).
-RECORD = CustomerRecord(
-    customer_id="482913567",
-    enrollment_id="EA7KQ2M4XZP9R3TBWVC",
-    enrollment_type="SHIPMENT",
-    cust_id="482913567",
-    mdn="4045550178",
-    msid="4045550178",
-    msl="493021",
-    invoice_number="INV4829135671",
-    pin="4821",
-)
-CREATED = [LineEntry(msg_code="RESTAPI000", msg=LINE_MESSAGES[LineStatus.ACTIVE], data=RECORD)]
+# Examples the OpenAPI document shows (and the catalog's test holds to these models), most of them one line's, made
+# by the answers' own constructors: a line of the demo's plan 102 (its columns no answer shows left empty).
+PLAN = Plan(
+    plan_id=102, plan_code="TMB-EVERYDAY-5G", name="Everyday 5GB", price_cents=2500, carrier="TMB", data_mb=5120,
+    description="Unlimited talk & text, 5 GB high-speed data",
+)  # fmt: skip
+LINE = Line(
+    enrollment_id="EA7KQ2M4XZP9R3TBWVC", parent_enrollment_id="EA7KQ2M4XZP9R3TBWVC", customer_id="482913567",
+    cust_id="482913567", plan_id=PLAN.plan_id, activation_type="NEWACTIVATION", enrollment_type="SHIPMENT",
+    carrier="TMB", iccid="89012601234567890128", invoice_number="INV4829135671", status="ACTIVE", mdn="4045550178",
+    msid="4045550178", msl="493021", order_id="", vendor_id=0, email_hash="", pii="",
+)  # fmt: skip
+PERSON = {
+    "first_name": "Pat", "last_name": "Lee", "email": "pat@example.com", "service_address_one": "12 Main St",
+    "service_city": "Atlanta", "service_state": "GA", "service_zip": "30301",
+}  # fmt: skip
+CREATED = [LineEntry.of(plan_of(LINE), None, pin="4821")]
 INQUIRY = LineInquiryData.of(
     LineInquiryAnswer(
         "00",
@@ -629,16 +637,7 @@ INQUIRY = LineInquiryData.of(
     mdn="4045550178",
     esn="89012601234567890128",
 )
-CUSTOMER_INFO = [
-    CustomerLine(
-        customer_id="482913567", enrollment_id="EA7KQ2M4XZP9R3TBWVC", parent_enrollment_id="EA7KQ2M4XZP9R3TBWVC",
-        first_name="Pat", last_name="Lee", email="pat@example.com", service_address_one="12 Main St",
-        service_city="Atlanta", service_state="GA", service_zip="30301", zip_code="30301", mdn="4045550178",
-        esn_number="89012601234567890128", status="ACTIVE", plan_id="102",
-        plan_description="Unlimited talk & text, 5 GB high-speed data", activation_type="NEWACTIVATION",
-        carrier="TMB", is_esim="N", pin="4821",
-    )
-]  # fmt: skip
+CUSTOMER_INFO = [CustomerLine.of(LINE, pii=PERSON, zip_code="30301", plan=PLAN, pin="4821")]
 AVAILABILITY = Availability(
     enrollment_id="EA7KQ2M4XZP9R3TBWVC", zip_code="30301", city="ATLANTA", state="GA", carriers=["TMB", "ATT", "VER"]
 )
@@ -646,14 +645,4 @@ CARRIERS = [
     CarrierItem(carrier_id="1", carrier="ATT", carrier_name="AT&T Mobility"),
     CarrierItem(carrier_id="2", carrier="TMB", carrier_name="T-Mobile USA"),
 ]
-PLANS = [
-    PlanItem(
-        plan_id="102", plan_code="TMB-EVERYDAY-5G", plan_name="Everyday 5GB",
-        plan_description="Unlimited talk & text, 5 GB high-speed data", plan_price="25.00", display_price="$25.00",
-        total_plan_price="25.00", carrier="TMB", talk=0, text=0, data=5120, minute_unlimited="Y", text_unlimited="Y",
-        data_unlimited="N", is_unlimited_plan="N", is_familyplan="N", is_prepaid_postpaid="PREPAID",
-        plan_expiry_days=PLAN_EXPIRY_DAYS, plan_expiry_type="DAYS",
-        display_features_description=["Unlimited talk & text", "5 GB high-speed data"], plan_discount_details=[],
-        autopay_discount="0.00",
-    )
-]  # fmt: skip
+PLANS = [PlanItem.of(PLAN)]

@@ -14,6 +14,7 @@ from enum import StrEnum
 from itertools import groupby
 from typing import NamedTuple
 
+from pydantic import ConfigDict, with_config
 from sqlalchemy import Index, bindparam, case, func, literal, text, update
 from sqlmodel import Field as Column
 from sqlmodel import SQLModel, col, select
@@ -25,9 +26,7 @@ from models.db import Database, RecordNotFound, Session
 from models.envelope import Budget
 from models.events import LINEUP, EventType, LineEvent, record
 from models.settings import Settings
-from models.types import (
-    utcnow,
-)
+from models.types import utcnow
 
 
 class ActivationType(StrEnum):
@@ -238,7 +237,7 @@ class StuckState:
 
 @dataclass(frozen=True)
 class LineProgress:
-    """A line's state as its workflow reports it to the enrollment (signal) and to queries."""
+    """A line's state as its workflow reports it: its result, the `activate` update's answer, the `status` query."""
 
     enrollment_id: str
     status: LineStatus
@@ -304,6 +303,10 @@ class LineState:
     error: str | None = None
 
 
+# What a line inquiry may ask the carrier for: a flag of InquiryRequest's, sent to the carrier under its name.
+INQUIRY_FLAGS = ("line_inquiry", "balance_inquiry", "query_sim_info", "subscriber_status")
+
+
 @dataclass(frozen=True)
 class InquiryRequest(Budget):
     enrollment_id: str
@@ -337,8 +340,10 @@ class CarrierListQuery(Budget):
     vendor_code: str
 
 
+# Also company_carrier_list's answer: validated and documented as an answer model is (its members only).
+@with_config(ConfigDict(extra="forbid"))
 @dataclass(frozen=True)
-class CarrierEntry:
+class CarrierItem:
     carrier_id: str
     carrier: str
     carrier_name: str
@@ -346,7 +351,7 @@ class CarrierEntry:
 
 @dataclass(frozen=True)
 class CarrierList:
-    carriers: list[CarrierEntry] = field(default_factory=list)
+    carriers: list[CarrierItem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -586,8 +591,12 @@ PENDING = "pending"  # `line.password_hash` while the password is sealed in the 
 PASSWORD = "password"  # its key in the sealed PII document
 
 
-async def hash_all(db: Database, cipher: FieldCipher, lines_by_password: dict[str, list[str]]) -> int:
-    """One hash per distinct password, written to every line that has it; how many lines it settled."""
+async def hash_all(db: Database, cipher: FieldCipher, passwords: Iterable[tuple[str, str]]) -> int:
+    """One hash per distinct password of the (enrollment id, password) pairs, written to every line that has it;
+    how many lines it settled."""
+    lines_by_password: dict[str, list[str]] = {}
+    for enrollment_id, password in passwords:
+        lines_by_password.setdefault(password, []).append(enrollment_id)
     settled = 0
     for password, enrollment_ids in lines_by_password.items():
         try:
@@ -621,20 +630,17 @@ async def hash_left_pending(db: Database, cipher: FieldCipher, *, created_before
     )
     async with db.transaction(write=False) as session:
         lines = (await session.exec(query)).all()
-    by_password: dict[str, list[str]] = {}
-    for line in lines:
-        if password := cipher.open(line.pii, Fields).get(PASSWORD):
-            by_password.setdefault(password, []).append(line.enrollment_id)
-    return await hash_all(db, cipher, by_password)
+    sealed = [(line.enrollment_id, cipher.open(line.pii, Fields).get(PASSWORD)) for line in lines]
+    return await hash_all(db, cipher, [(enrollment_id, password) for enrollment_id, password in sealed if password])
 
 
 # A stuck line, or one support's retry has claimed (RETRYING) until its workflow takes the retry.
 RETRIED_FROM = frozenset({LineStatus.STUCK, LineStatus.RETRYING})
 
 
-async def line_moved(session: Session, line: Line, status: str, error: str | None) -> None:
-    """Before a line's status changes: STUCK is recorded with its error; leaving STUCK for another attempt is a
-    retry, Lineup's own unless support asked for it since the line got stuck."""
+async def set_status(session: Session, line: Line, status: str, error: str | None) -> None:
+    """The line's new status (and error), with its event: STUCK is recorded with its error; leaving STUCK for
+    another attempt is a retry, Lineup's own unless support asked for it since the line got stuck."""
     if status == LineStatus.STUCK:
         record(session, line.enrollment_id, EventType.STUCK, line=line, error=error)
     elif (
@@ -643,6 +649,8 @@ async def line_moved(session: Session, line: Line, status: str, error: str | Non
         and not await _support_retried(session, line.enrollment_id)
     ):
         record(session, line.enrollment_id, EventType.RETRIED, line=line)
+    line.status, line.last_error, line.status_since = status, error, utcnow()
+    session.add(line)
 
 
 async def _support_retried(session: Session, enrollment_id: str) -> bool:

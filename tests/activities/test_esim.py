@@ -1,4 +1,4 @@
-"""EsimActivities with ActivityEnvironment against the sandbox's carrier: a line without a SIM gets one profile,
+"""assign_esim_profile with ActivityEnvironment against the sandbox's carrier: a line without a SIM gets one profile,
 sealed in its row, however often it is asked; a line with a SIM gets none; an outage is retried."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.enrollment import PHYSICAL_SIM, EsimActivities
+from activities.enrollment import PHYSICAL_SIM, EnrollmentActivities
 from models.crypto import EsimDocument
 from models.enrollment.lines import EsimAssigned, EsimRequest
 from tests.support.builders import new_iccid
@@ -16,8 +16,8 @@ from tests.support.received import carrier_down, received, retried
 
 
 @pytest.fixture
-def activities(carrier, db, cipher) -> EsimActivities:
-    return EsimActivities(carrier, db, cipher)
+def activities(carrier, db, cipher) -> EnrollmentActivities:
+    return EnrollmentActivities(carrier, db, cipher)
 
 
 async def test_a_line_without_a_sim_gets_one_profile_sealed_in_its_row(api, activities, cipher):

@@ -19,7 +19,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from models.devices import DeviceQuery, DeviceReply
 from models.eligibility import NladAnswer, NladCheck
 from models.enrollment.lines import (
-    CarrierEntry,
+    CarrierItem,
     CarrierList,
     CarrierListQuery,
     EsimAssigned,
@@ -60,7 +60,7 @@ CASES = [
          InquiryRequest("E1", "DEMO", query_sim_info=True, budget_seconds=BUDGET), InquiryRequest,
          LineInquiryAnswer("00", "Line found", mdn="4045550178", talk_balance=12.5)),
     Case(CarrierListWorkflow, CarrierListWorkflow.run, "carriers", CarrierListQuery("DEMO", budget_seconds=BUDGET),
-         str, CarrierList([CarrierEntry("4", "TMB", "T-Mobile"), CarrierEntry("5", "ATT", "AT&T")]), "DEMO"),
+         str, CarrierList([CarrierItem("4", "TMB", "T-Mobile"), CarrierItem("5", "ATT", "AT&T")]), "DEMO"),
     Case(NladCheckWorkflow, NladCheckWorkflow.run, "check_and_record",
          NladCheck("nlad-r1", 7, "sealed-subject", "E1", "demo.agent", budget_seconds=BUDGET), NladCheck,
          NladAnswer("SUBSCRIBER_NOT_FOUND")),
