@@ -12,7 +12,6 @@ import hashlib
 import secrets
 from collections.abc import Awaitable
 from fractions import Fraction
-from typing import TypeVar
 
 from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
@@ -97,8 +96,6 @@ PRECISION = 10_000  # an item's share of the tax is weighed to 1/10,000 of a cen
 RECORDING_ROLE = "payments"  # money no gateway saw, recorded by the agents a vendor trusts with it (decisions.md)
 NEEDS_ROLE = f"Recording a CASH or OTHER_PAYMENT_OPTION payment needs the {RECORDING_ROLE} role"
 
-Taxed = TypeVar("Taxed", TaxQuoted, TaxEstimate)
-
 
 @action("payment", example=PAYMENT)
 async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
@@ -129,7 +126,7 @@ async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
     price = price_cents(body.plan_id, plans)
     if done is None:
         budget = ctx.settings.systems.lookup_budget_seconds
-        ask = TaxQuote(key, caller.vendor_code, slot.state, price, budget_seconds=budget)
+        ask = TaxQuote(caller.vendor_code, slot.state, price, idempotency_key=key, budget_seconds=budget)
         # A repeated payment waits for the registration its first request started (the carrier's key makes a new
         # run register the same calculation once the first one has ended); with the carrier down, it is quoted
         # from the rates Lineup holds and registered when the carrier is back.
@@ -187,11 +184,7 @@ async def update_tax_calculation_status_plum(*, body: UpdateTaxCalculationStatus
         if problem := refusal(calc.calc_id, mark, receipt):
             raise refuse(problem, rest_status=409)
     else:
-        settings = ctx.settings
-        collect = CollectTax(
-            calc.calc_id, ctx.caller.vendor_code, settings.payment.tax_idle_days, settings.worker.history_events
-        )
-        receipt = await _collect(ctx, mark, collect)
+        receipt = await _collect(ctx, calc.calc_id, mark)
     return TaxStatus(
         STATUSCODE="00",
         DESCRIPTION=receipt.description or "Tax collected",
@@ -329,8 +322,8 @@ async def _quote(ctx: Context, ask: TaxQuote, units: tuple[PlanUnit, ...], plans
 
 
 async def _carrier_or_held(
-    ctx: Context, asked: Awaitable[Taxed], state: str, units: tuple[PlanUnit, ...], plans: dict[int, Plan]
-) -> Taxed | TaxEstimate:
+    ctx: Context, asked: Awaitable[TaxEstimate], state: str, units: tuple[PlanUnit, ...], plans: dict[int, Plan]
+) -> TaxEstimate:
     """The carrier's answer to `asked`, its rates held for the next outage; with the carrier down, the tax from the
     rates held, so that payment_details still quotes to the cent what make_payment then charges. The carrier's
     refusal stands."""
@@ -405,7 +398,7 @@ async def _register_later(ctx: Context, ask: TaxQuote, estimate: TaxEstimate) ->
             task_queue=ctx.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         )
-    return TaxQuoted(calc_id, waiting.tax_cents, estimate.items)
+    return TaxQuoted(waiting.tax_cents, estimate.items, calc_id=calc_id)
 
 
 def detailed_plans(units: tuple[PlanUnit, ...], plans: dict[int, Plan], estimate: TaxEstimate) -> list[DetailedPlan]:
@@ -472,11 +465,13 @@ def _state_of(body: PaymentDetails, slot: Enrollment | None, ctx: Context) -> st
     return slot.state
 
 
-async def _collect(ctx: Context, mark: MarkCollected, collect: CollectTax) -> TaxReceipt:
+async def _collect(ctx: Context, calc_id: str, mark: MarkCollected) -> TaxReceipt:
+    """The calculation collected through its TaxCollectionWorkflow's update, the workflow started if none runs."""
+    settings = ctx.settings
     start = WithStartWorkflowOperation(
         TaxCollectionWorkflow.run,
-        collect,
-        id=tax_workflow_id(collect.calc_id),
+        CollectTax(calc_id, ctx.caller.vendor_code, settings.payment.tax_idle_days, settings.worker.history_events),
+        id=tax_workflow_id(calc_id),
         task_queue=ctx.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         # A run that ended idle (or final, just now) may start again: it loads the calculation's state first.

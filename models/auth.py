@@ -49,7 +49,18 @@ class Vendor(SQLModel, table=True):
     require_payment: bool = False
 
 
-class ApiUser(SQLModel, table=True):
+class LoginThrottle(SQLModel):
+    """The throttle columns of a login's row, counted by `claim_login` and `settle_login`: failures since the last
+    success and the lock they set, and the attempts claimed and still being verified, since pending_since. Each
+    login has its own: API users, agents' API passwords, customers, the console's sign-in."""
+
+    failed_logins: int = 0
+    locked_until: datetime | None = None
+    pending_logins: int = 0
+    pending_since: datetime | None = None
+
+
+class ApiUser(LoginThrottle, table=True):
     """Credentials for `POST /authenticate`: username, password and PIN, hashed with argon2."""
 
     __tablename__ = "api_user"
@@ -64,10 +75,6 @@ class ApiUser(SQLModel, table=True):
     # right sets it (rows from before it, and after a password change, which knows no PIN).
     login_hash: str | None = Column(default=None, max_length=255)
     active: bool = True
-    failed_logins: int = 0
-    locked_until: datetime | None = None
-    pending_logins: int = 0  # logins claimed and still being verified, since pending_since (`claim_login`)
-    pending_since: datetime | None = None
     # Wrong login-log OTPs this user sent in the window that began at otp_window_start (`login_entry`).
     otp_failures: int = 0
     otp_window_start: datetime | None = None
@@ -101,7 +108,7 @@ class LoginLog(SQLModel, table=True):
     longitude: str | None = Column(default=None, max_length=32)
 
 
-class Agent(SQLModel, table=True):
+class Agent(LoginThrottle, table=True):  # the throttle of its API password (agent_password)
     __tablename__ = "agent"
     # A username is its vendor's own: every storefront of the original names its agent `ewebsiteapi`, and an
     # agent_id is resolved within the caller's vendor (decisions.md, "Agents per vendor").
@@ -116,11 +123,6 @@ class Agent(SQLModel, table=True):
     password_hash: str = Column(max_length=255)
     requires_api_password: bool = False
     api_password_hash: str | None = Column(default=None, max_length=255)
-    # Throttling of agent_password, as API-user logins are throttled (`claim_login`).
-    failed_logins: int = 0
-    locked_until: datetime | None = None
-    pending_logins: int = 0
-    pending_since: datetime | None = None
     password_changed_at: datetime | None = None
     created_at: datetime = Column(default_factory=utcnow)
 
@@ -129,27 +131,19 @@ class Agent(SQLModel, table=True):
         return role_set(self.roles)
 
 
-class CustomerLogin(SQLModel, table=True):
+class CustomerLogin(LoginThrottle, table=True):
     __tablename__ = "customer_login"
 
     enrollment_id: str = Column(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
-    failed_logins: int = 0
-    locked_until: datetime | None = None
-    pending_logins: int = 0
-    pending_since: datetime | None = None
 
 
-class ConsoleLogin(SQLModel, table=True):
+class ConsoleLogin(LoginThrottle, table=True):
     """The console sign-in's throttle of one support agent, apart from its API password's (Agent.failed_logins):
     failed sign-ins lock the console only, never the agent's API calls."""
 
     __tablename__ = "console_login"
 
     agent_id: int = Column(primary_key=True, foreign_key="agent.id")
-    failed_logins: int = 0
-    locked_until: datetime | None = None
-    pending_logins: int = 0
-    pending_since: datetime | None = None
 
 
 class AuditEntry(SQLModel, table=True):
@@ -168,9 +162,8 @@ class AuditEntry(SQLModel, table=True):
     duration_ms: int
 
 
-# Tables with throttle columns (failed_logins, locked_until, pending_logins, pending_since), and one row's condition.
-Throttled = type[Agent] | type[ApiUser] | type[CustomerLogin] | type[ConsoleLogin]
-Row = ColumnElement[bool]
+Throttled = type[Agent] | type[ApiUser] | type[CustomerLogin] | type[ConsoleLogin]  # the tables of LoginThrottle
+Row = ColumnElement[bool]  # one throttled row's condition
 
 
 @dataclass(frozen=True)
@@ -397,20 +390,6 @@ async def release_login(uow: UnitOfWork, table: Throttled, row: Row) -> None:
     """Gives back a claimed attempt never verified (the verification queue was full): neither failure nor success."""
     async with uow.transaction() as session:
         await session.execute(update(table).where(row).values(_one_pending_less(table)))
-
-
-async def claim_console_attempt(uow: UnitOfWork, agent_id: int, throttle: Throttle) -> bool:
-    """A console sign-in (see `claim_login`), counted on the console's own row: it never locks the API password."""
-    row = col(ConsoleLogin.agent_id) == agent_id
-    return await claim_login(uow, ConsoleLogin, row, throttle, first={"agent_id": agent_id})
-
-
-async def settle_console_attempt(uow: UnitOfWork, agent_id: int, throttle: Throttle, *, ok: bool) -> None:
-    await settle_login(uow, ConsoleLogin, col(ConsoleLogin.agent_id) == agent_id, throttle, ok=ok)
-
-
-async def release_console_attempt(uow: UnitOfWork, agent_id: int) -> None:
-    await release_login(uow, ConsoleLogin, col(ConsoleLogin.agent_id) == agent_id)
 
 
 def otp_digest(cipher: FieldCipher, otp: str) -> str:

@@ -255,20 +255,30 @@ class TaxLine:
 
 
 @dataclass(frozen=True)
-class TaxQuote(Budget):
-    """Registers an order's tax calculation with the carrier (pending collection)."""
-
-    idempotency_key: str
+class TaxEstimateQuery(Budget):
     vendor_code: str
     state: str
     amount_cents: int
 
 
 @dataclass(frozen=True)
-class TaxQuoted:
-    calc_id: str
+class TaxEstimate:
     tax_cents: int
     items: list[TaxLine] = field(default_factory=list)  # the carrier's breakup, kept as the rates it gave
+
+
+@dataclass(frozen=True)
+class TaxQuote(TaxEstimateQuery):
+    """Registers an order's tax calculation with the carrier (pending collection)."""
+
+    idempotency_key: str = field(kw_only=True)
+
+
+@dataclass(frozen=True)
+class TaxQuoted(TaxEstimate):
+    """An order's tax, registered as `calc_id`: the carrier's, or Lineup's while it waits for the carrier."""
+
+    calc_id: str = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -312,19 +322,6 @@ class TaxCollect:
     key: str = ""  # the carrier's Idempotency-Key: a retried activity collects once
 
 
-@dataclass(frozen=True)
-class TaxEstimateQuery(Budget):
-    vendor_code: str
-    state: str
-    amount_cents: int
-
-
-@dataclass(frozen=True)
-class TaxEstimate:
-    tax_cents: int
-    items: list[TaxLine] = field(default_factory=list)
-
-
 # Lineup's name, then the original service's (decisions.md, "make_payment names").
 NAMES = {
     "exp_month": ("exp_month", "expiration_month"), "exp_year": ("exp_year", "expiration_year"),
@@ -336,7 +333,7 @@ NAMES = {
 
 
 CARD_FIELDS = ("card_number", "exp_month", "exp_year", "cvv", "name_on_card", "address1", "city", "state", "zip")
-CARD, OTHER, CASH = "CREDIT_CARD", "OTHER_PAYMENT_OPTION", "CASH"
+CARD, OTHER = "CREDIT_CARD", "OTHER_PAYMENT_OPTION"
 
 
 def _also(name: str) -> FieldInfo:

@@ -7,6 +7,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
+from operator import attrgetter
 
 from pydantic import AliasChoices, BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -441,11 +442,8 @@ def not_awaiting_corrections(status: str) -> str:
 def same_state(one: PortView, other: PortView) -> bool:
     """Whether two answers say the same about the port: status and resolution. The carrier's RESPONSE_DATETIME
     changes on every answer, so comparing whole answers would make every poll news."""
-    return (one.status, one.resolution_code, one.resolution_description) == (
-        other.status,
-        other.resolution_code,
-        other.resolution_description,
-    )
+    said = attrgetter("status", "resolution_code", "resolution_description")
+    return said(one) == said(other)
 
 
 async def get_port(session: Session, enrollment_id: str) -> PortIn:

@@ -287,12 +287,18 @@ class Waiting:
 
 
 @dataclass(frozen=True)
-class AgentLogin:
-    """An agent as the console's sign-in reads it: the row to verify, and its vendor's code and state."""
+class ConsoleAgent:
+    """The signed-in agent and its vendor's code: everything the console shows is that vendor's."""
 
     agent: AgentRef
-    password_hash: str
     vendor_code: str
+
+
+@dataclass(frozen=True)
+class AgentLogin(ConsoleAgent):
+    """An agent as the console's sign-in reads it: besides, the hash to verify and its vendor's state."""
+
+    password_hash: str
     vendor_active: bool
 
 
@@ -305,19 +311,6 @@ class SessionLimits:
     def of(cls, settings: Settings) -> SessionLimits:
         auth = settings.auth
         return cls(timedelta(minutes=auth.console_idle_minutes), timedelta(hours=auth.console_max_hours))
-
-
-@dataclass(frozen=True)
-class AgeBands:
-    """The limits of the pending ports' age bands: requested after `hour` is under 1 h old, and so on."""
-
-    hour: datetime
-    day: datetime
-    three_days: datetime
-
-    @classmethod
-    def before(cls, now: datetime) -> AgeBands:
-        return cls(now - timedelta(hours=1), now - timedelta(days=1), now - timedelta(days=3))
 
 
 @dataclass(frozen=True)
@@ -354,12 +347,11 @@ class Workers:
 
 async def waiting_lines(session: Session, waiting: Waiting, *, vendor_id: int | None, limit: int) -> list[Line]:
     """Lines waiting for support, longest waiting first (all vendors when vendor_id is None)."""
-    query = select(Line).where(waiting.clause(vendor_id)).order_by(col(Line.status_since), col(Line.enrollment_id))
-    return list((await session.exec(query.limit(limit))).all())
+    return await _longest_in_status(session, waiting.clause(vendor_id), limit=limit)
 
 
 async def count_waiting(session: Session, waiting: Waiting, *, vendor_id: int | None) -> int:
-    return (await session.exec(select(func.count()).select_from(Line).where(waiting.clause(vendor_id)))).one()
+    return await _count(session, Line, waiting.clause(vendor_id))
 
 
 def shown_error(line: Line) -> str:
@@ -387,23 +379,13 @@ async def release_unsent_retries(session: Session, claimed_before: datetime) -> 
     that took its retry has moved its line on within seconds, so a line RETRYING since before the sweep's grace
     is STUCK again, for support (or its own timer) to retry. A retry still on its way finds the line STUCK and
     moves it on as usual. The ids released."""
-    released = await session.execute(
-        update(Line)
-        .where(col(Line.status) == LineStatus.RETRYING, col(Line.status_since) < claimed_before)
-        .values(status=LineStatus.STUCK)
-        .returning(col(Line.enrollment_id))
-    )
-    return sorted(released.scalars().all())
+    return sorted(await _stuck_again(session, col(Line.status_since) < claimed_before))
 
 
 async def release_retries(session: Session, enrollment_ids: list[str]) -> None:
     """Retries that never reached their workflow (the engine was away): the lines are STUCK again."""
     if enrollment_ids:
-        await session.execute(
-            update(Line)
-            .where(col(Line.enrollment_id).in_(enrollment_ids), col(Line.status) == LineStatus.RETRYING)
-            .values(status=LineStatus.STUCK)
-        )
+        await _stuck_again(session, col(Line.enrollment_id).in_(enrollment_ids))
 
 
 async def agent_logins(session: Session, username: str, *, vendor_code: str | None) -> list[AgentLogin]:
@@ -414,7 +396,7 @@ async def agent_logins(session: Session, username: str, *, vendor_code: str | No
         query = query.where(Vendor.code == vendor_code.upper())
     rows = (await session.exec(query.order_by(col(Agent.id)))).all()
     return [
-        AgentLogin(AgentRef.of_entity(agent), agent.password_hash, vendor.code, vendor.active) for agent, vendor in rows
+        AgentLogin(AgentRef.of_entity(agent), vendor.code, agent.password_hash, vendor.active) for agent, vendor in rows
     ]
 
 
@@ -459,7 +441,7 @@ async def end_session(session: Session, token: str) -> None:
     await session.execute(delete(ConsoleSession).where(col(ConsoleSession.token_hash) == digest(token)))
 
 
-async def active_agent(session: Session, agent_id: int) -> tuple[AgentRef, str] | None:
+async def active_agent(session: Session, agent_id: int) -> ConsoleAgent | None:
     """The agent and its vendor's code while both are active; None once either was disabled."""
     query = (
         select(Agent, Vendor.code)
@@ -467,17 +449,14 @@ async def active_agent(session: Session, agent_id: int) -> tuple[AgentRef, str] 
         .where(col(Agent.id) == agent_id, col(Agent.active), col(Vendor.active))
     )
     row = (await session.exec(query)).first()
-    return (AgentRef.of_entity(row[0]), row[1]) if row is not None else None
+    return ConsoleAgent(AgentRef.of_entity(row[0]), row[1]) if row is not None else None
 
 
 async def lines_in_status(session: Session, status: LineStatus, *, vendor_id: int, limit: int) -> list[Line]:
     """The vendor's lines in `status`, longest in it first."""
-    query = (
-        select(Line)
-        .where(Line.vendor_id == vendor_id, Line.status == status)
-        .order_by(col(Line.status_since), col(Line.enrollment_id))
+    return await _longest_in_status(
+        session, and_(col(Line.vendor_id) == vendor_id, col(Line.status) == status), limit=limit
     )
-    return list((await session.exec(query.limit(limit))).all())
 
 
 async def ports_in_status(
@@ -553,10 +532,10 @@ async def stuck_by_error(session: Session, waiting: Waiting, *, vendor_id: int, 
 
 
 async def ports_pending(
-    session: Session, bands: AgeBands, *, vendor_id: int, carriers: Mapping[str, str]
+    session: Session, now: datetime, *, vendor_id: int, carriers: Mapping[str, str]
 ) -> dict[tuple[str, str], int]:
     """Ports not yet final by age band (since requested, else since the line was created) and losing carrier."""
-    band = age_band(bands).label("band")
+    band = age_band(now).label("band")
     carrier = carrier_label(col(PortIn.current_carrier), carriers).label("carrier")
     query = _pending_ports(band, carrier).where(col(Line.vendor_id) == vendor_id).group_by(band, carrier)
     return {(str(b), str(c)): int(n) for b, c, n in (await session.execute(query)).all()}
@@ -634,7 +613,7 @@ async def snapshot(db: Database, workers: Workers = Workers()) -> Snapshot:  # f
     bounded by the statuses, bands and task queues there are; every line status and band is listed, zero
     included, so a series never disappears."""
     now = utcnow()
-    band = age_band(AgeBands.before(now)).label("band")
+    band = age_band(now).label("band")
     queue, seen = col(WorkerHeartbeat.task_queue), col(WorkerHeartbeat.seen_at)
     async with db.transaction(write=False) as session:
         counted = await _counts(session, select_rows(col(Line.status), func.count()).group_by(col(Line.status)))
@@ -705,6 +684,17 @@ async def last_beat(session: Session, task_queue: str) -> datetime | None:
     return found
 
 
+async def _stuck_again(session: Session, claims: ColumnElement[bool]) -> list[str]:
+    """The RETRYING lines `claims` picks, STUCK again; their ids."""
+    released = update(Line).where(col(Line.status) == LineStatus.RETRYING, claims).values(status=LineStatus.STUCK)
+    return list((await session.execute(released.returning(col(Line.enrollment_id)))).scalars().all())
+
+
+async def _longest_in_status(session: Session, where: ColumnElement[bool], *, limit: int) -> list[Line]:
+    query = select(Line).where(where).order_by(col(Line.status_since), col(Line.enrollment_id)).limit(limit)
+    return list((await session.exec(query)).all())
+
+
 async def _counts(session: Session, query: Executable) -> dict[str, int]:
     """A query of (key, count) rows, as a mapping."""
     return {str(key): int(count) for key, count in (await session.execute(query)).all()}
@@ -751,14 +741,14 @@ def carrier_label(
     return case(*((upper == code, literal(abbreviation)) for code, abbreviation in known.items()), else_=literal(OTHER))
 
 
-def age_band(bands: AgeBands) -> ColumnElement[str]:
-    """A pending port's age band (BANDS), from its submission, else from its line's creation (it has not
+def age_band(now: datetime) -> ColumnElement[str]:
+    """A pending port's age band (BANDS) at `now`, from its submission, else from its line's creation (it has not
     been submitted yet): for queries that join port_in to line."""
     since = func.coalesce(col(PortIn.requested_at), col(Line.created_at))
     return case(
-        (since >= bands.hour, BANDS[0]),
-        (since >= bands.day, BANDS[1]),
-        (since >= bands.three_days, BANDS[2]),
+        (since >= now - timedelta(hours=1), BANDS[0]),
+        (since >= now - timedelta(days=1), BANDS[1]),
+        (since >= now - timedelta(days=3), BANDS[2]),
         else_=BANDS[3],
     )
 

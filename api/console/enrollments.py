@@ -23,7 +23,7 @@ from api.enrollment import NO_CUSTOMER
 from models import events
 from models.crypto import Fields
 from models.db import RecordNotFound
-from models.enrollment.lines import Line, LineStatus, corrected
+from models.enrollment.lines import Line, LineStatus, corrected, vendor_line
 from models.envelope import NO_PORT_ORDER, LineupError, refuse
 from models.events import EventType
 from models.porting import PortIn, PortStatus
@@ -88,8 +88,8 @@ async def replace_sim(request: Request, signed: CurrentAgent, enrollment_id: str
     async def work(ctx: Context) -> str:
         given = SimReplacement.model_validate(await routes.text_fields(request)).given()
         async with ctx.uow.transaction() as session:
-            line = await session.get(Line, enrollment_id)
-            if line is None or line.vendor_id != ctx.caller.vendor_id:
+            line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
+            if line is None:
                 raise refuse(NO_CUSTOMER, rest_status=404)
             if line.status != LineStatus.STUCK or line.is_esim:
                 message = f"Only a stuck line with a physical SIM can get a new one (status {line.status})"
@@ -109,9 +109,9 @@ async def correct_port(request: Request, signed: CurrentAgent, enrollment_id: st
     async def work(ctx: Context) -> str:
         corrections = PortFix.model_validate(await routes.text_fields(request)).corrections()
         async with ctx.uow.transaction() as session:
-            line = await session.get(Line, enrollment_id)
+            line = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
             port = await session.get(PortIn, enrollment_id)
-            if line is None or port is None or line.vendor_id != ctx.caller.vendor_id:
+            if line is None or port is None:
                 raise refuse(NO_PORT_ORDER, rest_status=404)
             if port.status != PortStatus.RESOLUTION_REQUIRED:
                 if line.status != LineStatus.STUCK:
@@ -194,8 +194,8 @@ async def send_again(request: Request, signed: CurrentAgent, delivery_id: int) -
 async def enrollment_view(*, enrollment_id: str, ctx: Context) -> EnrollmentView:
     """The account of this line (or parent enrollment id), every line with its timeline; the vendor's only."""
     async with ctx.uow.transaction() as session:
-        named = await session.get(Line, enrollment_id)
-        parent = named.parent_enrollment_id if named and named.vendor_id == ctx.caller.vendor_id else enrollment_id
+        named = await vendor_line(session, enrollment_id, vendor_id=ctx.caller.vendor_id)
+        parent = named.parent_enrollment_id if named else enrollment_id
         query = (
             select(Line)
             .where(Line.vendor_id == ctx.caller.vendor_id, Line.parent_enrollment_id == parent)

@@ -26,7 +26,7 @@ from api.console.routes import CurrentAgent, context_of, duration, page, to_sign
 from api.dispatch import Context
 from models import support as figures
 from models.db import Session
-from models.support import BANDS, AgeBands, FailingEndpoint, MailCounts, StuckGroup
+from models.support import BANDS, FailingEndpoint, MailCounts, StuckGroup
 from models.types import CARRIER_NAMES, utcnow
 
 log = logging.getLogger("lineup.console")
@@ -122,7 +122,7 @@ async def overview_of(*, ctx: Context) -> Overview:
         return [counted.get(key, 0) for key in keys]
 
     async def ports(session: Session) -> dict[str, list[int]]:
-        counted = await figures.ports_pending(session, AgeBands.before(now), vendor_id=vendor, carriers=known)
+        counted = await figures.ports_pending(session, now, vendor_id=vendor, carriers=known)
         carriers = sorted({carrier for _, carrier in counted})
         return {carrier: [counted.get((band, carrier), 0) for band in BANDS] for carrier in carriers}
 

@@ -22,19 +22,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
+from sqlmodel import col
 
 from api import enrollment, support
 from api.access import THROTTLED, Busy, LoginGates
 from api.dispatch import Caller, Context
 from api.edge import facts_of
-from models.auth import (
-    LOCKED,
-    AgentRef,
-    Throttle,
-    claim_console_attempt,
-    release_console_attempt,
-    settle_console_attempt,
-)
+from models.auth import LOCKED, ConsoleLogin, Throttle, claim_login, release_login, settle_login
 from models.crypto import verify_secret_async
 from models.db import UnitOfWork
 from models.enrollment.actions import ActivateLine
@@ -43,6 +37,7 @@ from models.envelope import LineupError, MsgCode, refuse
 from models.porting import PortIn, PortStatus
 from models.settings import Settings
 from models.support import (
+    ConsoleAgent,
     LineAction,
     Retried,
     RetryEnrollment,
@@ -106,14 +101,6 @@ class RowAction(Protocol):
 
 
 @dataclass(frozen=True)
-class ConsoleAgent:
-    """The signed-in agent and its vendor's code: everything the console shows is that vendor's."""
-
-    agent: AgentRef
-    vendor_code: str
-
-
-@dataclass(frozen=True)
 class SignedIn:
     """The request's agent and session token; `who` is None without a live session (`ended`: there was one)."""
 
@@ -135,10 +122,10 @@ async def current(request: Request) -> SignedIn:
     async with facts_of(request).uow.transaction() as session:
         agent_id = await touch_session(session, token, limits=SessionLimits.of(settings_of(request)))
         found = await active_agent(session, agent_id) if agent_id is not None else None
-        if agent_id is not None and (found is None or support.SUPPORT not in found[0].roles):
+        if agent_id is not None and (found is None or support.SUPPORT not in found.agent.roles):
             await end_session(session, token)
             found = None
-    return SignedIn(ConsoleAgent(*found) if found is not None else None, token)
+    return SignedIn(found, token)
 
 
 CurrentAgent = Annotated[SignedIn, Depends(current)]
@@ -231,18 +218,14 @@ async def logout(request: Request, signed: CurrentAgent) -> Response:
 
 
 @router.get("/stuck")
-async def stuck(request: Request, signed: CurrentAgent) -> Response:
-    return await show(request, signed, "stuck")
-
-
 @router.get("/waiting")
-async def waiting(request: Request, signed: CurrentAgent) -> Response:
-    return await show(request, signed, "waiting")
-
-
 @router.get("/ports")
-async def ports(request: Request, signed: CurrentAgent) -> Response:
-    return await show(request, signed, "ports")
+async def lines_page(request: Request, signed: CurrentAgent) -> Response:
+    """A list page (TITLES), named by its path."""
+    if signed.who is None:
+        return to_sign_in(request, signed)
+    kind = request.url.path.rsplit("/", 1)[-1]
+    return listing(request, signed, kind, await page_rows(kind, ctx=context_of(request, signed.who, f"console_{kind}")))
 
 
 @router.get("/search")
@@ -293,12 +276,6 @@ async def retry_many(request: Request, signed: CurrentAgent) -> Response:
 async def not_found(request: Request) -> Response:
     """Any other console address: an HTML 404, not the API's `Module does not exist` envelope."""
     return problem(request, 404, "Not found", "There is no such page in the support console.")
-
-
-async def show(request: Request, signed: SignedIn, kind: str) -> Response:
-    if signed.who is None:
-        return to_sign_in(request, signed)
-    return listing(request, signed, kind, await page_rows(kind, ctx=context_of(request, signed.who, f"console_{kind}")))
 
 
 async def act(request: Request, signed: SignedIn, enrollment_id: str, action: str, run: RowAction) -> Response:
@@ -367,24 +344,23 @@ async def sign_in(
             for found in await agent_logins(session, form.username, vendor_code=form.vendor_id)
             if found.agent.active and found.vendor_active and support.SUPPORT in found.agent.roles
         ]
-    if len(logins) > 1:
-        await _verify(gates, None, form.password)  # costs what any sign-in costs
-        raise refuse(WHICH_VENDOR, rest_status=401)
-    if not logins:
-        # Verified against the dummy hash, uncounted: an agent who may not sign in costs and answers what a
-        # wrong password does, whatever password it was sent with.
+    if len(logins) != 1:
+        # Verified against the dummy hash, uncounted, so that it costs what any sign-in costs: an agent who may not
+        # sign in answers what a wrong password does, whatever password it was sent with.
         await _verify(gates, None, form.password)
-        raise refuse(INVALID, rest_status=401)
+        raise refuse(WHICH_VENDOR if logins else INVALID, rest_status=401)
     [login] = logins
     agent, throttle = login.agent, Throttle.of(settings)
-    if not await claim_console_attempt(uow, agent.id, throttle):
+    # Counted on the console's own row: failed sign-ins never lock the agent's API password.
+    row = col(ConsoleLogin.agent_id) == agent.id
+    if not await claim_login(uow, ConsoleLogin, row, throttle, first={"agent_id": agent.id}):
         raise refuse(LOCKED, rest_status=429)
     try:
         ok = await _verify(gates, login.password_hash, form.password)
     except Exception:
-        await release_console_attempt(uow, agent.id)
+        await release_login(uow, ConsoleLogin, row)
         raise
-    await settle_console_attempt(uow, agent.id, throttle, ok=ok)
+    await settle_login(uow, ConsoleLogin, row, throttle, ok=ok)
     if not ok:
         raise refuse(INVALID, rest_status=401)
     async with uow.transaction() as session:
