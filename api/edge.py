@@ -556,12 +556,18 @@ def end_with_the_master() -> None:
     read timeouts bound. uvicorn starts workers with multiprocessing's spawn, which imports this module (the
     `--http` protocol) before serving; a single process (`--workers 1`) has no master and is left alone."""
     master = multiprocessing.parent_process()
-    if master is None or sys.platform != "linux":
+    if master is None or master.pid is None or sys.platform != "linux":
         return
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    # The master may have died before the call: then no signal would ever come.
-    if os.getppid() != master.pid:
-        os.kill(os.getpid(), signal.SIGTERM)
+    die_with_parent(ctypes.CDLL(None, use_errno=True), signal.SIGTERM, master.pid)
+
+
+def die_with_parent(libc: ctypes.CDLL, signum: int, parent: int) -> None:
+    """Asks Linux for `signum` when the parent process `parent` ends, however it ends (the request survives exec,
+    so `lineup run` gives it its children between fork and exec with a libc it loaded before the fork)."""
+    libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    # The parent may have died before the call: then no signal would ever come.
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signum)
 
 
 end_with_the_master()

@@ -20,20 +20,20 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple
 
 from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from temporalio.client import Client, WithStartWorkflowOperation, WorkflowUpdateFailedError
-from temporalio.common import TypedSearchAttributes, WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.common import TypedSearchAttributes
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.enrollment import PHYSICAL_SIM
 from api.access import WEB_SOURCES
 from api.dispatch import Context, action, lookup_workflow_id, run_lookup
-from api.temporal import started_anyway
+from api.temporal import START_ONCE, StartOnce, started_anyway
 from models.address import city_of_zip, state_of_zip
 from models.auth import Vendor
 from models.crypto import EsimDocument, FieldCipher, Fields, hash_secret_async, verify_secret_async
@@ -399,8 +399,7 @@ async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
         order,
         id=order.order_id,
         task_queue=ctx.task_queue,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        **START_ONCE,
         task_timeout=timedelta(seconds=settings.temporal.workflow_task_timeout_seconds),
         search_attributes=enrollment_search_attributes(order),
     )
@@ -585,11 +584,9 @@ def line_start(line: Line, vendor_code: str, settings: Settings) -> LineStart:
     )
 
 
-class LineOptions(TypedDict):
+class LineOptions(StartOnce):
     id: str
     task_queue: str
-    id_conflict_policy: WorkflowIDConflictPolicy
-    id_reuse_policy: WorkflowIDReusePolicy
     task_timeout: timedelta
     search_attributes: TypedSearchAttributes
 
@@ -598,8 +595,7 @@ def _line_options(line: Line, settings: Settings) -> LineOptions:
     return LineOptions(
         id=line_workflow_id(line.enrollment_id),
         task_queue=settings.temporal.task_queue,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        **START_ONCE,
         task_timeout=timedelta(seconds=settings.temporal.workflow_task_timeout_seconds),
         search_attributes=line_attributes(
             plan_of(line), parent_enrollment_id=line.parent_enrollment_id, agent_id=line.agent_username

@@ -17,13 +17,13 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
 from temporalio.client import WorkflowFailureError
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from api.access import ALL_SOURCES
 from api.dispatch import Context, Reply, action
 from api.support import SUPPORT
+from api.temporal import START_ONCE
 from models.crypto import FieldCipher, MailContent
 from models.db import row_for_key
 from models.envelope import refuse
@@ -183,8 +183,7 @@ async def _deliver(outbox: MailOutbox, ctx: Context) -> None:
                 MailDelivery(outbox.id, outbox.idempotency_key),
                 id=mail_workflow_id(outbox.idempotency_key),
                 task_queue=ctx.task_queue,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                **START_ONCE,
             )
     except WorkflowAlreadyStartedError:
         return

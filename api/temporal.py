@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import timedelta
 from pathlib import Path
+from typing import TypedDict
 
 from opentelemetry.sdk.trace import TracerProvider
 from temporalio.api.enums.v1 import IndexedValueType
@@ -31,7 +32,7 @@ from temporalio.client import (
     WorkflowFailureError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
-from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError, TLSConfig
@@ -49,6 +50,18 @@ from workflows.support import SweepWorkflow
 from workflows.webhooks import WebhookDispatchWorkflow, dispatch_workflow_id
 
 log = logging.getLogger("lineup.temporal")
+
+
+class StartOnce(TypedDict):
+    id_conflict_policy: WorkflowIDConflictPolicy
+    id_reuse_policy: WorkflowIDReusePolicy
+
+
+# A workflow that runs once for its business id: a second start finds the running one, and one that has ended
+# (whatever its end) is never run again. Its start's options, for the starts that are made this way.
+START_ONCE = StartOnce(
+    id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING, id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE
+)
 
 
 async def connect(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import os
 import shutil
 import signal
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import httpx
 
+from api.edge import die_with_parent
 from api.temporal import dev_server_flags
 from models.observability import MULTIPROC_ENV
 from models.settings import Settings
@@ -32,7 +34,6 @@ LATENCY_FLAGS = (
     "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
     "--dynamic-config-value", "history.transferProcessorMaxPollHostRPS=10000",
 )  # fmt: skip
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # Loaded here, in the parent: between fork and exec the child only calls it (loading a library there is unsafe).
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
 
@@ -274,16 +275,7 @@ def dies_with_this_process(signum: int = signal.SIGKILL) -> Callable[[], None] |
     is gone, nobody is left to escalate a SIGTERM a child would not honour, and every child's state is crash-safe."""
     if _LIBC is None:
         return None
-    parent = os.getpid()
-    libc = _LIBC
-
-    def preexec() -> None:
-        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
-        # The parent may have died between fork and prctl: the signal would then never come.
-        if os.getppid() != parent:
-            os.kill(os.getpid(), signum)
-
-    return preexec
+    return functools.partial(die_with_parent, _LIBC, signum, os.getpid())
 
 
 def _refuse_taken(specs: list[ChildSpec]) -> None:

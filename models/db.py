@@ -143,9 +143,6 @@ class Session:
     async def flush(self) -> None:
         await _result(self.orm.flush())
 
-    async def refresh(self, instance: object) -> None:
-        await _result(self.orm.refresh(instance))
-
     async def delete(self, instance: object) -> None:
         await _result(self.orm.delete(instance))
 
