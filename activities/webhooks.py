@@ -9,7 +9,7 @@ import logging
 import time
 from datetime import timedelta
 
-from sqlalchemy import update
+from sqlalchemy import tuple_, update
 from sqlmodel import col
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
@@ -51,14 +51,16 @@ class WebhookActivities:
     @activity.defn
     async def mark_taken(self, jobs: list[DeliveryJob]) -> None:
         """The deliveries whose workflows were started: the next look leaves them alone."""
+        if not jobs:
+            return
+        taken = [(job.delivery_id, job.round) for job in jobs]
         async with self._db.transaction() as session:
-            for job in jobs:
-                await session.execute(
-                    update(WebhookDelivery)
-                    .where(col(WebhookDelivery.id) == job.delivery_id, col(WebhookDelivery.round) == job.round)
-                    .where(col(WebhookDelivery.status) == "QUEUED")
-                    .values(status="SENDING")
-                )
+            await session.execute(
+                update(WebhookDelivery)
+                .where(tuple_(col(WebhookDelivery.id), col(WebhookDelivery.round)).in_(taken))
+                .where(col(WebhookDelivery.status) == "QUEUED")
+                .values(status="SENDING")
+            )
 
     @activity.defn
     async def deliver(self, job: DeliveryJob) -> str:

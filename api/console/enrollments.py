@@ -27,7 +27,15 @@ from models.enrollment.lines import Line, LineStatus, corrected, vendor_line
 from models.envelope import NO_PORT_ORDER, LineupError, refuse
 from models.events import EventType
 from models.porting import PortIn, PortStatus
-from models.support import LineAction, PortFix, SimReplacement, WebhookForm, shown_error, timeline
+from models.support import (
+    LineAction,
+    PortFix,
+    SimReplacement,
+    WebhookForm,
+    port_orders,
+    shown_error,
+    timelines,
+)
 
 SHOWN_FACTS = ("mdn", "code", "text", "error", "field", "fields", "status", "resolution", "invoice_number", "calc_id")
 LABELS = {kind.value: kind.value.split(".", 1)[1].replace("_", " ") for kind in EventType}
@@ -204,11 +212,13 @@ async def enrollment_view(*, enrollment_id: str, ctx: Context) -> EnrollmentView
         lines = list((await session.exec(query)).all())
         if not lines:
             raise refuse(NO_CUSTOMER, rest_status=404)
+        enrollment_ids = [line.enrollment_id for line in lines]
+        ports, events_of = await port_orders(session, enrollment_ids), await timelines(session, enrollment_ids)
         views = []
         for line in lines:
-            port = await session.get(PortIn, line.enrollment_id)
+            port = ports.get(line.enrollment_id)
             moments = []
-            for event in await timeline(session, line.enrollment_id):
+            for event in events_of[line.enrollment_id]:
                 data = json.loads(event.data)
                 facts = ", ".join(f"{name} {data[name]}" for name in SHOWN_FACTS if data.get(name) not in (None, ""))
                 moments.append(

@@ -5,6 +5,7 @@ failing makes a retried attempt, then a delivery given up."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -58,6 +59,16 @@ async def test_queued_deliveries_are_found_until_taken(served, activities):
     assert job.key and job.round == 0
     await ActivityEnvironment().run(activities.mark_taken, [job])
     assert await ActivityEnvironment().run(activities.queued_deliveries, AT_ONCE) == []
+
+
+async def test_deliveries_are_taken_together_and_a_job_of_an_older_round_takes_nothing(served, activities):
+    await register(served, events="line.received")
+    await received(served, {})
+    await received(served, {})
+    first, second = await ActivityEnvironment().run(activities.queued_deliveries, AT_ONCE)
+    # "Send again" made the second a round the dispatcher has not seen: its old job must not take it.
+    await ActivityEnvironment().run(activities.mark_taken, [first, replace(second, round=second.round - 1)])
+    assert await ActivityEnvironment().run(activities.queued_deliveries, AT_ONCE) == [second]
 
 
 async def test_a_delivery_retried_after_it_got_through_is_sent_once(served, activities):

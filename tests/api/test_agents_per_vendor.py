@@ -102,8 +102,9 @@ async def test_each_ewebsiteapi_has_its_own_roles(storefronts):
 
 
 async def test_an_agent_id_only_another_vendor_has_is_an_invalid_agent_id(storefronts):
-    refused = await storefronts.call("/agent", body("update_location_coordinate", agent_id="other.agent",
-                                                    username="other.agent"))  # fmt: skip
+    refused = await storefronts.call(
+        "/agent", body("update_location_coordinate", agent_id="other.agent", username="other.agent")
+    )
     assert (refused["msg_code"], refused["msg"], refused["errors"]) == (
         "RESTAPI104",
         "Invalid Agent Id",
@@ -154,8 +155,9 @@ async def test_the_cli_asks_which_vendors_agent_when_several_have_the_name(store
             )
         ).all()
     assert sorted(states) == [("DEMO", True), ("OTHER", False)]
-    refused = await storefronts.call("/agent", body("update_location_coordinate", username=STOREFRONT, **OTHER),
-                                     vendor="OTHER")  # fmt: skip
+    refused = await storefronts.call(
+        "/agent", body("update_location_coordinate", username=STOREFRONT, **OTHER), vendor="OTHER"
+    )
     assert refused["msg"] == "Invalid Agent Id"
     accepted = await storefronts.call("/agent", body("update_location_coordinate", username=STOREFRONT, **DEMO))
     assert accepted["msg_code"] == "RESTAPI000", accepted

@@ -166,8 +166,10 @@ async def test_a_wrong_password_is_one_clear_error_and_no_loop(lineup_url, caplo
 
 
 async def test_a_refused_field_raises_lineups_own_errors(lineup_url, stack):
-    raw = await stack.call("/enrollment", {"action": "check_service_availability", "source": "API",
-                                           "agent_id": "demo.agent", "zip_code": "ABCDE"})  # fmt: skip
+    raw = await stack.call(
+        "/enrollment",
+        {"action": "check_service_availability", "source": "API", "agent_id": "demo.agent", "zip_code": "ABCDE"},
+    )
     async with async_client(lineup_url) as lineup:
         with pytest.raises(LineupError) as refused:
             await lineup.check_service_availability(zip_code="ABCDE")
