@@ -425,6 +425,7 @@ LABELS = {
     "iccid": "ICCID",
     "uiccid": "UICCID",
     "esn": "ESN",
+    "old_esn": "Old ESN",
     "mdn": "MDN",
     "cvv": "CVV",
     "sku_type": "SKU type",

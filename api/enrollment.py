@@ -40,6 +40,7 @@ from models.crypto import EsimDocument, FieldCipher, Fields, hash_secret_async, 
 from models.db import Database, Session
 from models.enrollment.actions import (
     ALIASES,
+    ALREADY_ACTIVE,
     AVAILABILITY,
     CARRIERS,
     CREATED,
@@ -103,13 +104,14 @@ from models.envelope import (
     PLANS_NOT_FOUND,
     PORT_IN_PROGRESS,
     LineupError,
+    active_on_another_sim,
     invalid_enrollment_id,
     not_waiting_for_activation,
     refuse,
 )
 from models.observability import enrollment_started
 from models.payment import account_plans, paid_plans, settled_invoice
-from models.porting import PortIn, ports_in_progress, second_port
+from models.porting import PortIn, number_taken, ports_in_progress, second_port
 from models.settings import Settings
 from models.types import carrier_problem, resolve_carrier, utcnow
 from workflows.enrollment import (
@@ -211,9 +213,9 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accep
         except IntegrityError as clash:  # two requests porting one number at once: the index lets one in
             if second_port(clash):
                 raise refuse(PORT_IN_PROGRESS, rest_status=409) from None
-            if "customer_id" not in str(clash.orig):
+            if "customer_id" not in str(clash.orig) and not number_taken(clash):
                 raise
-            # Two random customer ids met: draw again.
+            # Two random customer ids (or port order numbers) met: draw again.
     raise RuntimeError("could not allocate unique customer ids")
 
 
@@ -388,6 +390,7 @@ def _port_order(cipher: FieldCipher, line: LineRequest) -> PortIn:
         port_number=line.port_number,
         current_carrier=line.port_current_carrier,
         secrets=cipher.seal(old_account),
+        old_esn=line.old_esn,
     )
 
 
@@ -532,9 +535,7 @@ async def activate(
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
     if line.status == LineStatus.ACTIVE:
-        # The original's channels create the customer, then ask for its activation: a line checkout already
-        # activated answers with its entry and MDN, and nothing goes to the carrier or its workflow.
-        return await line_entries(ctx, [plan_of(line)], invoice_number=line.invoice_number)
+        return await already_active(ctx, line, sim=esn or iccid)
     if line.status != LineStatus.WAITING_ACTIVATION:
         raise refuse(not_waiting_for_activation(line.status), rest_status=409)
     if refused is not None:
@@ -560,6 +561,17 @@ async def activate(
         line = await session.get(Line, enrollment_id) or line  # as the activation left it
     plan = replace(plan_of(line), status=progress.status, mdn=progress.mdn, msid=progress.msid, msl=progress.msl)
     return await line_entries(ctx, [plan], invoice_number=line.invoice_number)
+
+
+async def already_active(ctx: Context, line: Line, *, sim: str | None) -> list[LineEntry]:
+    """The original's channels create the customer, then ask for its activation: a line checkout already
+    activated answers with its entry and MDN, and nothing goes to the carrier or its workflow. Another SIM is
+    refused rather than ignored, or the channel would tell its customer that SIM was activated."""
+    own = line.iccid or line.esn
+    if sim is not None and sim not in (line.iccid, line.esn):
+        raise refuse(active_on_another_sim(own), rest_status=409)
+    entries = await line_entries(ctx, [plan_of(line)], invoice_number=line.invoice_number)
+    return [entry.model_copy(update={"msg": ALREADY_ACTIVE}) for entry in entries]
 
 
 async def activation_refusal(session: Session, line: Line) -> LineupError | None:

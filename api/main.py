@@ -46,7 +46,7 @@ from models.observability import CONTENT_TYPE, configure_logging, exposition, tr
 from models.settings import Settings, get_settings
 from models.support import SnapshotCache, Workers, last_beat
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 JSON = "application/json"
 # A worker long-polls for about a minute; a poller seen within two is still there.
 POLLER_FRESHNESS = timedelta(minutes=2)

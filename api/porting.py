@@ -11,6 +11,7 @@ import logging
 import time
 from dataclasses import replace
 from datetime import timedelta
+from functools import partial
 
 from pydantic import Field, ValidationError
 from sqlalchemy.exc import IntegrityError
@@ -48,6 +49,7 @@ from models.porting import (
     PORT_CREATED,
     PORT_ELIGIBILITY,
     PORT_LIST,
+    PORT_NUMBER_ATTEMPTS,
     PORT_QUERY,
     PORT_UPDATE,
     CreatePortin,
@@ -74,6 +76,8 @@ from models.porting import (
     ValidatePortin,
     forget,
     not_awaiting_corrections,
+    number_taken,
+    ported_line,
     ports_in_progress,
     ports_of,
     second_port,
@@ -177,20 +181,21 @@ async def get_list(*, body: GetPortList, ctx: Context) -> PortList:
         orders = await ports_of(session, enrollment_id=line.enrollment_id, cust_id=account, vendor_id=vendor_id)
     if not orders:
         raise refuse(NO_RECORD, rest_status=404)
-    return PortList(records=[_record(ctx, order) for order in orders])
+    return PortList(records=[_record(ctx, order, ported) for order, ported in orders])
 
 
 @action("port", example=PORT_UPDATE)
 async def submit_portin(*, body: SubmitPortin, ctx: Context) -> PortUpdate:
-    """The mobile channels' update_portin: corrections for port `portin_enrollment_id` of the account of
-    `enrollment_id` (a line of it, or its holder), resubmitted by the port's workflow."""
+    """The mobile channels' update_portin: corrections for port `portin_enrollment_id` (its port_subscriber_id, or
+    its line's enrollment id) of the account of `enrollment_id` (a line of it, or its holder), resubmitted by the
+    port's workflow."""
     async with ctx.uow.transaction() as session:
         line = await vendor_line(session, body.enrollment_id, vendor_id=ctx.caller.vendor_id)
-        ported = await vendor_line(session, body.portin_enrollment_id, vendor_id=ctx.caller.vendor_id)
+        ported = await ported_line(session, body.portin_enrollment_id, vendor_id=ctx.caller.vendor_id)
     same_account = line is not None and ported is not None and ported.cust_id in (line.cust_id, line.customer_id)
     if ported is None or not same_account:
         raise refuse(NO_PORT_ORDER, rest_status=404)
-    return await correct_port(ctx, body.portin_enrollment_id, body.corrections())
+    return await correct_port(ctx, ported.enrollment_id, body.corrections())
 
 
 async def correct_port(ctx: Context, enroll_id: str, corrections: dict[str, str]) -> PortUpdate:
@@ -357,18 +362,28 @@ async def _store_order(session: Session, ctx: Context, body: CreatePortin, line:
     values = body.model_dump()
     secrets = ctx.cipher.seal({target: values[source] for source, target in PORT_SECRETS.items() if values[source]})
     order = await session.get(PortIn, line.enrollment_id)
-    if order is not None:
+    if order is not None:  # keeps its number: the channel may have it from get_list already
         if order.carrier_port_id is not None:
             raise refuse(already_porting(order.status), rest_status=409)
         order.port_number, order.current_carrier, order.secrets = body.port_number, body.port_current_carrier, secrets
+        order.old_esn = body.old_esn
         session.add(order)
         return
-    eid, number, carrier = line.enrollment_id, body.port_number, body.port_current_carrier
-    session.add(PortIn(enrollment_id=eid, port_number=number, current_carrier=carrier, secrets=secrets))
-    try:
-        await session.flush()  # two requests at once: the order's key (or the number's index) lets one in
-    except IntegrityError as clash:
-        raise refuse(PORT_IN_PROGRESS if second_port(clash) else already_porting(), rest_status=409) from None
+    # Each call draws the order's number anew (PortIn's default).
+    new_order = partial(
+        PortIn, enrollment_id=line.enrollment_id, port_number=body.port_number,
+        current_carrier=body.port_current_carrier, secrets=secrets, old_esn=body.old_esn,
+    )  # fmt: skip
+    for _ in range(PORT_NUMBER_ATTEMPTS):
+        try:
+            async with session.begin_nested():  # a clash of random port numbers rolls back this insert only
+                session.add(new_order())
+                await session.flush()  # two requests at once: the order's key (or the number's index) lets one in
+            return
+        except IntegrityError as clash:
+            if not number_taken(clash):
+                raise refuse(PORT_IN_PROGRESS if second_port(clash) else already_porting(), rest_status=409) from None
+    raise RuntimeError("could not draw a port number no other order holds")
 
 
 async def _start_port(ctx: Context, plan: LinePlan, *, parent: str, active: bool) -> PortStarted | None:
@@ -412,12 +427,15 @@ async def _withdraw(ctx: Context, enrollment_id: str) -> None:
                 session.add(line)
 
 
-def _record(ctx: Context, order: PortIn) -> PortListRecord:
-    """get_list's record of a port order: its old-account data opened, the account number's last 4 only."""
+def _record(ctx: Context, order: PortIn, line: Line) -> PortListRecord:
+    """get_list's record of a port order and its line: its old-account data opened, the account number's last 4
+    only."""
     old = {name: str(value or "") for name, value in ctx.cipher.open(order.secrets, Fields).items()}
     return PortListRecord(
-        port_subscriber_id=order.enrollment_id,
+        port_subscriber_id=order.subscriber_id,
         enroll_id=order.enrollment_id,
+        new_esn=line.iccid or line.esn or "",
+        old_esn=order.old_esn or "",
         portin_status=order.status,
         number_to_port=order.port_number,
         carrier=order.current_carrier,

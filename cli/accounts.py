@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from sqlalchemy import update
@@ -17,6 +18,33 @@ from models.enrollment.lines import Plan
 
 class AdminError(Exception):
     """A refusal the CLI prints as it is (unknown vendor, duplicate username, …)."""
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """What `lineup agent list` shows of an agent: never its password hashes."""
+
+    username: str
+    roles: tuple[str, ...]
+    active: bool
+
+    @classmethod
+    def of(cls, username: str, roles: str, active: bool) -> AgentSummary:
+        """From the agent's columns; its roles in the order they were given."""
+        return cls(username, tuple(role for role in roles.split(",") if role), active)
+
+
+class AgentExists(AdminError):
+    """`agent create` of an agent the vendor has: nothing is changed, and the message says how it stands and how
+    to change its roles (a second create once dropped --role and --password silently, and exited 0)."""
+
+    def __init__(self, vendor_code: str, agent: AgentSummary) -> None:
+        state = "active" if agent.active else "inactive"
+        command = f"lineup agent set-roles --vendor-id {vendor_code} --username {shlex.quote(agent.username)} --role …"
+        super().__init__(
+            f"agent {agent.username} of {vendor_code} already exists (roles: {', '.join(agent.roles)}; {state}); "
+            f"nothing changed — change its roles with: {command}"
+        )
 
 
 @dataclass(frozen=True)
@@ -117,15 +145,26 @@ async def set_api_user_active(db: Database, vendor_code: str, username: str, act
 
 
 async def create_agent(db: Database, spec: AgentSpec) -> bool:
-    """Creates the agent (and, with a PIN, API credentials under the same name); False if the vendor has it.
-    A username is the vendor's own: another vendor may have an agent of the same name (decisions.md)."""
+    """Creates the agent if the vendor lacks it; False, changing nothing, if it has it (seeding's "create what is
+    missing"; `lineup agent create` refuses instead, through add_agent)."""
+    try:
+        await add_agent(db, spec)
+    except AgentExists:
+        return False
+    return True
+
+
+async def add_agent(db: Database, spec: AgentSpec) -> None:
+    """Creates the agent (and, with a PIN, API credentials under the same name); AgentExists, changing nothing,
+    if the vendor has it. A username is the vendor's own: another vendor may have an agent of the same name
+    (decisions.md)."""
     roles = _known_roles(spec.roles)
     async with db.transaction() as session:
         vendor = await _vendor(session, spec.vendor_code)
         assert vendor.id is not None
         mine = select(Agent).where(Agent.vendor_id == vendor.id, Agent.username == spec.username)
-        if (await session.exec(mine)).first() is not None:
-            return False
+        if (existing := (await session.exec(mine)).first()) is not None:
+            raise AgentExists(vendor.code, AgentSummary.of(existing.username, existing.roles, existing.active))
         session.add(
             Agent(
                 vendor_id=vendor.id,
@@ -140,7 +179,17 @@ async def create_agent(db: Database, spec: AgentSpec) -> bool:
         )
     if spec.pin is not None:
         await create_api_user(db, spec.vendor_code, spec.username, spec.password, spec.pin)
-    return True
+
+
+async def agents_of(db: Database, vendor_code: str) -> list[AgentSummary]:
+    """The vendor's agents (AdminError for an unknown vendor), by username."""
+    async with db.transaction(write=False) as session:
+        vendor = await _vendor(session, vendor_code)
+        columns = select(Agent.username, Agent.roles, Agent.active).where(Agent.vendor_id == vendor.id)
+        rows = (await session.exec(columns)).all()
+    # Sorted here, not in SQL: PostgreSQL's collation may ignore the dots SQLite sorts by, and scripts read the
+    # list, so both databases must give one order.
+    return sorted((AgentSummary.of(*row) for row in rows), key=lambda agent: agent.username)
 
 
 async def set_agent_roles(db: Database, vendor_code: str, username: str, roles: tuple[str, ...]) -> tuple[str, ...]:

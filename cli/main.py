@@ -36,7 +36,7 @@ app = typer.Typer(no_args_is_help=True, help="Lineup administration")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema")
 vendor_app = typer.Typer(no_args_is_help=True, help="Vendors")
 api_user_app = typer.Typer(no_args_is_help=True, help="API users (credentials for /authenticate)")
-agent_app = typer.Typer(no_args_is_help=True, help="Agents")
+agent_app = typer.Typer(no_args_is_help=True, help="Agents: create, list, set their roles, disable or enable")
 ops_app = typer.Typer(no_args_is_help=True, help="Support: lines waiting for a retry")
 temporal_app = typer.Typer(no_args_is_help=True, help="Temporal cluster setup")
 webhook_app = typer.Typer(no_args_is_help=True, help="Webhook endpoints: signed events of a vendor's lines")
@@ -161,13 +161,30 @@ def agent_create(
     email: Annotated[str | None, typer.Option()] = None,
     require_api_password: Annotated[str | None, typer.Option(help="Password every API call must carry")] = None,
 ) -> None:
-    """Creates an agent."""
+    """Creates an agent; refuses one its vendor already has.
+
+    A refused create changes nothing (not the password, roles, e-mail or API password) and exits 1, naming the
+    agent's roles, whether it is active, and the `lineup agent set-roles` command that changes its roles."""
     roles = tuple(role or ["agent"])
     spec = accounts.AgentSpec(
         vendor_id, username, password, pin=pin, roles=roles, email=email, api_password=require_api_password
     )
-    created = _run(lambda db: accounts.create_agent(db, spec))
-    typer.echo(f"agent {username} {'created' if created else 'already exists'}")
+    _run(lambda db: accounts.add_agent(db, spec))
+    typer.echo(f"agent {username} created")
+
+
+@agent_app.command("list")
+def agent_list(vendor_id: Annotated[str, typer.Option("--vendor-id", help="The vendor's code (any case)")]) -> None:
+    """Lists the vendor's agents with their roles and whether they are active.
+
+    One line an agent, sorted by username: USERNAME, ROLES (comma-separated) and active or inactive, separated by
+    tabs (e.g. "demo.agent<TAB>agent,payments<TAB>active"); never a password. A vendor without agents prints no
+    line (a note on stderr) and exits 0; an unknown vendor exits 1."""
+    agents = _run(lambda db: accounts.agents_of(db, vendor_id))
+    for agent in agents:
+        typer.echo("\t".join([agent.username, ",".join(agent.roles), "active" if agent.active else "inactive"]))
+    if not agents:  # on stderr: a script reading the list gets no line that is not an agent
+        typer.echo(f"vendor {vendor_id.upper()} has no agents", err=True)
 
 
 @agent_app.command("set-roles")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import zipcodes
+from pydantic import Field
 from scourgify import normalize_address_record
 from scourgify.exceptions import AddressNormalizationError
 
@@ -65,17 +66,40 @@ class CityState(Shape):
 
 
 class StandardizedAddress(Shape):
+    """Lineup's keys, and the same address under USPS Web Tools' verify answer's keys, which the original passes
+    through and its native apps read (decisions.md): there Address1 is the unit line and Address2 the street."""
+
     address_one: str
     address_two: str | None
     city: str
     state: str
     zip_code: str
+    Address1: str = Field(description='USPS\'s name for the unit line (address_two), "" when there is none')
+    Address2: str = Field(description="USPS's name for the street line (address_one)")
+    City: str
+    State: str
+    Zip5: str
+    Zip4: str = Field(description='the ZIP+4 add-on, "" when not known')
+
+    @classmethod
+    def of(cls, *, street: str, unit: str | None, city: str, state: str, zip_code: str) -> StandardizedAddress:
+        return cls(
+            address_one=street,
+            address_two=unit,
+            city=city,
+            state=state,
+            zip_code=zip_code,
+            Address1=unit or "",
+            Address2=street,
+            City=city,
+            State=state,
+            Zip5=zip_code,
+            Zip4="",  # the ZIP data has no ZIP+4 ranges: only USPS's own lookup knows them
+        )
 
 
 CITY_STATE = CityState(zip_code="30303", city="ATLANTA", state="GA")
-STANDARDIZED = StandardizedAddress(
-    address_one="12 MAIN ST", address_two="APT 4B", city="ATLANTA", state="GA", zip_code="30303"
-)
+STANDARDIZED = StandardizedAddress.of(street="12 MAIN ST", unit="APT 4B", city="ATLANTA", state="GA", zip_code="30303")
 
 
 def zip_area(zip_code: str) -> ZipArea | None:
@@ -129,9 +153,9 @@ def standardized(address: AddressValidationUsps) -> StandardizedAddress:
     except AddressNormalizationError:
         raise refuse(UNREADABLE) from None
     line_two = record.get("address_line_2")
-    return StandardizedAddress(
-        address_one=str(record["address_line_1"]),
-        address_two=DESIGNATED_POUND.sub(r"\1 ", str(line_two)) if line_two else None,
+    return StandardizedAddress.of(
+        street=str(record["address_line_1"]),
+        unit=DESIGNATED_POUND.sub(r"\1 ", str(line_two)) if line_two else None,
         city=area.city,  # an accepted name becomes the preferred one, as USPS's own standardization answers
         state=area.state,
         zip_code=zip_code,

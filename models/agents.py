@@ -24,6 +24,7 @@ from models.types import (
     ActivityType,
     Alnum,
     BlankIsAbsent,
+    CustomerId,
     IpAddress,
     JsonSchema,
     Latitude,
@@ -225,7 +226,7 @@ class CheckSignature(ActionRequest):
 class AddNotes(ActionRequest):
     """A note on a customer's account; without agent_id the token's API user is its author."""
 
-    customer_id: Numeric = Field(examples=["482913567"])
+    customer_id: CustomerId
     enrollment_id: Alnum
     customer_notes: NoteText
     coordinate: Coordinate

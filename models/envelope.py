@@ -123,6 +123,11 @@ def not_waiting_for_activation(status: str) -> str:
     return f"Line is not waiting for activation ({status})"
 
 
+def active_on_another_sim(own_sim: str | None) -> str:
+    """Names the line's SIM by its last 4 digits only: enough for the agent holding it, not a SIM to reuse."""
+    return f"Line is already active on another SIM (ending {own_sim[-4:]})" if own_sim else "Line is already active"
+
+
 def already_porting(status: str | None = None) -> str:
     return f"Line is already porting a number ({status})" if status else "Line is already porting a number"
 

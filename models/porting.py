@@ -3,15 +3,18 @@ port-status pushes taken, PortInWorkflow's messages, the `/port` requests and an
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from operator import attrgetter
+from typing import Annotated
 
 from pydantic import AliasChoices, BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
-from sqlalchemy import Index, delete, func, text
+from sqlalchemy import BigInteger, Index, delete, func, text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field as Column
 from sqlmodel import SQLModel, col, select
@@ -27,10 +30,12 @@ from models.types import (
     ActionRequest,
     AddressLine,
     Alnum,
+    Checked,
     City,
     Esn,
     Iccid,
     Imei,
+    JsonSchema,
     LastName,
     Mdn,
     PersonName,
@@ -40,6 +45,7 @@ from models.types import (
     Text32,
     YesNo,
     Zip5,
+    passes,
     utcnow,
 )
 
@@ -60,6 +66,14 @@ TERMINAL_PORT_STATES = frozenset(PortStatus).difference(IN_PROGRESS)
 # One port in progress per number: the backstop behind intake's refusal of a second.
 PENDING_PORT = text(f"status IN ({', '.join(repr(status.value) for status in IN_PROGRESS)})")
 POLL_WINDOW = timedelta(hours=1)  # a port's pushes make it poll at most LINEUP_PORT_PUSH_POLLS_PER_HOUR per window
+# A port order's number (get_list's port_subscriber_id), drawn at random so that one vendor's numbers say nothing
+# of another's (how many ports there are, which are near): 10 digits, past a 32-bit integer, so a BIGINT.
+PORT_NUMBERS = range(10**9, 10**10)
+PORT_NUMBER_ATTEMPTS = 3  # a clash with another order's number draws again; three in a row is a fault, not chance
+
+
+def new_port_number() -> int:
+    return PORT_NUMBERS[secrets.randbelow(len(PORT_NUMBERS))]
 
 
 class Taken(StrEnum):
@@ -72,7 +86,8 @@ class Taken(StrEnum):
 
 
 class PortIn(SQLModel, table=True):
-    """The port-in order of a PORTIN line. `secrets` holds the old account's data, encrypted."""
+    """The port-in order of a PORTIN line. `secrets` holds the old account's data, encrypted; `subscriber_id` is
+    the order's number channels name it by, `old_esn` the SIM the number had at the losing carrier (no secret)."""
 
     __tablename__ = "port_in"
     __table_args__ = (
@@ -86,10 +101,12 @@ class PortIn(SQLModel, table=True):
     )
 
     enrollment_id: str = Column(primary_key=True, foreign_key="line.enrollment_id", max_length=24)
+    subscriber_id: int = Column(default_factory=new_port_number, sa_type=BigInteger, unique=True, index=True)
     port_number: str = Column(max_length=10, index=True)
     current_carrier: str = Column(max_length=32)
     secrets: str
     carrier_port_id: str | None = Column(default=None, max_length=32)
+    old_esn: str | None = Column(default=None, max_length=32)
     status: str = Column(default=PortStatus.RECEIVED.value, max_length=24)
     resolution_code: str | None = Column(default=None, max_length=8)
     resolution_description: str | None = Column(default=None, max_length=200)
@@ -265,6 +282,24 @@ class PortCorrections(PortAccountFields, ActionRequest):
         return self
 
 
+# decisions.md, `/port` submit_portin: get_list answers port_subscriber_id as a JSON number, and a channel sends it
+# back as one or as its digits; the line's enrollment id, what the field took before there were port numbers,
+# still names the line's port.
+PORT_REF_RULE = "must be a port_subscriber_id from get_list (a number) or the line's enrollment id"
+PORT_REF_SCHEMA: JsonSchema = {
+    "anyOf": [
+        {"type": "integer", "minimum": PORT_NUMBERS.start, "maximum": PORT_NUMBERS.stop - 1},
+        {"type": "string", "pattern": r"^\d{1,24}$", "description": "a port_subscriber_id's digits"},
+        {"type": "string", "pattern": "^[A-Za-z0-9]{1,24}$", "description": "the line's enrollment id"},
+    ],
+    "description": PORT_REF_RULE,
+    "examples": [4829137465],
+}
+PortRef = Annotated[
+    str, Checked(passes(re.compile(r"[A-Za-z0-9]{1,24}").fullmatch, PORT_REF_RULE), PORT_REF_SCHEMA, numbers=True)
+]
+
+
 class UpdatePortin(PortCorrections):
     """update_portin: corrections for the port of line `enroll_id`."""
 
@@ -273,10 +308,11 @@ class UpdatePortin(PortCorrections):
 
 class SubmitPortin(PortCorrections):
     """submit_portin (the mobile channels' name): corrections for the port `portin_enrollment_id` (a
-    port_subscriber_id from get_list) of the account of `enrollment_id`; `password_pin` is the old PIN."""
+    port_subscriber_id from get_list, or the line's enrollment id) of the account of `enrollment_id`;
+    `password_pin` is the old PIN."""
 
     enrollment_id: Alnum
-    portin_enrollment_id: Alnum
+    portin_enrollment_id: PortRef
     port_account_password: AccountPin | None = Field(
         default=None, validation_alias=AliasChoices("port_account_password", "password_pin")
     )
@@ -324,6 +360,7 @@ class CreatePortin(ActionRequest):
     port_account_number: AccountNumber = Field(validation_alias=AliasChoices("port_account_number", "account_number"))
     port_account_password: AccountPin = Field(validation_alias=AliasChoices("port_account_password", "password_pin"))
     port_ssn: PortSsn | None = None
+    old_esn: Esn | None = None  # the SIM the number had at the losing carrier: kept for get_list, not sent on
 
     @model_validator(mode="after")
     def _names_a_line(self) -> CreatePortin:
@@ -381,8 +418,10 @@ class PortEligibility(Shape):
 
 
 class PortListRecord(Shape):
-    port_subscriber_id: str  # the line the port brings the number to
-    enroll_id: str
+    port_subscriber_id: int  # the port order's number (PortIn.subscriber_id): what submit_portin names it by
+    enroll_id: str  # the line the port brings the number to
+    new_esn: str  # that line's SIM: ICCID, or ESN
+    old_esn: str  # the SIM the number had at the losing carrier, when the port request gave it
     portin_status: str
     number_to_port: str
     carrier: str
@@ -423,7 +462,8 @@ PORT_ELIGIBILITY = PortEligibility(
     port_number="4045551234", eligible="Y", current_carrier="TMB", current_carrier_name="T-Mobile USA"
 )
 PORT_LIST = PortList(records=[PortListRecord(
-    port_subscriber_id="EA7KQ2M4XZP9R3TBWVC", enroll_id="EA7KQ2M4XZP9R3TBWVC", portin_status="SUBMITTED",
+    port_subscriber_id=4829137465, enroll_id="EA7KQ2M4XZP9R3TBWVC", new_esn="8901260963212345678",
+    old_esn="8901410321987654321", portin_status="SUBMITTED",
     number_to_port="4045551234", carrier="TMB", attempt_count=1, portin_company="T-Mobile USA", account_number="6789",
     first_name="John", last_name="Doe", address_one="1 Main St", city="Atlanta", state="GA", zip_code="30301",
     resolution_description="", request_datetime="2026-11-22T10:15:02+00:00",
@@ -454,12 +494,29 @@ async def get_port(session: Session, enrollment_id: str) -> PortIn:
     return port
 
 
-async def ports_of(session: Session, *, enrollment_id: str, cust_id: str | None, vendor_id: int) -> list[PortIn]:
-    """The port orders of the vendor's line `enrollment_id`, or with `cust_id` of every line of that account."""
-    query = select(PortIn).join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
+async def ports_of(
+    session: Session, *, enrollment_id: str, cust_id: str | None, vendor_id: int
+) -> list[tuple[PortIn, Line]]:
+    """The port orders of the vendor's line `enrollment_id`, or with `cust_id` of every line of that account, each
+    with its line."""
+    query = select(PortIn, Line).join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
     query = query.where(Line.vendor_id == vendor_id)
     query = query.where(Line.cust_id == cust_id) if cust_id else query.where(Line.enrollment_id == enrollment_id)
     return list((await session.exec(query.order_by(col(PortIn.enrollment_id)))).all())
+
+
+def port_number(ref: str) -> int | None:
+    """The port order's number `ref` is (digits within PORT_NUMBERS), or None: an enrollment id."""
+    return int(ref) if ref.isdigit() and int(ref) in PORT_NUMBERS else None
+
+
+async def ported_line(session: Session, ref: str, *, vendor_id: int) -> Line | None:
+    """The vendor's line whose port order `ref` names, by its number or by the line's enrollment id; None for
+    another vendor's (its number names nothing here) or a line without one."""
+    number = port_number(ref)
+    named = col(PortIn.subscriber_id) == number if number is not None else col(PortIn.enrollment_id) == ref
+    query = select(Line).join(PortIn, col(PortIn.enrollment_id) == col(Line.enrollment_id))
+    return (await session.exec(query.where(named, col(Line.vendor_id) == vendor_id))).first()
 
 
 async def ports_in_progress(session: Session, numbers: Collection[str], *, besides: Collection[str]) -> set[str]:
@@ -479,6 +536,12 @@ def second_port(clash: BaseException) -> bool:
     SQLite the column)."""
     text = str(getattr(clash, "orig", clash))
     return "uq_port_in_progress" in text or "port_in.port_number" in text
+
+
+def number_taken(clash: BaseException) -> bool:
+    """Whether a refused write drew a port number another order holds (its unique index: PostgreSQL names it,
+    SQLite the column); a new draw is the answer."""
+    return "subscriber_id" in str(getattr(clash, "orig", clash))
 
 
 async def port_moved(session: Session, port: PortIn, status: str, resolution: str | None = None) -> None:

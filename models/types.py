@@ -378,6 +378,23 @@ Raw100 = Annotated[str, NUMBER_AS_TEXT, StringConstraints(max_length=100)]
 Raw128 = Annotated[str, StringConstraints(max_length=128)]
 
 Numeric = Annotated[str, Checked(numeric, numbers=True)]
+
+
+def customer_number(value: str) -> str:
+    """Its digits without leading zeros: the text the customer id is stored and looked up as."""
+    return str(int(numeric(value)))
+
+
+# decisions.md, "Customer ids": the original answers them as JSON numbers and its apps decode integers, so the
+# document types them so; a request may still send the digits as a string, as the web channels do.
+CUSTOMER_ID_SCHEMA: JsonSchema = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 999_999_999,
+    "description": "a number (a string of digits is accepted too)",
+    "examples": [482913567],
+}
+CustomerId = Annotated[str, Checked(customer_number, CUSTOMER_ID_SCHEMA, numbers=True)]
 Zip5 = Annotated[str, rule(r"\d{5}", "must be exactly 5 digits", example="30301")]
 Zip5to8 = Annotated[str, rule(r"\d{5,8}", "must be 5 to 8 digits", example="30301")]
 Phone10 = Annotated[str, rule(r"\d{10}", "must be exactly 10 digits", example="4045550123")]
@@ -429,7 +446,10 @@ CarrierCode = Annotated[str, Checked(carrier, CARRIER_SCHEMA, numbers=True)]
 CardHolder = Annotated[
     str, rule(r"[A-Za-z .'`-]{2,100}", "may contain only letters, spaces and . ' ` -", example="Pat Q Doe")
 ]
-AccountNumber = Annotated[str, rule(r"[A-Za-z0-9-]{1,30}", "must be letters, digits and hyphens, at most 30")]
+# A JSON number too: the old account of a number Lineup holds is its customer id, which answers give as a number.
+AccountNumber = Annotated[
+    str, replace(rule(r"[A-Za-z0-9-]{1,30}", "must be letters, digits and hyphens, at most 30"), numbers=True)
+]
 AccountPin = Annotated[str, rule(r"[A-Za-z0-9]{1,20}", "must be letters and digits, at most 20")]
 PortSsn = Annotated[str, rule(r"\d{4}|\d{9}", "must be the last 4 digits or all 9 digits")]
 # A customer's account PIN (port-out, account checks): 4 digits, a JSON number taken as its text.

@@ -34,6 +34,7 @@ from models.types import (
     CarrierCode,
     City,
     ConditionalFields,
+    CustomerId,
     CustomerPin,
     Email,
     Esn,
@@ -133,6 +134,7 @@ class LineRequest(BlankIsAbsent, ConditionalFields):
     port_account_password: AccountPin | None = None
     port_ssn: PortSsn | None = None
     port_number: Mdn | None = None
+    old_esn: Esn | None = None  # the SIM the number had at the losing carrier: kept for get_list, not sent on
     billing_address_one: AddressLine | None = None
     billing_address_two: AddressLine | None = None
     billing_city: City | None = None
@@ -305,7 +307,7 @@ class CustomerInfo(ActionRequest):
     """The customers of the calling vendor that match one key (an e-mail may match several), line by line."""
 
     enrollment_id: Alnum | None = None
-    customer_id: Numeric | None = None
+    customer_id: CustomerId | None = None
     email: Email | None = None
 
     @model_validator(mode="after")
@@ -323,36 +325,58 @@ LINE_MESSAGES = {
     LineStatus.PORT_REJECTED: "Customer created; the carrier rejected the port-in",
 }
 IN_PROGRESS = "Customer created; activation in progress"
+ALREADY_ACTIVE = "Line is already active"  # activate_line and its mobile form asked for an active line
 
 
 LPA_EXAMPLE = "LPA:1$smdp.sandbox-carrier.example$K2D7Q-8W3ZP-4HX9M-TT6AB"
 
 
+ESIM_ALLOCATED = "eSIM profile allocated"
+
+
 class EsimProfile(Shape):
     """A line's eSIM profile as the original answers it (decisions.md, "eSIM"): the LPA text under both code
-    names, since channels encode QR_ACTIVATION_CODE into a QR themselves, and that QR as an image."""
+    names, since channels encode QR_ACTIVATION_CODE into a QR themselves, and that QR as an image; with the
+    allocation's status and the SM-DP+ address, which the original's Flutter app saves with the profile."""
 
     ICCID: str
     ACTIVATION_CODE: str = Field(examples=[LPA_EXAMPLE])
     QR_ACTIVATION_CODE: str = Field(description="the LPA text a QR code carries", examples=[LPA_EXAMPLE])
     QR_CODE_IMAGE: str = Field(description="QR_ACTIVATION_CODE as a PNG QR code image, a data URI")
+    SMDPADDRESS: str = Field(
+        description="the SM-DP+ address of the LPA text", examples=["smdp.sandbox-carrier.example"]
+    )
+    STATUSCODE: Literal["00"]
+    DESCRIPTION: str = Field(examples=[ESIM_ALLOCATED])
+    ESIM_ALLOCATION_SUCCESS: Literal["Y"]
 
     @classmethod
     def of(cls, iccid: str, activation_code: str) -> EsimProfile:
-        """The profile's activation code (LPA text), and the QR code a phone's camera scans to install it."""
+        """The profile's activation code (LPA text `LPA:1$<SM-DP+ address>$<matching id>`), its SM-DP+ address,
+        and the QR code a phone's camera scans to install it."""
         image = io.BytesIO()
         segno.make(activation_code, error="m").save(image, kind="png", scale=6, border=2)
         qr = "data:image/png;base64," + base64.b64encode(image.getvalue()).decode()
-        return cls(ICCID=iccid, ACTIVATION_CODE=activation_code, QR_ACTIVATION_CODE=activation_code, QR_CODE_IMAGE=qr)
+        smdp = activation_code.split("$")[1] if activation_code.count("$") >= 2 else ""
+        return cls(
+            ICCID=iccid,
+            ACTIVATION_CODE=activation_code,
+            QR_ACTIVATION_CODE=activation_code,
+            QR_CODE_IMAGE=qr,
+            SMDPADDRESS=smdp,
+            STATUSCODE="00",
+            DESCRIPTION=ESIM_ALLOCATED,
+            ESIM_ALLOCATION_SUCCESS="Y",
+        )
 
 
 class CustomerRecord(Shape):
-    """Interface section 2.4."""
+    """Interface section 2.4; the customer ids are numbers, as the original answers them (decisions.md)."""
 
-    customer_id: str
+    customer_id: int
     enrollment_id: str
     enrollment_type: str
-    cust_id: str
+    cust_id: int = Field(description="the account holder's customer_id")
     mdn: str | None
     msid: str | None
     msl: str
@@ -371,10 +395,10 @@ class LineEntry(Shape):
     @classmethod
     def of(cls, plan: LinePlan, invoice_number: str | None, *, pin: str, esim: EsimProfile | None = None) -> LineEntry:
         record = CustomerRecord(
-            customer_id=plan.customer_id,
+            customer_id=int(plan.customer_id),
             enrollment_id=plan.enrollment_id,
             enrollment_type=plan.enrollment_type,
-            cust_id=plan.cust_id,
+            cust_id=int(plan.cust_id),
             mdn=plan.mdn,
             msid=plan.msid,
             msl=plan.msl or "",
@@ -483,7 +507,7 @@ class LineInquiryData(Shape):
 class CustomerLine(Shape):
     """One element of customer_info's answer: a line (each line is a customer) of a matching account."""
 
-    customer_id: str
+    customer_id: int
     enrollment_id: str
     parent_enrollment_id: str
     first_name: str
@@ -508,7 +532,7 @@ class CustomerLine(Shape):
     def of(cls, line: Line, *, pii: Mapping[str, str], zip_code: str, plan: Plan, pin: str) -> CustomerLine:
         assert line.customer_id is not None  # only lines with their customer record are answered
         return cls(
-            customer_id=line.customer_id,
+            customer_id=int(line.customer_id),
             enrollment_id=line.enrollment_id,
             parent_enrollment_id=line.parent_enrollment_id,
             zip_code=zip_code,

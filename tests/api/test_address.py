@@ -4,6 +4,8 @@ ZIP of another state, a city that is not the ZIP's), USPS Publication 28's forms
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.support.builders import body
@@ -86,7 +88,31 @@ async def test_address_validation_usps_field_rule(api, field, good, bad, error):
 )
 async def test_address_validation_usps_standardizes_by_publication_28(api, sent, answered):
     found = await api.call("/address", body("address_validation_usps", **sent))
-    assert (found["msg_code"], found["data"]) == ("RESTAPI000", {**answered, "state": "GA", "zip_code": "30303"})
+    lineups = {**answered, "state": "GA", "zip_code": "30303"}
+    assert (found["msg_code"], found["data"]) == ("RESTAPI000", {**lineups, **usps_keys(lineups)})
+
+
+def usps_keys(address: dict[str, Any]) -> dict[str, Any]:
+    """The same address as USPS Web Tools' verify answer names it: Address1 is the unit line, Address2 the street."""
+    return {
+        "Address1": address["address_two"] or "", "Address2": address["address_one"], "City": address["city"],
+        "State": address["state"], "Zip5": address["zip_code"], "Zip4": "",
+    }  # fmt: skip
+
+
+async def test_the_native_apps_read_the_usps_keys_of_the_originals_body(api):
+    """The original's apps send Lineup's names and read USPS's (decisions.md, address_validation_usps)."""
+    sent = body(
+        "address_validation_usps", address_one="45 peachtree street", address_two="unit 12", city="ATLANTA",
+        state="ga", zip_code="30303",
+    )  # fmt: skip
+    found = (await api.call("/address", sent))["data"]
+    read = {key: found[key] for key in ("Address1", "Address2", "City", "State", "Zip5", "Zip4")}
+    assert read == {"Address1": "UNIT 12", "Address2": "45 PEACHTREE ST", "City": "ATLANTA", "State": "GA",
+                    "Zip5": "30303", "Zip4": ""}  # fmt: skip
+    without_unit = (await api.call("/address", {**sent, "address_two": ""}))["data"]
+    assert (without_unit["Address1"], without_unit["Address2"]) == ("", "45 PEACHTREE ST")
+    refused_with(await api.call("/address", {**sent, "zip_code": "3030"}), "Zip code must be exactly 5 digits")
 
 
 async def test_address_validation_usps_takes_a_city_usps_accepts_and_answers_its_preferred_name(api):

@@ -18,8 +18,14 @@ LPA = re.compile(r"LPA:1\$smdp\.sandbox-carrier\.example\$[A-Z0-9-]+")
 
 
 def assert_profile(esim: dict[str, Any]) -> None:
-    """Both code fields are the LPA text, and the image decodes to it."""
-    assert set(esim) == {"ICCID", "ACTIVATION_CODE", "QR_ACTIVATION_CODE", "QR_CODE_IMAGE"}
+    """Both code fields are the LPA text, and the image decodes to it; the allocation's status and the SM-DP+
+    address of that text, which the original's Flutter app saves (issue 34)."""
+    assert set(esim) == {
+        "ICCID", "ACTIVATION_CODE", "QR_ACTIVATION_CODE", "QR_CODE_IMAGE", "SMDPADDRESS", "STATUSCODE", "DESCRIPTION",
+        "ESIM_ALLOCATION_SUCCESS",
+    }  # fmt: skip
+    assert (esim["STATUSCODE"], esim["ESIM_ALLOCATION_SUCCESS"]) == ("00", "Y") and esim["DESCRIPTION"]
+    assert esim["SMDPADDRESS"] == "smdp.sandbox-carrier.example"  # the LPA text's, as sandbox.md gives it
     assert LPA.fullmatch(esim["QR_ACTIVATION_CODE"]), esim["QR_ACTIVATION_CODE"]
     assert esim["ACTIVATION_CODE"] == esim["QR_ACTIVATION_CODE"]
     assert qr_text(esim["QR_CODE_IMAGE"]) == esim["QR_ACTIVATION_CODE"]

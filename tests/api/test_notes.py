@@ -90,7 +90,7 @@ async def test_add_notes_is_linked_to_the_customer_and_authored_by_the_agent(sha
     assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Success")
     async with shared_stack.db.transaction() as session:
         stored = await session.get(Note, int(answer["data"]["notes_id"]))
-    assert (stored.enrollment_id, stored.customer_id) == (customer["enrollment_id"], customer["customer_id"])
+    assert (stored.enrollment_id, stored.customer_id) == (customer["enrollment_id"], str(customer["customer_id"]))
     assert (stored.latitude, stored.longitude, stored.is_activity, stored.activity_type) == (
         "33.7490",
         "-84.3880",

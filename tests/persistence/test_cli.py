@@ -58,7 +58,7 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
         result = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, *step)
         assert result.exit_code == 0, result.output
     again = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, *steps[1])
-    assert "already exists" in again.output
+    assert again.exit_code == 1 and "already exists" in again.stderr  # refused: nothing changed (issue 34)
 
     async with ApiClient.running(make_settings(data_dir, db_url)) as api:
         login = await api.post(

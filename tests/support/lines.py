@@ -4,6 +4,7 @@ sandbox's record of them, and a line created to wait for activation."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any
 
 from sqlmodel import col, select
@@ -11,11 +12,31 @@ from temporalio.service import RPCError
 
 from models.enrollment.lines import Line
 from models.events import LineEvent
-from tests.support.builders import create, line
+from tests.support.builders import body, create, line, new_iccid
 from tests.support.received import carrier_lines
 from tests.support.waiting import eventually
 
 SUPPORT = {"agent_id": "demo.support"}
+OTHER = {"agent_id": "other.agent"}
+
+
+def new_number(ending: str = "") -> str:
+    """A number to port; ending 96, its old carrier never answers (the port stays SUBMITTED); 98, not eligible."""
+    digits = "".join(secrets.choice("0123456789") for _ in range(6 - len(ending)))
+    number = f"4045{digits}{ending}"
+    return number if ending or number[-2:] not in ("96", "98") else new_number()
+
+
+async def vendor_waiting_line(stack: Any, vendor: str = "DEMO") -> tuple[str, str]:
+    """A NEWACTIVATION line of `vendor` (DEMO, or OTHER through its agent) with its SIM attached, waiting for
+    activation, and that SIM."""
+    agent = {} if vendor == "DEMO" else OTHER
+    answer = await stack.call("/enrollment", body("check_service_availability", **agent), vendor=vendor)
+    enrollment_id, sim = answer["data"]["enrollment_id"], new_iccid()
+    waiting = line(enrollment_id, activation_later="Y", phone_type="4G", uiccid=sim)
+    created = await stack.call("/customer", create(enrollment_id, waiting, **agent), vendor=vendor)
+    assert created["data"][0]["msg"] == "Customer created; SIM attached for activation later", created
+    return enrollment_id, sim
 
 
 async def lines_by_status(stack: Any, ids: list[str]) -> dict[str, str]:

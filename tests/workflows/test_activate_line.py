@@ -53,13 +53,19 @@ async def updates_of(stack: Any, enrollment_id: str) -> int:
 
 async def test_activate_line_of_a_line_already_active_answers_its_entry_and_sends_nothing(stack):
     """decisions.md: the original's channels create, then activate; the line checkout activated answers
-    RESTAPI000 with its entry and MDN, and neither its workflow nor the carrier is asked again."""
+    RESTAPI000 with its entry and MDN, and neither its workflow nor the carrier is asked again. (Another SIM:
+    tests/api/test_active_line_activation.py.)"""
     enrollment_id = await waiting_line(stack)
     first = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
     assert first["msg_code"] == "RESTAPI000"
     asked = await updates_of(stack, enrollment_id)
-    again = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id, uiccid=new_iccid()))
-    assert (again["msg_code"], again["data"]) == ("RESTAPI000", first["data"])
+    again = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
+    [entry] = again["data"]
+    assert (again["msg_code"], entry["msg"], entry["data"]) == (
+        "RESTAPI000",
+        "Line is already active",
+        first["data"][0]["data"],
+    )
     assert await updates_of(stack, enrollment_id) == asked == 1
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import secrets
 from typing import Any
 
 import httpx
@@ -18,7 +17,7 @@ from sqlmodel import select
 
 from models.auth import Vendor
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
-from tests.support.lines import event_types, stored_line, until_status
+from tests.support.lines import OTHER, event_types, new_number, stored_line, until_status, vendor_waiting_line
 from tests.support.waiting import eventually
 from tests.support.webhooks import received, register, verified
 from workflows.enrollment import ACTIVATION_TYPE, LINE_STATUS, MDN
@@ -26,24 +25,6 @@ from workflows.enrollment import ACTIVATION_TYPE, LINE_STATUS, MDN
 FAST_POLLS = {"port_poll_seconds": 0.5}
 CREATE_PORTIN = "create_portin_v2_when_create_customer_was_called_without_portin_tag"
 PORT_ORDER = {name: value for name, value in PORT_FIELDS.items() if name != "activation_type"}
-OTHER = {"agent_id": "other.agent"}
-
-
-def new_number(ending: str = "") -> str:
-    digits = "".join(secrets.choice("0123456789") for _ in range(6 - len(ending)))
-    number = f"4045{digits}{ending}"
-    return number if ending or number[-2:] not in ("96", "98") else new_number()
-
-
-async def waiting_line(stack: Any, vendor: str = "DEMO") -> tuple[str, str]:
-    """A NEWACTIVATION line created with activation_later=Y, and its SIM."""
-    agent = {} if vendor == "DEMO" else OTHER
-    answer = await stack.call("/enrollment", body("check_service_availability", **agent), vendor=vendor)
-    enrollment_id, sim = answer["data"]["enrollment_id"], new_iccid()
-    waiting = line(enrollment_id, activation_later="Y", phone_type="4G", uiccid=sim)
-    created = await stack.call("/customer", create(enrollment_id, waiting, **agent), vendor=vendor)
-    assert created["data"][0]["msg"] == "Customer created; SIM attached for activation later", created
-    return enrollment_id, sim
 
 
 def port_in(enrollment_id: str, number: str, **overrides: Any) -> dict[str, Any]:
@@ -61,7 +42,7 @@ ORIGINAL_ORDER = {
 @pytest.mark.parametrize("named_by", ["enrollment_id", "sim"])
 async def test_the_originals_port_body_ports_a_waiting_line(stack, named_by):
     """Without `current_carrier`, the carrier is asked for it (a number ending 3 is with TMB in the sandbox)."""
-    enrollment_id, sim = await waiting_line(stack)
+    enrollment_id, sim = await vendor_waiting_line(stack)
     number = new_number("3")
     line_named = {"enrollment_id": enrollment_id} if named_by == "enrollment_id" else {"sim": sim}
     request = body(CREATE_PORTIN, **line_named, **ORIGINAL_ORDER, port_number=number, imei="352099081234508")
@@ -78,7 +59,7 @@ async def test_the_originals_port_body_ports_a_waiting_line(stack, named_by):
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
 async def test_a_line_waiting_for_activation_is_ported_in_and_followed_to_completed(stack):
-    enrollment_id, sim = await waiting_line(stack)
+    enrollment_id, sim = await vendor_waiting_line(stack)
     number = new_number()
     answer = await stack.call("/port", port_in(enrollment_id, number))
     assert (answer["msg_code"], answer["msg"]) == ("RESTAPI000", "Port-in submitted"), answer
@@ -121,7 +102,7 @@ async def test_a_line_already_porting_is_refused_a_second_port(stack):
 
 
 async def test_a_port_the_carrier_refuses_is_refused_and_the_line_is_port_rejected(stack):
-    enrollment_id, _ = await waiting_line(stack)
+    enrollment_id, _ = await vendor_waiting_line(stack)
     answer = await stack.call("/port", port_in(enrollment_id, new_number("98")))
     assert answer["msg_code"] == "RESTAPI110" and "not eligible" in answer["errors"][0].lower(), answer
     assert (await stored_line(stack, enrollment_id)).status == "PORT_REJECTED"
@@ -133,7 +114,7 @@ async def test_an_active_line_keeps_its_number_until_its_port_completes_then_tak
     number while the port runs; then its MDN is the ported number, the first is released at the carrier, and
     line.number_changed reaches the vendor's webhook. The port asked in the original's documented body."""
     endpoint = await register(stack, events="line.number_changed")
-    enrollment_id, _ = await waiting_line(stack)
+    enrollment_id, _ = await vendor_waiting_line(stack)
     activated = await stack.call("/customer", body("activate_line", enrollment_id=enrollment_id))
     first = activated["data"][0]["data"]["mdn"]
     number = new_number()
@@ -157,7 +138,7 @@ async def test_an_active_line_keeps_its_number_until_its_port_completes_then_tak
 
 
 async def test_another_vendors_ids_are_refused_by_every_new_action(stack):
-    theirs, _ = await waiting_line(stack, vendor="OTHER")
+    theirs, _ = await vendor_waiting_line(stack, vendor="OTHER")
     ported = await stack.call("/port", port_in(theirs, new_number()))
     assert ported["errors"] == ["No customer found against this enrolment ID"]
     listed = await stack.call("/port", body("get_list", enroll_id=theirs, get_child_list="Y"))
@@ -175,13 +156,13 @@ async def test_another_vendors_ids_are_refused_by_every_new_action(stack):
 
 @pytest.mark.parametrize("settings_overrides", [FAST_POLLS])
 async def test_get_list_and_submit_portin_correct_a_port_that_needs_resolution(stack):
-    enrollment_id, _ = await waiting_line(stack)
+    enrollment_id, _ = await vendor_waiting_line(stack)
     number = new_number()
     answer = await stack.call("/port", port_in(enrollment_id, number, port_account_password="0000"))
     assert answer["msg_code"] == "RESTAPI000", answer
     listed = await stack.call("/port", body("get_list", enroll_id=enrollment_id, get_child_list="Y"))
     [record] = listed["data"]["records"]
-    assert (record["port_subscriber_id"], record["carrier"], record["portin_company"]) == (
+    assert (record["enroll_id"], record["carrier"], record["portin_company"]) == (
         enrollment_id,
         "ATT",
         "AT&T Mobility",
@@ -210,7 +191,7 @@ async def test_validate_portin_on_inventory_takes_the_number_as_mdn(stack):
 
 
 async def test_new_number_activation_with_zip_code_activates_in_that_area(stack):
-    enrollment_id, _ = await waiting_line(stack)
+    enrollment_id, _ = await vendor_waiting_line(stack)
     replacement = new_iccid()
     answer = await stack.call(
         "/inventory",
@@ -225,12 +206,13 @@ async def test_new_number_activation_with_zip_code_activates_in_that_area(stack)
     again = await stack.call(
         "/inventory", body("new_number_activation_with_zip_code", enrollment_id=enrollment_id, zip_code="90001")
     )  # asked again after checkout: the line's entry, its MDN, and nothing to the carrier (decisions.md)
-    assert (again["msg_code"], again["data"]) == ("RESTAPI000", answer["data"])
+    [entry], [first] = again["data"], answer["data"]
+    assert (again["msg_code"], entry["msg"], entry["data"]) == ("RESTAPI000", "Line is already active", first["data"])
     assert (await stored_line(stack, enrollment_id)).mdn == stored.mdn
 
 
 async def test_the_console_finds_a_port_added_after_creation_by_its_number(stack):
-    enrollment_id, _ = await waiting_line(stack)
+    enrollment_id, _ = await vendor_waiting_line(stack)
     number = new_number("96")  # the old carrier never answers: the port stays SUBMITTED
     assert (await stack.call("/port", port_in(enrollment_id, number)))["msg_code"] == "RESTAPI000"
     http = stack.http
@@ -255,7 +237,7 @@ async def test_get_list_with_child_list_gives_the_ports_of_the_whole_account(sta
     assert alone["errors"] == ["No Record Found"]  # the holder itself ports nothing
     listed = await stack.call("/port", body("get_list", enroll_id=parent, get_child_list="Y"))
     [record] = listed["data"]["records"]
-    assert (record["port_subscriber_id"], record["number_to_port"]) == (child, number)
+    assert (record["enroll_id"], record["number_to_port"]) == (child, number)
     # submit_portin finds the child's port through the parent (and says it needs no correction now).
     corrected = await stack.call(
         "/port", body("submit_portin", enrollment_id=parent, portin_enrollment_id=child, password_pin="1234")
@@ -265,7 +247,7 @@ async def test_get_list_with_child_list_gives_the_ports_of_the_whole_account(sta
 
 
 async def test_a_vendor_that_requires_payment_has_the_port_paid_first(stack):
-    enrollment_id, _ = await waiting_line(stack)
+    enrollment_id, _ = await vendor_waiting_line(stack)
     async with stack.db.transaction() as session:
         vendor = (await session.exec(select(Vendor).where(Vendor.code == "DEMO"))).one()
         vendor.require_payment = True

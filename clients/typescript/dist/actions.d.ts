@@ -1,7 +1,7 @@
 import type { components } from "./schema.js";
 type Schemas = components["schemas"];
 /** The API version this client was generated from (info.version of Lineup's OpenAPI document). */
-export declare const VERSION = "0.1.0";
+export declare const VERSION = "0.2.0";
 /** An action's request fields: `action` is the method's own; `source` and `agent_id` may be the client's. */
 export type Fields<R> = Omit<R, "action" | "source" | "agent_id"> & {
     source?: string | null;
@@ -219,8 +219,9 @@ export declare abstract class Actions {
      */
     send(fields: Fields<Schemas["Send"]>): Promise<void>;
     /**
-     * The mobile channels' update_portin: corrections for port `portin_enrollment_id` of the account of
-     * `enrollment_id` (a line of it, or its holder), resubmitted by the port's workflow.
+     * The mobile channels' update_portin: corrections for port `portin_enrollment_id` (its port_subscriber_id, or
+     * its line's enrollment id) of the account of `enrollment_id` (a line of it, or its holder), resubmitted by the
+     * port's workflow.
      *
      * `/port` `submit_portin`
      */

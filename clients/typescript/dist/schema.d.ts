@@ -408,8 +408,9 @@ export interface paths {
          *     **get_list**: The port orders of line `enroll_id`, or with get_child_list Y of every line of its account; the old
          *         account number shown by its last 4 digits only.
          *
-         *     **submit_portin**: The mobile channels' update_portin: corrections for port `portin_enrollment_id` of the account of
-         *         `enrollment_id` (a line of it, or its holder), resubmitted by the port's workflow.
+         *     **submit_portin**: The mobile channels' update_portin: corrections for port `portin_enrollment_id` (its port_subscriber_id, or
+         *         its line's enrollment id) of the account of `enrollment_id` (a line of it, or its holder), resubmitted by the
+         *         port's workflow.
          */
         post: operations["port"];
         delete?: never;
@@ -562,9 +563,10 @@ export interface components {
             coordinate: components["schemas"]["Coordinate"];
             /**
              * Customer Id
+             * @description a number (a string of digits is accepted too)
              * @example 482913567
              */
-            customer_id: string;
+            customer_id: number;
             /**
              * Customer Notes
              * @example Called about the bill
@@ -1348,6 +1350,11 @@ export interface components {
              */
             imei?: string | null;
             /**
+             * Old Esn
+             * @default null
+             */
+            old_esn?: string | null;
+            /**
              * Port Account Number
              * @description must be letters, digits and hyphens, at most 30
              */
@@ -1479,7 +1486,7 @@ export interface components {
              * Customer Id
              * @default null
              */
-            customer_id?: string | null;
+            customer_id?: number | null;
             /**
              * Email
              * @default null
@@ -1540,7 +1547,7 @@ export interface components {
             /** Carrier */
             carrier: string | null;
             /** Customer Id */
-            customer_id: string;
+            customer_id: number;
             /** Email */
             email: string;
             /** Enrollment Id */
@@ -1581,13 +1588,16 @@ export interface components {
         };
         /**
          * CustomerRecord
-         * @description Interface section 2.4.
+         * @description Interface section 2.4; the customer ids are numbers, as the original answers them (decisions.md).
          */
         CustomerRecord: {
-            /** Cust Id */
-            cust_id: string;
+            /**
+             * Cust Id
+             * @description the account holder's customer_id
+             */
+            cust_id: number;
             /** Customer Id */
-            customer_id: string;
+            customer_id: number;
             /** Enrollment Id */
             enrollment_id: string;
             /** Enrollment Type */
@@ -1687,7 +1697,8 @@ export interface components {
         /**
          * EsimProfile
          * @description A line's eSIM profile as the original answers it (decisions.md, "eSIM"): the LPA text under both code
-         *     names, since channels encode QR_ACTIVATION_CODE into a QR themselves, and that QR as an image.
+         *     names, since channels encode QR_ACTIVATION_CODE into a QR themselves, and that QR as an image; with the
+         *     allocation's status and the SM-DP+ address, which the original's Flutter app saves with the profile.
          */
         EsimProfile: {
             /**
@@ -1695,6 +1706,16 @@ export interface components {
              * @example LPA:1$smdp.sandbox-carrier.example$K2D7Q-8W3ZP-4HX9M-TT6AB
              */
             ACTIVATION_CODE: string;
+            /**
+             * Description
+             * @example eSIM profile allocated
+             */
+            DESCRIPTION: string;
+            /**
+             * Esim Allocation Success
+             * @constant
+             */
+            ESIM_ALLOCATION_SUCCESS: "Y";
             /** Iccid */
             ICCID: string;
             /**
@@ -1708,6 +1729,17 @@ export interface components {
              * @description QR_ACTIVATION_CODE as a PNG QR code image, a data URI
              */
             QR_CODE_IMAGE: string;
+            /**
+             * Smdpaddress
+             * @description the SM-DP+ address of the LPA text
+             * @example smdp.sandbox-carrier.example
+             */
+            SMDPADDRESS: string;
+            /**
+             * Statuscode
+             * @constant
+             */
+            STATUSCODE: "00";
         };
         /**
          * GetCityState
@@ -2170,6 +2202,11 @@ export interface components {
              * @default null
              */
             notify_bill_via_text?: ("Y" | "N") | null;
+            /**
+             * Old Esn
+             * @default null
+             */
+            old_esn?: string | null;
             /**
              * Order Id
              * @default null
@@ -3225,10 +3262,14 @@ export interface components {
             first_name: string;
             /** Last Name */
             last_name: string;
+            /** New Esn */
+            new_esn: string;
             /** Number To Port */
             number_to_port: string;
+            /** Old Esn */
+            old_esn: string;
             /** Port Subscriber Id */
-            port_subscriber_id: string;
+            port_subscriber_id: number;
             /** Portin Company */
             portin_company: string;
             /** Portin Status */
@@ -3742,18 +3783,43 @@ export interface components {
             /** Signature Id */
             signature_id: string;
         };
-        /** StandardizedAddress */
+        /**
+         * StandardizedAddress
+         * @description Lineup's keys, and the same address under USPS Web Tools' verify answer's keys, which the original passes
+         *     through and its native apps read (decisions.md): there Address1 is the unit line and Address2 the street.
+         */
         StandardizedAddress: {
             /** Address One */
             address_one: string;
             /** Address Two */
             address_two: string | null;
+            /**
+             * Address1
+             * @description USPS's name for the unit line (address_two), "" when there is none
+             */
+            Address1: string;
+            /**
+             * Address2
+             * @description USPS's name for the street line (address_one)
+             */
+            Address2: string;
             /** City */
             city: string;
+            /** City */
+            City: string;
             /** State */
             state: string;
+            /** State */
+            State: string;
             /** Zip Code */
             zip_code: string;
+            /**
+             * Zip4
+             * @description the ZIP+4 add-on, "" when not known
+             */
+            Zip4: string;
+            /** Zip5 */
+            Zip5: string;
         };
         /** StuckLine */
         StuckLine: {
@@ -3771,7 +3837,8 @@ export interface components {
         /**
          * SubmitPortin
          * @description submit_portin (the mobile channels' name): corrections for the port `portin_enrollment_id` (a
-         *     port_subscriber_id from get_list) of the account of `enrollment_id`; `password_pin` is the old PIN.
+         *     port_subscriber_id from get_list, or the line's enrollment id) of the account of `enrollment_id`;
+         *     `password_pin` is the old PIN.
          */
         SubmitPortin: {
             /**
@@ -3843,10 +3910,10 @@ export interface components {
             port_zip_code?: string | null;
             /**
              * Portin Enrollment Id
-             * @description must be letters and digits only
-             * @example EA1B2C3D4E5F6G7H
+             * @description must be a port_subscriber_id from get_list (a number) or the line's enrollment id
+             * @example 4829137465
              */
-            portin_enrollment_id: string;
+            portin_enrollment_id: number | string;
             /**
              * Request Name
              * @default null
