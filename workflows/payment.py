@@ -148,7 +148,8 @@ class TaxCollectionWorkflow:
             if not self._final() and history_full(collect.history_events):
                 # Every collection is in the database: the next run loads it, as a run started after idling does.
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(collect)
+                if not self._final():  # a `final` that came in while the updates drained ends this run instead
+                    workflow.continue_as_new(collect)
         await workflow.wait_condition(workflow.all_handlers_finished)
         assert self._receipt is not None
         return self._receipt

@@ -185,6 +185,27 @@ async def test_a_calculation_already_final_ends_at_once_with_its_stored_receipt(
     assert carrier.calls.names() == ["load_tax"]
 
 
+async def test_a_final_collection_that_arrives_while_a_full_run_drains_ends_it(time_skipping):
+    """A full history waits for the updates in flight before it continues as new; a `final` among them closes the
+    calculation, so the run ends with it rather than starting another (which would wait, idle, for nothing)."""
+    carrier = Carrier(time_skipping)
+    carrier.slow = True  # the temporary collection is still running when the final one arrives
+    queue = fresh_queue("tax")
+    running = worker(time_skipping, queue, workflows=[TaxCollectionWorkflow], activities=carrier.activities())
+    async with running:
+        handle = await time_skipping.client.start_workflow(
+            TaxCollectionWorkflow.run, CollectTax("TX1", "DEMO", history_events=1), id="tax-TX1", task_queue=queue
+        )
+        temporary = asyncio.create_task(mark(handle, "temporary"))
+        await carrier.collecting.wait()
+        final = await mark(handle, "final")
+        await temporary
+        result = await handle.result()
+        status = (await handle.describe()).status
+    assert result == final and final.status == TaxState.COLLECTED_FINAL
+    assert status == WorkflowExecutionStatus.COMPLETED and carrier.calls.names().count("load_tax") == 1
+
+
 async def test_a_calculation_collected_again_and_again_continues_as_new_before_its_history_grows(time_skipping):
     """Issue 27, finding 6: each `temporary` adds events; past the limit the workflow continues as new, its state
     loaded again from the database, and still answers."""
