@@ -46,7 +46,9 @@ async def test_enrollments_in_flight_and_new_ones_recover_quickly_after_a_worker
     # 15-21 s before (a dead worker's tasks waited out 10 s timeouts); now the new worker's start (~2 s), the
     # activity's heartbeat (2 s) and retry (1 s), and a second on each sticky queue: 6-10 s on 2 busy cores.
     assert recovered < 12, recovered
-    assert max(t for t, _ in after) < 3
+    # New enrollments no longer wait out a dead worker's 10 s task timeout: ~1-3 s on a quiet machine, up to ~4 s
+    # under a full suite on 2 cores (3.5 s seen), so the bound sits between that and the 10 s it guards against.
+    assert max(t for t, _ in after) < 8
 
 
 async def test_interactive_workflows_move_a_dead_workers_task_on_within_5_seconds(stack):
