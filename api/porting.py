@@ -11,7 +11,6 @@ import logging
 import time
 from dataclasses import replace
 from datetime import timedelta
-from functools import partial
 
 from pydantic import Field, ValidationError
 from sqlalchemy.exc import IntegrityError
@@ -369,15 +368,18 @@ async def _store_order(session: Session, ctx: Context, body: CreatePortin, line:
         order.old_esn = body.old_esn
         session.add(order)
         return
-    # Each call draws the order's number anew (PortIn's default).
-    new_order = partial(
-        PortIn, enrollment_id=line.enrollment_id, port_number=body.port_number,
-        current_carrier=body.port_current_carrier, secrets=secrets, old_esn=body.old_esn,
-    )  # fmt: skip
     for _ in range(PORT_NUMBER_ATTEMPTS):
+        # Each attempt draws the order's number anew (PortIn's default).
+        new_order = PortIn(
+            enrollment_id=line.enrollment_id,
+            port_number=body.port_number,
+            current_carrier=body.port_current_carrier,
+            secrets=secrets,
+            old_esn=body.old_esn,
+        )
         try:
             async with session.begin_nested():  # a clash of random port numbers rolls back this insert only
-                session.add(new_order())
+                session.add(new_order)
                 await session.flush()  # two requests at once: the order's key (or the number's index) lets one in
             return
         except IntegrityError as clash:

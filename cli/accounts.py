@@ -10,7 +10,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from models import auth
-from models.auth import ROLES, Agent, ApiUser, Vendor, close_login_entries
+from models.auth import ROLES, Agent, ApiUser, Vendor, close_login_entries, role_set
 from models.crypto import hash_secret_async, login_secret
 from models.db import Database, Session
 from models.enrollment.lines import Plan
@@ -30,8 +30,8 @@ class AgentSummary:
 
     @classmethod
     def of(cls, username: str, roles: str, active: bool) -> AgentSummary:
-        """From the agent's columns; its roles in the order they were given."""
-        return cls(username, tuple(role for role in roles.split(",") if role), active)
+        """From the agent's columns; its roles in alphabetical order, as scripts compare them."""
+        return cls(username, tuple(sorted(role_set(roles))), active)
 
 
 class AgentExists(AdminError):

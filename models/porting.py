@@ -286,18 +286,16 @@ class PortCorrections(PortAccountFields, ActionRequest):
 # back as one or as its digits; the line's enrollment id, what the field took before there were port numbers,
 # still names the line's port.
 PORT_REF_RULE = "must be a port_subscriber_id from get_list (a number) or the line's enrollment id"
+PORT_REF = r"[A-Za-z0-9]{1,24}"
 PORT_REF_SCHEMA: JsonSchema = {
     "anyOf": [
         {"type": "integer", "minimum": PORT_NUMBERS.start, "maximum": PORT_NUMBERS.stop - 1},
-        {"type": "string", "pattern": r"^\d{1,24}$", "description": "a port_subscriber_id's digits"},
-        {"type": "string", "pattern": "^[A-Za-z0-9]{1,24}$", "description": "the line's enrollment id"},
+        {"type": "string", "pattern": f"^{PORT_REF}$", "description": "its digits, or the line's enrollment id"},
     ],
     "description": PORT_REF_RULE,
     "examples": [4829137465],
 }
-PortRef = Annotated[
-    str, Checked(passes(re.compile(r"[A-Za-z0-9]{1,24}").fullmatch, PORT_REF_RULE), PORT_REF_SCHEMA, numbers=True)
-]
+PortRef = Annotated[str, Checked(passes(re.compile(PORT_REF).fullmatch, PORT_REF_RULE), PORT_REF_SCHEMA, numbers=True)]
 
 
 class UpdatePortin(PortCorrections):

@@ -95,21 +95,35 @@ async def test_address_validation_usps_standardizes_by_publication_28(api, sent,
 def usps_keys(address: dict[str, Any]) -> dict[str, Any]:
     """The same address as USPS Web Tools' verify answer names it: Address1 is the unit line, Address2 the street."""
     return {
-        "Address1": address["address_two"] or "", "Address2": address["address_one"], "City": address["city"],
-        "State": address["state"], "Zip5": address["zip_code"], "Zip4": "",
-    }  # fmt: skip
+        "Address1": address["address_two"] or "",
+        "Address2": address["address_one"],
+        "City": address["city"],
+        "State": address["state"],
+        "Zip5": address["zip_code"],
+        "Zip4": "",
+    }
 
 
 async def test_the_native_apps_read_the_usps_keys_of_the_originals_body(api):
     """The original's apps send Lineup's names and read USPS's (decisions.md, address_validation_usps)."""
     sent = body(
-        "address_validation_usps", address_one="45 peachtree street", address_two="unit 12", city="ATLANTA",
-        state="ga", zip_code="30303",
-    )  # fmt: skip
+        "address_validation_usps",
+        address_one="45 peachtree street",
+        address_two="unit 12",
+        city="ATLANTA",
+        state="ga",
+        zip_code="30303",
+    )
     found = (await api.call("/address", sent))["data"]
     read = {key: found[key] for key in ("Address1", "Address2", "City", "State", "Zip5", "Zip4")}
-    assert read == {"Address1": "UNIT 12", "Address2": "45 PEACHTREE ST", "City": "ATLANTA", "State": "GA",
-                    "Zip5": "30303", "Zip4": ""}  # fmt: skip
+    assert read == {
+        "Address1": "UNIT 12",
+        "Address2": "45 PEACHTREE ST",
+        "City": "ATLANTA",
+        "State": "GA",
+        "Zip5": "30303",
+        "Zip4": "",
+    }
     without_unit = (await api.call("/address", {**sent, "address_two": ""}))["data"]
     assert (without_unit["Address1"], without_unit["Address2"]) == ("", "45 PEACHTREE ST")
     refused_with(await api.call("/address", {**sent, "zip_code": "3030"}), "Zip code must be exactly 5 digits")
