@@ -124,7 +124,7 @@ seed: install
 	$(BIN)/lineup seed-demo
 
 api: install
-	$(BIN)/uvicorn api.main:app_from_env --factory --host 127.0.0.1 --port 8000 --http=api.edge:ReadTimeouts
+	$(BIN)/uvicorn api.main:app_from_env --factory --host 127.0.0.1 --port 8000 --http=api.edge:ReadTimeouts --no-proxy-headers
 
 worker: install
 	$(BIN)/python -m worker

@@ -15,7 +15,7 @@ from datetime import timedelta
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.registry import built_activities
+from activities.registry import OutageInterceptor, built_activities
 from api.temporal import connect_until_up, ensure_dispatch, ensure_sweep_schedule
 from models import support
 from models.db import Database
@@ -58,6 +58,7 @@ async def running_worker(settings: Settings, client: Client) -> AsyncIterator[Wo
                 task_queue=settings.temporal.task_queue,
                 workflows=WORKFLOWS,
                 activities=activities,
+                interceptors=[OutageInterceptor()],  # the database away: waited out, one line, no attempt spent
                 graceful_shutdown_timeout=timedelta(seconds=10),
                 sticky_queue_schedule_to_start_timeout=STICKY_QUEUE_TIMEOUT,
                 max_cached_workflows=settings.worker.cached_workflows,

@@ -1,9 +1,13 @@
 """The mail domain's activity: sends one outbox message through SMTP, then marks it SENT. A row already SENT is not
 sent again, so a retried activity or a repeated workflow never makes a second e-mail. A message the relay
-refuses, that cannot be composed, or that waited past LINEUP_MAIL_MAX_AGE_HOURS is REJECTED for good."""
+refuses, that cannot be composed, or that waited past LINEUP_MAIL_MAX_AGE_HOURS is REJECTED for good. Once the
+relay took a message, the database away is waited out on the SENT write alone: running the activity again (as the
+worker's interceptor does for an outage) would send a second e-mail, which no relay takes back."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from datetime import timedelta
 
 from temporalio import activity
@@ -12,13 +16,17 @@ from temporalio.exceptions import ApplicationError
 from adapters.http import Rejected, Unavailable, outside_call
 from adapters.smtp import Mail, SmtpSender
 from models.crypto import FieldCipher, MailContent
-from models.db import Database, RecordNotFound
+from models.db import Database, RecordNotFound, database_unavailable
 from models.envelope import MAIL_REJECTED
 from models.mail import MailDelivery, MailOutbox, MailSent, MailStatus
 from models.types import utcnow
 
 # A message kept from its relay this long is given up: an outage that long needs a person, not more retries.
 DEFAULT_MAX_AGE = timedelta(hours=48)
+# The SENT write's pauses while the database is away: doubling, each well within the activity's heartbeat timeout.
+FIRST_PAUSE, LONGEST_PAUSE = 0.5, 4.0
+
+log = logging.getLogger("lineup.mail")
 
 
 class MailActivities:
@@ -55,8 +63,27 @@ class MailActivities:
             except Unavailable as exc:  # still QUEUED; support's listing says why it waits
                 await self._mark(delivery.outbox_id, MailStatus.QUEUED, error=str(exc))
                 raise
-        await self._mark(delivery.outbox_id, MailStatus.SENT)
+        await self._sent(delivery.outbox_id)
         return MailSent(row.message_id)
+
+    async def _sent(self, outbox_id: int) -> None:
+        """SENT recorded after the relay took the message, retried alone while the database is away (heartbeating,
+        within the attempt's time): only an outage longer than the attempt sends the message again."""
+        pause, told = FIRST_PAUSE, False
+        while True:
+            try:
+                await self._mark(outbox_id, MailStatus.SENT)
+                return
+            except Exception as problem:
+                if not database_unavailable(problem):
+                    raise
+                if not told:
+                    told = True
+                    fields = {"reason": type(problem).__name__, "outbox_id": outbox_id}
+                    log.warning("mail sent; the database is away, SENT waits for it", extra={"fields": fields})
+            activity.heartbeat()
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, LONGEST_PAUSE)
 
     async def _give_up(self, row: MailOutbox) -> None:
         """REJECTED after the age limit, with the last outage's reason kept beside it."""

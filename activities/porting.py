@@ -4,6 +4,9 @@ one it had), and validate a number for port-in."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
@@ -11,7 +14,7 @@ from activities.enrollment import mark_activating, move_line, outcome_recorded
 from adapters.carrier import CarrierClient, PortOrder
 from adapters.http import Rejected, Unavailable, outside_call
 from models.crypto import FieldCipher, Fields
-from models.db import Database, Session, database_outage
+from models.db import Database, database_outage
 from models.enrollment.lines import (
     ActivationType,
     CarrierCall,
@@ -23,41 +26,49 @@ from models.enrollment.lines import (
     ported_out,
     set_status,
 )
-from models.envelope import PORT_UNCHANGED, UNAVAILABLE
+from models.envelope import PORT_NOT_NOW, PORT_UNCHANGED, UNAVAILABLE
 from models.events import EventType, record
-from models.observability import port_completed
+from models.observability import port_completed, port_out_check_failed
 from models.porting import (
     PortCheck,
     PortEligibilityReply,
     PortFinish,
     PortIn,
     PortOutcome,
+    PortOutLimits,
     PortResubmit,
     PortStatus,
     PortSubmission,
     PortView,
     PortWatchPoll,
+    check_port_out,
     get_port,
-    port_moved,
     same_state,
+    store_view,
 )
 from models.types import utcnow
 
 CORRECTABLE = ("account_number", "account_password", "first_name", "last_name", "address_one", "city", "state", "zip")
-# The losing side's answers when the old account does not match (decisions.md, "Porting a number Lineup holds").
-ACCOUNT_MISMATCH = ("8A", "Account number required or incorrect")
-PIN_MISMATCH = ("6B", "Transfer PIN required or incorrect")
+# The losing side's answers when Lineup holds the number (decisions.md, "Porting a number Lineup holds"): one for
+# a wrong account number or PIN, which never tells which of the two was wrong, and one while the number's ports
+# are locked after too many wrong checks, which tells nothing of the count.
+PORT_OUT_MISMATCH = ("8A", "Account number or PIN does not match")
+PORT_OUT_LOCKED = ("8L", PORT_NOT_NOW)
 
 
 class PortingActivities:
-    def __init__(self, carrier: CarrierClient, db: Database, cipher: FieldCipher) -> None:
+    def __init__(
+        self, carrier: CarrierClient, db: Database, cipher: FieldCipher, limits: PortOutLimits | None = None
+    ) -> None:
         self._carrier, self._db, self._cipher = carrier, db, cipher
+        self._limits = limits or PortOutLimits()
 
     @activity.defn
     async def submit_and_record(self, call: CarrierCall) -> PortSubmission:
         """A line's port submitted under the step's key and recorded, the line PORT_PENDING (an ACTIVE line
         stays ACTIVE). A number an active line of Lineup holds goes only with that line's account number and
-        PIN: otherwise it is RESOLUTION_REQUIRED, never sent. A retried attempt repeats nothing."""
+        PIN, and not while its ports are locked: otherwise it is RESOLUTION_REQUIRED, never sent. An order that
+        gave way to another vendor's port (CANCELLED) is not sent either. A retried attempt repeats nothing."""
         eid = call.enrollment_id
         async with database_outage():
             async with self._db.transaction(write=False) as session:
@@ -65,12 +76,16 @@ class PortingActivities:
                 active = line.status == LineStatus.ACTIVE
                 if port.carrier_port_id is not None:  # recorded by an earlier attempt
                     return PortSubmission(port.carrier_port_id, _iso(port))
-                held, refusal = await self._holder_check(session, line, port)
+                if port.status == PortStatus.CANCELLED:  # its workflow ends it
+                    cancelled = PortView(PortStatus.CANCELLED, carrier_response=port.carrier_response)
+                    return PortSubmission(None, _iso(port), cancelled)
+                held = await holding_line(session, port.port_number, besides=eid) is not None
             if not active:
                 await mark_activating(self._db, eid)
-            if refusal is not None:
-                await self.record_port_status(eid, refusal)
-            else:
+            refusal = None
+            if held:
+                held, refusal = await self._holder_check(eid)
+            if refusal is None:
                 order = PortOrder(
                     vendor_id=call.vendor_code,
                     enrollment_id=eid,
@@ -126,15 +141,10 @@ class PortingActivities:
         """The port's state as the carrier reported it, with its events (called by the other activities too)."""
         async with self._db.transaction() as session:
             port = await get_port(session, enrollment_id)
-            await port_moved(session, port, view.status, view.resolution_description)
             if view.status == PortStatus.COMPLETED != port.status and port.requested_at:  # how long the port took
                 meter = activity.metric_meter() if activity.in_activity() else None
                 port_completed((utcnow() - port.requested_at).total_seconds(), meter)
-            port.status = view.status
-            port.resolution_code, port.resolution_description = view.resolution_code, view.resolution_description
-            port.carrier_response = (view.carrier_response or "")[:200] or None
-            port.responded_at = utcnow()
-            session.add(port)
+            await store_view(session, port, view)
 
     @activity.defn
     async def finish_port(self, finish: PortFinish) -> PortOutcome:
@@ -182,21 +192,48 @@ class PortingActivities:
         async with outside_call():
             return await self._carrier.validate_port(check.vendor_code, check.port_number, check.zip_code)
 
-    async def _holder_check(self, session: Session, line: Line, port: PortIn) -> tuple[bool, PortView | None]:
-        """The losing side's check when Lineup holds the number (True: it does, and the old account matched):
-        the account number is that line's customer id (or its account's) and the PIN its account PIN. A
-        refusal names neither the line nor its vendor."""
-        holder = await holding_line(session, port.port_number, besides=line.enrollment_id)
-        if holder is None:
-            return False, None
+    async def _holder_check(self, enrollment_id: str) -> tuple[bool, PortView | None]:
+        """The losing side's check when Lineup holds the number (True: it does; no refusal: the old account
+        matched): the account number is that line's customer id (or its account's) and the PIN its account PIN,
+        and the number's ports are not locked (check_port_out counts the wrong checks). A refusal is stored with
+        the port and told to the holder's vendor (`line.port_out_attempted` on the holding line); it names
+        neither the line nor its vendor, and never which of account number and PIN was wrong."""
+        async with self._db.transaction() as session:
+            port = await get_port(session, enrollment_id)
+            holder = await holding_line(session, port.port_number, besides=enrollment_id)
+            if holder is None:  # the number left its line meanwhile
+                return False, None
+            checked = hashlib.sha256(port.secrets.encode()).hexdigest()
+            if port.checked == checked and port.status == PortStatus.RESOLUTION_REQUIRED:  # a retried attempt
+                return True, PortView(port.status, port.resolution_code, port.resolution_description)
+            matches = self._matches(port, holder)
+            verdict = await check_port_out(session, port.port_number, matches=matches, limits=self._limits)
+            if verdict.passed:
+                return True, None
+            if not matches:  # the guessing rate the alert rules watch
+                port_out_check_failed(activity.metric_meter() if activity.in_activity() else None)
+            code, text = PORT_OUT_LOCKED if verdict.locked else PORT_OUT_MISMATCH
+            refusal = PortView(PortStatus.RESOLUTION_REQUIRED, code, text)
+            port.checked = checked
+            await store_view(session, port, refusal)
+            record(
+                session,
+                holder.enrollment_id,
+                EventType.PORT_OUT_ATTEMPTED,
+                line=holder,
+                attempted_at=utcnow().isoformat(),
+                failures=verdict.failures,
+                locked=verdict.locked,
+            )
+            return True, refusal
+
+    def _matches(self, port: PortIn, holder: Line) -> bool:
+        """Whether the port's old account is the holder's: its customer id (or its account's) and its PIN."""
         given = self._cipher.open(port.secrets, Fields)
-        if given.get("account_number") not in {holder.customer_id, holder.cust_id}:
-            code, text = ACCOUNT_MISMATCH
-        elif holder.pin is None or given.get("account_password") != self._cipher.decrypt(holder.pin):
-            code, text = PIN_MISMATCH
-        else:
-            return True, None
-        return True, PortView(PortStatus.RESOLUTION_REQUIRED, code, text)
+        pin = self._cipher.decrypt(holder.pin) if holder.pin is not None else None
+        offered = str(given.get("account_password") or "")
+        right_pin = pin is not None and hmac.compare_digest(offered.encode(), pin.encode())
+        return given.get("account_number") in {holder.customer_id, holder.cust_id} and right_pin
 
     async def _record_submitted(self, enrollment_id: str, port_id: str, status: str) -> PortIn:
         async with self._db.transaction() as session:

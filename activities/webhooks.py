@@ -1,6 +1,9 @@
 """The webhooks domain's activities: find the deliveries the event log queued (a long poll, so a new event goes
-out in about a second without a workflow task every second), make one attempt of one delivery, and give a
-delivery up (disabling an endpoint that has failed for the whole budget, with the reason support sees)."""
+out in about a second without a workflow task every second), make the first attempt of a look's deliveries
+together in one activity (one task round trip for them all, each POST bounded by LINEUP_WEBHOOK_TIMEOUT_SECONDS),
+make one retry of one delivery, and give a delivery up (disabling an endpoint that has failed for the whole budget,
+with the reason support sees). A first attempt and a retry are the same code: the row's status is read and the
+attempt counted before the POST, so an activity repeated after a worker died sends nothing that got through."""
 
 from __future__ import annotations
 
@@ -9,8 +12,6 @@ import logging
 import time
 from datetime import timedelta
 
-from sqlalchemy import tuple_, update
-from sqlmodel import col
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
@@ -27,7 +28,7 @@ log = logging.getLogger("lineup.webhooks")
 
 UNDELIVERED = "WebhookUndelivered"
 LOOK_EVERY = 0.5  # seconds between two looks of the long poll
-MOST_AT_ONCE = 100  # deliveries one look takes; the next look takes the rest
+HEARTBEAT_EVERY = 1.0  # seconds, while a look's first attempts run (the policy's heartbeat timeout is longer)
 
 
 class WebhookActivities:
@@ -36,11 +37,12 @@ class WebhookActivities:
 
     @activity.defn
     async def queued_deliveries(self, dispatch: Dispatch) -> list[DeliveryJob]:
-        """The deliveries waiting for a workflow, as soon as there are any (or none after poll_seconds)."""
+        """The deliveries waiting for a workflow, as soon as there are any (or none after poll_seconds): at most
+        LINEUP_WEBHOOK_CONCURRENCY, which the dispatcher starts together; the next look takes the rest."""
         ends = time.monotonic() + dispatch.poll_seconds
         while True:
             async with self._db.transaction(write=False) as session:
-                found = await queued(session, MOST_AT_ONCE)
+                found = await queued(session, self._settings.concurrency)
             if found or time.monotonic() >= ends or activity.is_worker_shutdown():
                 hooks = self._settings
                 budget = (hooks.give_up_hours, hooks.max_backoff_seconds)
@@ -49,36 +51,38 @@ class WebhookActivities:
             await asyncio.sleep(LOOK_EVERY)
 
     @activity.defn
-    async def mark_taken(self, jobs: list[DeliveryJob]) -> None:
-        """The deliveries whose workflows were started: the next look leaves them alone."""
-        if not jobs:
-            return
-        taken = [(job.delivery_id, job.round) for job in jobs]
-        async with self._db.transaction() as session:
-            await session.execute(
-                update(WebhookDelivery)
-                .where(tuple_(col(WebhookDelivery.id), col(WebhookDelivery.round)).in_(taken))
-                .where(col(WebhookDelivery.status) == "QUEUED")
-                .values(status="SENDING")
-            )
+    async def first_attempts(self, jobs: list[DeliveryJob]) -> list[DeliveryJob]:
+        """The first attempt of each of a look's deliveries, all at once (a slow receiver holds the look no longer
+        than its POST's timeout); each row taken (SENDING) as its attempt is counted. Gives the deliveries whose
+        attempt failed, for a retry workflow each. Heartbeats, so a dead worker's batch is tried again in seconds,
+        and then skips what got through."""
+        beating = asyncio.create_task(_heartbeat())
+        try:
+            tried = await asyncio.gather(*(self._first_attempt(job) for job in jobs), return_exceptions=True)
+        finally:
+            beating.cancel()
+        for outcome in tried:
+            if isinstance(outcome, BaseException):
+                raise outcome  # our database away: the whole batch again, which skips what got through
+        return [job for job, retry in zip(jobs, tried, strict=True) if retry is True]
 
     @activity.defn
     async def deliver(self, job: DeliveryJob) -> str:
-        """One attempt: the event's body, signed now, POSTed once. The attempt is counted before the POST and its
-        outcome recorded when it ends or is cancelled (a worker stopping, the activity timed out), so a receiver
-        too slow to ever answer is counted, and disabled by its budget like any failing one. A failure raises
-        (retried by the policy), as one WARNING line and no traceback: a receiver's failure is no defect."""
-        begun = await self._begin(job)
-        if isinstance(begun, str):
-            return begun
-        url, secret, body = begun
-        try:
-            answer = await self._sender.post(url, body, secret=secret, timestamp=int(time.time()))
-        except asyncio.CancelledError:
-            # Recorded even so (shielded: the cancellation is for the POST, not for its record).
-            await asyncio.shield(self._settle(job, Answer(None, "attempt cancelled before an answer")))
-            raise
-        return _outcome(job, answer, await self._settle(job, answer))
+        """One retry: the event's body, signed now, POSTed once. A failure raises (retried by the policy), as one
+        WARNING line and no traceback: a receiver's failure is no defect."""
+        status, answer = await self._attempt(job)
+        if answer is None or status == "DELIVERED":
+            return status
+        _log_failure(job, answer, status)
+        # BENIGN: the SDK logs it at DEBUG without a traceback; the line above says what happened.
+        benign = ApplicationErrorCategory.BENIGN
+        if status == "FAILED":
+            raise ApplicationError(
+                "the endpoint was disabled", type=ENDPOINT_DISABLED, non_retryable=True, category=benign
+            )
+        raise ApplicationError(
+            f"the receiver did not take the delivery ({_said(answer)})", type=UNDELIVERED, category=benign
+        )
 
     @activity.defn
     async def give_up(self, job: DeliveryJob) -> None:
@@ -95,6 +99,36 @@ class WebhookActivities:
             first, since = delivery.first_attempt_at, endpoint.failing_since
             if endpoint.active and first is not None and since is not None and since <= first:
                 _disable(endpoint, delivery)
+
+    async def _first_attempt(self, job: DeliveryJob) -> bool:
+        """One delivery's first attempt; True when it failed and is to be retried."""
+        try:
+            status, answer = await self._attempt(job)
+        except ApplicationError as error:
+            if error.type == NOT_FOUND:  # deleted with its endpoint since the look: nothing to send
+                return False
+            raise
+        if answer is None or status == "DELIVERED":
+            return False
+        _log_failure(job, answer, status)
+        return status == "RETRYING"
+
+    async def _attempt(self, job: DeliveryJob) -> tuple[str, Answer | None]:
+        """One attempt, a first or a retry: the delivery's status after it, and the receiver's answer (None: nothing
+        was sent, it was delivered already, skipped, or a later round took over). The attempt is counted before the
+        POST and its outcome recorded when it ends or is cancelled (a worker stopping, the activity timed out), so
+        a receiver too slow to ever answer is counted, and disabled by its budget like any failing one."""
+        begun = await self._begin(job)
+        if isinstance(begun, str):
+            return begun, None
+        url, secret, body = begun
+        try:
+            answer = await self._sender.post(url, body, secret=secret, timestamp=int(time.time()))
+        except asyncio.CancelledError:
+            # Recorded even so (shielded: the cancellation is for the POST, not for its record).
+            await asyncio.shield(self._settle(job, Answer(None, "attempt cancelled before an answer")))
+            raise
+        return await self._settle(job, answer), answer
 
     async def _begin(self, job: DeliveryJob) -> str | tuple[str, str, bytes]:
         """The attempt counted (SENDING), and what to send; or the delivery's status when nothing is to be sent."""
@@ -139,20 +173,23 @@ class WebhookActivities:
             return delivery.status
 
 
-def _outcome(job: DeliveryJob, answer: Answer, status: str) -> str:
-    """DELIVERED, or the failure Temporal retries (or, for a disabled endpoint, ends), logged in one line."""
-    if status == "DELIVERED":
-        return status
-    said = f"HTTP {answer.status}" if answer.status is not None else answer.text
-    fields = {"delivery_id": job.delivery_id, "round": job.round, "reason": said, "status": status}
+def _log_failure(job: DeliveryJob, answer: Answer, status: str) -> None:
+    """A failed attempt (RETRYING, or FAILED with its endpoint disabled), in one line."""
+    fields = {"delivery_id": job.delivery_id, "round": job.round, "reason": _said(answer), "status": status}
     if activity.in_activity():
         fields |= {"attempt": activity.info().attempt, "workflow_id": activity.info().workflow_id}
     log.warning("webhook delivery failed", extra={"fields": fields})
-    # BENIGN: the SDK logs it at DEBUG without a traceback; the line above says what happened.
-    benign = ApplicationErrorCategory.BENIGN
-    if status == "FAILED":
-        raise ApplicationError("the endpoint was disabled", type=ENDPOINT_DISABLED, non_retryable=True, category=benign)
-    raise ApplicationError(f"the receiver did not take the delivery ({said})", type=UNDELIVERED, category=benign)
+
+
+def _said(answer: Answer) -> str:
+    return f"HTTP {answer.status}" if answer.status is not None else answer.text
+
+
+async def _heartbeat() -> None:
+    """While a batch's POSTs run: Temporal hears the worker is alive (and the worker hears of a cancellation)."""
+    while activity.in_activity():
+        activity.heartbeat()
+        await asyncio.sleep(HEARTBEAT_EVERY)
 
 
 def _disable(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> None:

@@ -4,9 +4,12 @@ answer read (a huge or compressed body costs no more than none).
 
 `ipaddress`'s own `is_private` lets through the shared range 100.64.0.0/10 (CGNAT, and cloud metadata services
 such as 100.100.100.200), multicast, and IPv6 addresses that only carry an IPv4 address (`::a9fe:a9fe` is
-169.254.169.254 to a stack that routes IPv4-compatible addresses). An IPv6 address that embeds an IPv4 one is
-therefore judged by that IPv4 address: IPv4-mapped, IPv4-compatible (`::/96`), 6to4, NAT64 (`64:ff9b::/96`)
-and Teredo (its server and its client)."""
+169.254.169.254 to a stack that routes IPv4-compatible addresses). So an address must be `is_global`, and an IPv6
+address that embeds an IPv4 one is judged by that IPv4 address: IPv4-mapped (`::ffff:0:0/96`), IPv4-translated
+(`::ffff:0:0:0/96`: `::ffff:0:a9fe:a9fe` is 169.254.169.254 too), IPv4-compatible (`::/96`), 6to4, NAT64
+(`64:ff9b::/96`) and Teredo (its server and its client). Python 3.11's `is_global` is older than IANA's registries:
+it calls 192.0.0.192 and the site-local `fec0::1` global, so an IPv6 address must also be in 2000::/3, the only
+global unicast space, and the ranges it misses are refused by name (NOT_GLOBAL)."""
 
 from __future__ import annotations
 
@@ -32,8 +35,19 @@ PRIVATE = (
 )
 UNRESOLVED = "The URL's host does not resolve"
 COMPATIBLE = ipaddress.IPv6Network("::/96")  # the deprecated IPv4-compatible form (and :: and ::1)
+# RFC 2765's IPv4-translated form (SIIT, ::ffff:0:a.b.c.d): the IPv4 address in the last 32 bits, as in NAT64's
+TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")
 NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052's well-known prefix, the IPv4 address in the last 32 bits
 LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")  # RFC 8215: a network's own translator, never public
+GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")  # IANA's global unicast space: no internet host is outside it
+# Not globally reachable by IANA's special-purpose registries, and global to Python 3.11's `is_global`: the whole of
+# 192.0.0.0/24 (IETF protocol assignments; 3.11 knew 192.0.0.0/29 and .170/31), the retired 6to4 relay anycast, and
+# the IPv6 documentation prefix of RFC 9637.
+NOT_GLOBAL = (
+    ipaddress.IPv4Network("192.0.0.0/24"),
+    ipaddress.IPv4Network("192.88.99.0/24"),
+    ipaddress.IPv6Network("3fff::/20"),
+)
 # zlib's window bits: 32 + 15 reads a gzip or a zlib stream (told apart by their header); -15 a raw deflate one.
 GZIP_OR_ZLIB, RAW_DEFLATE = 47, -15
 
@@ -169,6 +183,8 @@ def public(address: Address) -> bool:
             return False
         if embedded := embedded_ipv4(address):
             return all(_global_unicast(inner) for inner in embedded)
+        if address not in GLOBAL_UNICAST:  # site-local fec0::/10 and every other reserved range
+            return False
     return _global_unicast(address)
 
 
@@ -180,14 +196,16 @@ def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]
         return [address.sixtofour]
     if address.teredo is not None:
         return list(address.teredo)  # (server, client): traffic reaches both
-    if address in COMPATIBLE or address in NAT64:
+    if address in COMPATIBLE or address in TRANSLATED or address in NAT64:
         return [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)]
     return []
 
 
 def _global_unicast(address: Address) -> bool:
     # Python 3.11 calls multicast addresses global: they are not a receiver's address.
-    return address.is_global and not address.is_multicast
+    if not address.is_global or address.is_multicast:
+        return False
+    return not any(address in network for network in NOT_GLOBAL if network.version == address.version)
 
 
 def literal(host: str) -> Address | None:

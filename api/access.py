@@ -61,6 +61,14 @@ def named_agent_refusal(username: str | None) -> LineupError | None:
     return None
 
 
+def own_agent(agent: AgentRef | None, username: str | None) -> str:
+    """The name a token of an agent's own API credentials acts under: its agent's, named or not. Another name is
+    refused as an unknown one is: such a token is that agent's, not its vendor's (decisions.md, "Who calls")."""
+    if agent is None or (username is not None and username != agent.username):
+        raise LineupError(MsgCode.AGENT, "Invalid Agent Id")
+    return agent.username
+
+
 def check_agent(agent: AgentRef | None, username: str | None, vendor_id: int, *, required: bool) -> bool:
     """The agent rules but the password; True when the agent's API password must be checked next."""
     if username is None:

@@ -39,7 +39,7 @@ from models.agents import (
     SignatureSaved,
     UpdateLocationCoordinate,
 )
-from models.auth import Agent, AgentRef, ApiUser, CustomerLogin, Throttle
+from models.auth import PRIVILEGED, Agent, AgentRef, ApiUser, CustomerLogin, Throttle
 from models.crypto import Fields, hash_secret_async
 from models.db import Session, insert_once, insert_or_skip, row_for_key, table
 from models.enrollment.lines import Enrollment, Line, email_hash, vendor_line
@@ -51,7 +51,6 @@ from models.types import malformed, utcnow
 NOT_OWN_LOCATION = "Username must be the agent_id's own: an agent records only its own location"
 NO_SUCH_CUSTOMER = "Customer Id and Enrollment Id do not name an existing customer"
 INVALID_PAIR = "Invalid username or password"
-PRIVILEGED = frozenset({"support", "admin"})
 NEEDS_CURRENT = (
     "Changing the password of an agent with the support or admin role needs that agent's current password in "
     "agent_password"

@@ -21,6 +21,7 @@ from models.auth import ApiUser, AuthenticateRequest, LoginLog, Logout, Throttle
 from models.crypto import hash_secret_async, login_secret, verify_secret_async
 from models.db import UnitOfWork
 from models.envelope import Envelope, LineupError, MsgCode
+from models.observability import login_refused
 
 INVALID = "Invalid credentials!!"
 LOGGED_OUT = "Logged out"
@@ -48,6 +49,8 @@ async def authenticate(request: Request) -> Response:
         ip = request.client.host if request.client else None
         envelope = await check_credentials(body, ip=ip, uow=facts.uow, resources=resources)
     except LineupError as error:
+        if error.code is MsgCode.TOKEN:  # credentials refused (wrong, locked, throttled): what the alert watches
+            login_refused("api")
         return render_refusal(resources.settings.api, facts, error)
     return render(resources.settings.api, facts, envelope)
 

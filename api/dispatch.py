@@ -35,6 +35,7 @@ from api.access import (
     check_role,
     check_source,
     named_agent_refusal,
+    own_agent,
 )
 from api.edge import (
     BodyProblem,
@@ -61,7 +62,8 @@ from models.types import ActionRequest
 
 @dataclass(frozen=True)
 class Caller:
-    """The token's vendor and API user, and the acting agent when one was named."""
+    """The token's vendor and API user, and the acting agent: the one named, or the token's own when its API user
+    is an agent's (decisions.md, "Who calls")."""
 
     vendor_id: int
     vendor_code: str
@@ -390,6 +392,8 @@ class Dispatch:
         if (refused := named_agent_refusal(username)) is not None:
             raise refused
         agent = presented.agent
+        if presented.bound:  # a token of an agent's own API credentials acts as that agent only
+            username = own_agent(agent, username)
         needs_password = check_agent(agent, username, presented.owner.vendor_id, required=action.agent_required)
         self.facts.agent = agent.username if agent else None
         if needs_password:

@@ -1,12 +1,13 @@
-"""The edge every HTTP request passes: the one ASGI middleware (request id, Facts, body limits, access log, metrics,
-the last-resort 500), the HTTP protocol uvicorn serves with (read deadlines), the body parsed as strict JSON,
-pydantic's problems in words, the envelope rendered, and the handlers that answer every failure outside the
-dispatcher. No FastAPI `{"detail": …}` leaves on any path."""
+"""The edge every HTTP request passes: whose address it is from (the trusted proxies' rule), the one ASGI middleware
+(request id, Facts, body limits, access log, metrics, the last-resort 500), the HTTP protocol uvicorn serves with
+(read deadlines), the body parsed as strict JSON, pydantic's problems in words, the envelope rendered, and the
+handlers that answer every failure outside the dispatcher. No FastAPI `{"detail": …}` leaves on any path."""
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
+import ipaddress
 import json
 import logging
 import multiprocessing
@@ -33,6 +34,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.config import Config
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
@@ -67,7 +69,8 @@ class Facts:
         """The call's audit row: who, what, the outcome and how long, never the body."""
         return auth.AuditFacts(
             request_id=self.request_id,
-            path=path,
+            # As the client sent it, but for a `%00` (decoded, a NUL, which PostgreSQL's text cannot hold).
+            path=path.replace("\x00", "\N{REPLACEMENT CHARACTER}"),
             action=self.action,
             vendor_id=self.vendor_id,
             api_user_id=self.api_user_id,
@@ -185,6 +188,84 @@ class Edge:
             await auth.record_audit(facts.uow, facts.audit_row(scope["path"], facts.status or 500))
         except Exception:
             log.exception("audit write failed", extra={"request_id": facts.request_id})
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class TrustedProxies:
+    """Whose address a request is from: the socket's peer, or the one X-Forwarded-For (and X-Forwarded-Proto) names
+    when that peer is one of LINEUP_TRUSTED_PROXIES, by uvicorn's own rule (its ProxyHeadersMiddleware: the nearest
+    address of the chain that is not itself a trusted proxy). The app applies it itself, so it holds whatever server
+    runs it: the login rates count per address, and a header anyone may send must not pick the address.
+
+    `lineup run` and `make api` start uvicorn with `--no-proxy-headers`. A server that believes forwarding headers
+    itself (plain `uvicorn` does, from any loopback client) hands the app an address the header named, and the
+    socket's peer is lost: such a request counts as from an unknown address (one rate bucket for all of them), and
+    a warning says so once."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.trusted = trusted_networks(settings.api.trusted_proxy_list)
+        # uvicorn's own names for the ASGI types, which starlette's are: the same callables.
+        self.believe = ProxyHeadersMiddleware(app, [str(network) for network in self.trusted])  # type: ignore[arg-type]
+        self.warned = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if self._named_by_the_header(scope):
+            scope["client"] = None
+        await self.believe(scope, receive, send)  # type: ignore[arg-type]
+
+    def _named_by_the_header(self, scope: Scope) -> bool:
+        """True when the client address is one X-Forwarded-For names and not a proxy of ours: the server believed
+        the header (or a client named itself, which earns nothing either)."""
+        client = scope.get("client")
+        forwarded = b",".join(value for name, value in scope["headers"] if name == b"x-forwarded-for")
+        if not client or not forwarded:
+            return False
+        peer = _address(client[0])
+        if peer is None or any(peer in network for network in self.trusted):
+            return False
+        if peer not in {_address(_host(item)) for item in forwarded.decode("latin-1").split(",")}:
+            return False
+        if not self.warned:
+            self.warned = True
+            log.warning(
+                "a client address came from X-Forwarded-For, not from the socket: the server believes forwarding "
+                "headers itself (start uvicorn with --no-proxy-headers; LINEUP_TRUSTED_PROXIES names the proxies); "
+                "such requests count as from an unknown address"
+            )
+        return True
+
+
+def trusted_networks(entries: list[str]) -> list[Network]:
+    """LINEUP_TRUSTED_PROXIES as networks, each IPv4 one also as its IPv4-mapped IPv6 form: a server listening on
+    `::` sees an IPv4 proxy as ::ffff:a.b.c.d."""
+    networks: list[Network] = []
+    for entry in entries:
+        network = ipaddress.ip_network(entry, strict=False)
+        networks.append(network)
+        if isinstance(network, ipaddress.IPv4Network):
+            networks.append(ipaddress.IPv6Network(f"::ffff:{network.network_address}/{96 + network.prefixlen}"))
+    return networks
+
+
+def _host(item: str) -> str:
+    """The address of one X-Forwarded-For item: `a.b.c.d`, `a.b.c.d:port`, `[v6]:port` or a bare IPv6 address."""
+    item = item.strip()
+    if item.startswith("["):
+        return item[1:].split("]", 1)[0]
+    return item.rsplit(":", 1)[0] if item.count(":") == 1 else item
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
 
 
 class BodyRefused(LineupError):

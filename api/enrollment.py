@@ -15,6 +15,7 @@ import asyncio
 import base64
 import contextlib
 import hmac
+import logging
 import secrets
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -33,11 +34,11 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.enrollment import PHYSICAL_SIM
 from api.access import WEB_SOURCES
 from api.dispatch import Context, action, lookup_workflow_id, run_lookup
-from api.temporal import START_ONCE, StartOnce, started_anyway
+from api.temporal import START_ONCE, StartOnce, started_anyway, taken
 from models.address import city_of_zip, state_of_zip
 from models.auth import Vendor
 from models.crypto import EsimDocument, FieldCipher, Fields, hash_secret_async, verify_secret_async
-from models.db import Database, Session
+from models.db import Database, Session, database_unavailable
 from models.enrollment.actions import (
     ALIASES,
     ALREADY_ACTIVE,
@@ -103,6 +104,7 @@ from models.envelope import (
     NO_RECORD,
     PLANS_NOT_FOUND,
     PORT_IN_PROGRESS,
+    PORT_NOT_NOW,
     LineupError,
     active_on_another_sim,
     invalid_enrollment_id,
@@ -111,7 +113,7 @@ from models.envelope import (
 )
 from models.observability import enrollment_started
 from models.payment import account_plans, paid_plans, settled_invoice
-from models.porting import PortIn, number_taken, ports_in_progress, second_port
+from models.porting import PortIn, admit_ports, number_taken, second_port
 from models.settings import Settings
 from models.types import carrier_problem, resolve_carrier, utcnow
 from workflows.enrollment import (
@@ -126,7 +128,11 @@ from workflows.enrollment import (
     inquiry_workflow_id,
     line_attributes,
     line_workflow_id,
+    port_workflow_id,
 )
+from workflows.porting import PortInWorkflow
+
+log = logging.getLogger("lineup.enrollment")
 
 NO_CUSTOMER = "No customer found against this enrolment ID"
 NOT_SERVED = "We do not provide services at the users Zip Code"
@@ -158,16 +164,25 @@ async def create_customer_prepaid_multiline(*, body: CreateMultiline, ctx: Conte
         raise refuse(f"Lines must hold at most {settings.enrollment.max_lines} lines")
     order_id = enrollment_workflow_id(body.parent_enrollment_id, [line.enrollment_id for line in body.lines])
     accepted = await accept(ctx, body, order_id=order_id)
+    await tell_gave_way(ctx, accepted.gave_way)
     if accepted.stored:
         enrollment_started()
     vendor, agent = ctx.caller.vendor_code, ctx.caller.agent_username
     order = EnrollmentOrder(order_id, body.parent_enrollment_id, accepted.plans, vendor, agent, Pacing.of(settings))
     try:
-        result = await _run(ctx, order)
+        result = await _run(ctx, order, stored=accepted.plans)
     finally:  # the lines this request stored are committed by now, whatever Temporal said
         if accepted.stored:
             hash_later(ctx.resources.db, ctx.cipher, body.lines)
-    return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
+    try:
+        return await line_entries(ctx, result.lines, invoice_number=body.invoice_number, pins=accepted.pins)
+    except Exception as error:
+        # The database away as an eSIM line's profile is read back: the order is taken, and a first request knows
+        # its PINs; the profile is answered as one not allocated yet is (line_inquiry gives it later).
+        if not database_unavailable(error) or any(plan.enrollment_id not in accepted.pins for plan in result.lines):
+            raise
+        pins = accepted.pins
+        return [LineEntry.of(plan, body.invoice_number, pin=pins[plan.enrollment_id]) for plan in result.lines]
 
 
 @dataclass(frozen=True)
@@ -178,7 +193,9 @@ class Intake:
     stored: Mapping[str, Line]  # the lines a first request stored: this one repeats it
     holder: Line | None  # the existing account the lines join (None when its holder is a line of the request)
     plans: frozenset[int]  # the active plans among those asked for
-    porting: frozenset[str] = frozenset()  # numbers of the request another line is porting now
+    porting: frozenset[str] = frozenset()  # numbers of the request another line of the vendor is porting now
+    held: frozenset[str] = frozenset()  # numbers of the request another vendor's port holds now
+    gave_way: tuple[str, ...] = ()  # another vendor's orders this request cancelled (their hold had ended)
     invoice_settled: bool = True  # the invoice given is a settled payment of the account (no invoice: True)
     paying: bool = False  # the vendor activates a line only once a settled payment covers its plan
     account: tuple[tuple[str, int, str], ...] = ()  # (line, plan, status) of the account's lines, when paying
@@ -193,6 +210,7 @@ class Accepted:
     stored: bool
     plans: list[LinePlan]
     pins: dict[str, str] = field(default_factory=dict)
+    gave_way: tuple[str, ...] = ()  # the port orders intake cancelled for this request's ports (Intake.gave_way)
 
 
 async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accepted:
@@ -202,27 +220,33 @@ async def accept(ctx: Context, body: CreateMultiline, *, order_id: str) -> Accep
     for _ in range(CUSTOMER_ID_ATTEMPTS):
         try:
             async with ctx.uow.transaction() as session:
-                intake = await read_intake(session, body, vendor_id=caller.vendor_id, paying=caller.require_payment)
+                intake = await read_intake(
+                    session, body, vendor_id=caller.vendor_id, paying=caller.require_payment, settings=ctx.settings
+                )
                 aliases = ctx.settings.systems.carrier_aliases
                 found = refusals(body, intake, vendor_id=caller.vendor_id, order_id=order_id, aliases=aliases)
                 if found:
                     raise refuse(*found, rest_status=409 if any("already used" in p for p in found) else 400)
                 if intake.stored:
-                    return Accepted(False, [plan_of(intake.stored[line.enrollment_id]) for line in body.lines])
-                return await store(session, ctx, body, intake, order_id=order_id)
+                    plans = [plan_of(intake.stored[line.enrollment_id]) for line in body.lines]
+                    return Accepted(False, plans, gave_way=intake.gave_way)
+                return replace(await store(session, ctx, body, intake, order_id=order_id), gave_way=intake.gave_way)
         except IntegrityError as clash:  # two requests porting one number at once: the index lets one in
-            if second_port(clash):
-                raise refuse(PORT_IN_PROGRESS, rest_status=409) from None
+            if second_port(clash):  # read again: the refusal says whose port it is (PORT_NOT_NOW for another's)
+                continue
             if "customer_id" not in str(clash.orig) and not number_taken(clash):
                 raise
             # Two random customer ids (or port order numbers) met: draw again.
     raise RuntimeError("could not allocate unique customer ids")
 
 
-async def read_intake(session: Session, body: CreateMultiline, *, vendor_id: int, paying: bool) -> Intake:
+async def read_intake(
+    session: Session, body: CreateMultiline, *, vendor_id: int, paying: bool, settings: Settings
+) -> Intake:
     """The one read of a create: its enrollment ids, lines a first request stored, the account it joins, its plans;
-    the numbers it ports when it ports some, its invoice when it names one, and the account's payments when the
-    vendor wants every activated line paid for."""
+    the numbers it ports when it ports some (another vendor's order past its port hold gives way here: models.porting
+    .admit_ports), its invoice when it names one, and the account's payments when the vendor wants every activated
+    line paid for."""
     ids = [line.enrollment_id for line in body.lines]
     parent = body.parent_enrollment_id
     slots = (await session.exec(select(Enrollment).where(col(Enrollment.enrollment_id).in_(ids)))).all()
@@ -236,7 +260,11 @@ async def read_intake(session: Session, body: CreateMultiline, *, vendor_id: int
         plans=frozenset(plans.all()),
     )
     if numbers := _port_numbers(body):  # a repeated request finds its own lines porting
-        intake = replace(intake, porting=frozenset(await ports_in_progress(session, numbers, besides=ids)))
+        hold = timedelta(hours=settings.porting.hold_hours)
+        admitted = await admit_ports(session, numbers, besides=ids, vendor_id=vendor_id, hold=hold)
+        mine = frozenset(number for number, why in admitted.refused.items() if why == PORT_IN_PROGRESS)
+        others = frozenset(admitted.refused).difference(mine)
+        intake = replace(intake, porting=mine, held=others, gave_way=admitted.cancelled)
     if body.invoice_number is not None:
         settled = await settled_invoice(session, vendor_id, body.invoice_number, {parent, *ids})
         intake = replace(intake, invoice_settled=settled)
@@ -270,11 +298,12 @@ def refusals(
     holder, parent = intake.holder, body.parent_enrollment_id
     if parent not in ids and (holder is None or holder.vendor_id != vendor_id or holder.customer_id is None):
         found.append(f"Parent enrollment id {parent} is neither an existing account nor a line of this request")
-    # A number with a port in progress on another line (of any vendor) is not ported twice at once.
+    # A number with a port in progress on another line (of any vendor) is not ported twice at once; another
+    # vendor's is not named (its order waits at most LINEUP_PORT_HOLD_HOURS for corrections).
     found += [
-        f"Line {number}: {PORT_IN_PROGRESS}"
+        f"Line {number}: {PORT_IN_PROGRESS if line.port_number in intake.porting else PORT_NOT_NOW}"
         for number, line in enumerate(body.lines, start=1)
-        if line.activation_type == ActivationType.PORTIN and line.port_number in intake.porting
+        if line.activation_type == ActivationType.PORTIN and line.port_number in intake.porting | intake.held
     ]
     numbers = _port_numbers(body)
     found += [f"Port number {mdn} appears more than once" for mdn in sorted(set(numbers)) if numbers.count(mdn) > 1]
@@ -394,8 +423,9 @@ def _port_order(cipher: FieldCipher, line: LineRequest) -> PortIn:
     )
 
 
-async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
-    """Starts or finds the enrollment's workflow and waits for its customer records (and, a little, MDNs)."""
+async def _run(ctx: Context, order: EnrollmentOrder, *, stored: list[LinePlan]) -> EnrollmentResult:
+    """Starts or finds the enrollment's workflow and waits for its customer records (and, a little, MDNs).
+    `stored`: the lines as intake stored (or found) them, the answer when nothing newer can be read."""
     settings = ctx.settings
     start = WithStartWorkflowOperation(
         EnrollmentWorkflow.run,
@@ -420,10 +450,28 @@ async def _run(ctx: Context, order: EnrollmentOrder) -> EnrollmentResult:
                 # The order completed while this repeated request's update was on its way: as below.
     except WorkflowAlreadyStartedError:
         pass  # the enrollment finished long ago: its lines' records are the answer to the repeated request
+    except LineupError:
+        # A worker or the database away during the wait: once the order's workflow has it, the order goes on,
+        # and "unavailable" would tell a channel that a paid order failed. Its lines are "in progress" then.
+        if not await taken(client, start, order.order_id, within=settings.temporal.rpc_seconds):
+            raise
+        log.warning("create answered in progress", extra={"fields": {"order_id": order.order_id}})
     finally:
         await started_anyway(start)  # its outcome read: no error left unread
-    async with ctx.uow.transaction() as session:
-        return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order.order_id)])
+    return await _records(ctx, order.order_id, stored=stored)
+
+
+async def _records(ctx: Context, order_id: str, *, stored: list[LinePlan]) -> EnrollmentResult:
+    """The order's lines as their rows say now; with the database away, as intake stored them (its order is
+    taken: its workflow writes them as the database comes back)."""
+    try:
+        async with ctx.uow.transaction() as session:
+            return EnrollmentResult([plan_of(line) for line in await lines_of_order(session, order_id)])
+    except Exception as error:
+        if not database_unavailable(error):
+            raise
+        log.warning("create answered from intake", extra={"fields": {"order_id": order_id}})
+        return EnrollmentResult(stored)
 
 
 # ---- line passwords: hashed off the create's path ---------------------------------------------------------------
@@ -613,6 +661,20 @@ def _line_options(line: Line, settings: Settings) -> LineOptions:
             plan_of(line), parent_enrollment_id=line.parent_enrollment_id, agent_id=line.agent_username
         ),
     )
+
+
+async def tell_gave_way(ctx: Context, enrollment_ids: Collection[str]) -> None:
+    """The port orders intake cancelled for a newer port (models.porting.admit_ports) end their workflows, told once
+    the request's transaction has committed. A workflow not told (the engine away) ends by its own port-in limit;
+    its order stays CANCELLED (models.porting.store_view)."""
+    if not enrollment_ids:
+        return
+    try:
+        client = await ctx.temporal_client()
+        for enrollment_id in enrollment_ids:
+            await client.get_workflow_handle(port_workflow_id(enrollment_id)).signal(PortInWorkflow.gave_way)
+    except (RPCError, LineupError) as problem:
+        log.warning("ports %s gave way; not told: %s", ",".join(enrollment_ids), type(problem).__name__)
 
 
 async def hand_over(client: Client, line: Line, *, vendor_code: str, settings: Settings) -> None:

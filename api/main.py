@@ -38,7 +38,7 @@ from api.console import routes as console
 from api.dispatch import GroupEndpoint, Resources
 from api.porting import SIGNATURE_HEADER, PushRefused, port_pushed
 from api.temporal import TemporalLink
-from models.address import city_of_zip
+from models.address import zip_index
 from models.crypto import PayloadCipher, cipher_for, load_key
 from models.db import Database
 from models.envelope import Envelope, MsgCode
@@ -80,7 +80,7 @@ def create_app(
         )
         app.state.resources = resources
         resources.temporal.start()
-        await asyncio.to_thread(city_of_zip, "")  # loads the ZIP table before the first availability call
+        await asyncio.to_thread(zip_index)  # read (or built, by a child process) before the first lookup
         scrape_port = await serve_metrics_port(resources)
         yield
         if scrape_port is not None:
@@ -119,6 +119,8 @@ def create_app(
     openapi.install(app, base_path=base, public=settings.docs_public)
     edge.install(app, page=console.problem_page)
     app.add_middleware(edge.Edge, settings=settings)
+    # Outside the edge: every part of the app sees the address LINEUP_TRUSTED_PROXIES allows, whatever server runs it.
+    app.add_middleware(edge.TrustedProxies, settings=settings)
     observed = settings.observability
     if provider := tracing or tracer_provider(observed.otlp_endpoint, observed.otlp_service_name):
         # Outermost: a server span per HTTP request covers everything the API does, and a workflow started while

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
-from collections.abc import Awaitable
+import time
+import weakref
+from collections.abc import Awaitable, Callable
 from fractions import Fraction
 
 from temporalio.client import WithStartWorkflowOperation, WorkflowHandle, WorkflowUpdateFailedError
@@ -21,7 +24,7 @@ from adapters.http import Unavailable
 from adapters.payments import Card, Charge
 from api.dispatch import Context, action, lookup_workflow_id, run_lookup
 from api.enrollment import NOT_SERVED
-from api.temporal import started_anyway
+from api.temporal import TemporalLink, started_anyway
 from models.address import state_of_zip
 from models.db import row_for_key
 from models.enrollment.lines import Enrollment, Plan
@@ -91,6 +94,8 @@ from workflows.payment import (
     tax_workflow_id,
 )
 
+log = logging.getLogger("lineup.payment")
+
 UPSTREAM_DOWN = (502, 504)  # models.envelope.upstream_down's statuses: the system (or Temporal) did not answer
 PRECISION = 10_000  # an item's share of the tax is weighed to 1/10,000 of a cent
 RECORDING_ROLE = "payments"  # money no gateway saw, recorded by the agents a vendor trusts with it (decisions.md)
@@ -157,7 +162,10 @@ async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetai
     budget = ctx.settings.systems.lookup_budget_seconds
     query = TaxEstimateQuery(ctx.caller.vendor_code, state, price, budget_seconds=budget)
     workflow_id = lookup_workflow_id("taxestimate", ctx.request_id)
-    estimated = run_lookup(ctx, TaxEstimateWorkflow.run, query, workflow_id=workflow_id)
+
+    def estimated() -> Awaitable[TaxEstimate]:
+        return run_lookup(ctx, TaxEstimateWorkflow.run, query, workflow_id=workflow_id)
+
     figures = await _carrier_or_held(ctx, estimated, state, body.plan_id, plans)
     detailed = detailed_plans(body.plan_id, plans, figures)
     return PaymentDetailsData(
@@ -316,28 +324,97 @@ async def _quote(ctx: Context, ask: TaxQuote, units: tuple[PlanUnit, ...], plans
     """The order's tax registered at the carrier, or with the carrier down quoted from the rates held and
     registered at the carrier as soon as it is back."""
     workflow_id = tax_quote_workflow_id(ask.idempotency_key)
-    registered = run_lookup(ctx, TaxQuoteWorkflow.run, ask, workflow_id=workflow_id, shared=True)
+
+    def registered() -> Awaitable[TaxEstimate]:
+        return run_lookup(ctx, TaxQuoteWorkflow.run, ask, workflow_id=workflow_id, shared=True)
+
     taxed = await _carrier_or_held(ctx, registered, ask.state, units, plans)
     return taxed if isinstance(taxed, TaxQuoted) else await _register_later(ctx, ask, taxed)
 
 
 async def _carrier_or_held(
-    ctx: Context, asked: Awaitable[TaxEstimate], state: str, units: tuple[PlanUnit, ...], plans: dict[int, Plan]
+    ctx: Context,
+    asked: Callable[[], Awaitable[TaxEstimate]],
+    state: str,
+    units: tuple[PlanUnit, ...],
+    plans: dict[int, Plan],
 ) -> TaxEstimate:
     """The carrier's answer to `asked`, its rates held for the next outage; with the carrier down, the tax from the
     rates held, so that payment_details still quotes to the cent what make_payment then charges. The carrier's
-    refusal stands."""
+    refusal stands. Once a few quotes in a row went unanswered, the carrier is not asked (each would wait out
+    the lookup budget first) until the breaker's cool-down has passed."""
+    breaker, systems = quote_breaker(ctx), ctx.settings.systems
+    if not breaker.allows(systems.tax_breaker_cooldown_seconds):
+        return await _from_held(ctx, state, units, plans)
+    trial = breaker.trying  # this call is the one trial after the cool-down
     try:
-        taxed = await asked
+        taxed = await asked()
     except LineupError as error:
         if error.rest_status not in UPSTREAM_DOWN:
+            breaker.answered()  # a refusal is an answer: the service is up
             raise
+        breaker.unanswered(systems.tax_breaker_failures)
         return await _from_held(ctx, state, units, plans)
+    finally:
+        if trial:
+            breaker.settled()
+    breaker.answered()
     # Each plan's rate: the tax split in proportion to the plans' prices times their months.
     weights, breakups = _split(units, plans, taxed.items)
     plan_ids = [unit.plan_id for unit in units]
     await hold(ctx.resources.db, state, zip(plan_ids, weights, shares(taxed.tax_cents, weights), breakups, strict=True))
     return taxed
+
+
+class QuoteBreaker:
+    """The carrier's tax service as this process last found it: a circuit breaker. After `failures` quotes in a row
+    went unanswered it opens: quotes come from held rates at once for the cool-down, then one trial call asks the
+    carrier (the others still use held rates); its answer closes the breaker, its silence opens it again.
+    Our own few lines, not a library's (purgatory, aiobreaker): a failure here is an upstream-down envelope, not
+    an exception type (a refusal is an answer), and the settings are read at each call."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.failures = 0  # unanswered quotes in a row
+        self.opened_at: float | None = None  # the clock's time when it opened; None: closed
+        self.trying = False  # the trial call is under way
+
+    def allows(self, cooldown: float) -> bool:
+        """Whether to ask the carrier now (open past its cool-down: this call is the one trial)."""
+        if self.opened_at is None:
+            return True
+        if self.trying or self.clock() - self.opened_at < cooldown:
+            return False
+        self.trying = True
+        return True
+
+    def answered(self) -> None:
+        if self.opened_at is not None:
+            log.info("tax quotes from the carrier again")
+        self.failures, self.opened_at = 0, None
+
+    def unanswered(self, threshold: int) -> None:
+        self.failures += 1
+        if self.opened_at is None and self.failures < threshold:
+            return
+        if self.opened_at is None:
+            log.warning("tax quotes from held rates", extra={"fields": {"unanswered": self.failures}})
+        self.opened_at = self.clock()  # opened, or opened again by the trial's silence
+
+    def settled(self) -> None:
+        """The trial ended, whatever its end (a request cancelled mid-trial too): a later call may be the next."""
+        self.trying = False
+
+
+# One breaker per API process (its Temporal link is built once per app), so tests' apps never share one.
+_breakers: weakref.WeakKeyDictionary[TemporalLink, QuoteBreaker] = weakref.WeakKeyDictionary()
+
+
+def quote_breaker(ctx: Context) -> QuoteBreaker:
+    link = ctx.resources.temporal
+    if link not in _breakers:
+        _breakers[link] = QuoteBreaker()
+    return _breakers[link]
 
 
 async def _from_held(ctx: Context, state: str, units: tuple[PlanUnit, ...], plans: dict[int, Plan]) -> TaxEstimate:

@@ -20,7 +20,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from adapters.http import Wire
 from api.dispatch import Context, Reply, Resources, action, lookup_workflow_id, run_lookup
-from api.enrollment import NO_CUSTOMER, PORT_SECRETS, activation_refusal, hand_over
+from api.enrollment import NO_CUSTOMER, PORT_SECRETS, activation_refusal, hand_over, tell_gave_way
 from api.temporal import started_anyway
 from models.crypto import Fields
 from models.db import Session
@@ -38,12 +38,13 @@ from models.enrollment.lines import (
 from models.envelope import (
     NO_PORT_ORDER,
     NO_RECORD,
-    PORT_IN_PROGRESS,
+    PORT_NOT_NOW,
     LineupError,
     already_porting,
     not_waiting_for_activation,
     refuse,
 )
+from models.observability import push_signature_refused
 from models.porting import (
     PORT_CREATED,
     PORT_ELIGIBILITY,
@@ -73,17 +74,17 @@ from models.porting import (
     Taken,
     UpdatePortin,
     ValidatePortin,
+    admit_ports,
     forget,
     not_awaiting_corrections,
     number_taken,
     ported_line,
-    ports_in_progress,
     ports_of,
     second_port,
     take,
     vendor_of_line,
 )
-from models.types import CARRIER_NAMES
+from models.types import CARRIER_NAMES, WellFormedText
 from workflows.enrollment import line_attributes, port_workflow_id
 from workflows.porting import CARRIER_PUSHED, PortInWorkflow, PortValidationWorkflow
 
@@ -94,8 +95,9 @@ NO_ORDER = "No port-in order matches this enrollment id, ESN and MDN"
 SIGNATURE_HEADER = "x-carrier-signature"
 
 
-class PortStatusPush(Wire):
-    """The carrier's push: which port, and (not taken as the new state) its status."""
+class PortStatusPush(Wire, WellFormedText):
+    """The carrier's push: which port, and (not taken as the new state) its status; text it cannot be looked up by
+    (a NUL) is an invalid push, not a 500."""
 
     vendor_id: str = Field(max_length=64)
     port_id: str = Field(min_length=1, max_length=64)
@@ -150,9 +152,10 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
     eid = body.enrollment_id
     assert eid is not None
     async with ctx.uow.transaction() as session:
-        line = await _portable_line(session, body, vendor_id=ctx.caller.vendor_id)
+        line, gave_way = await _portable_line(session, ctx, body)
         await _store_order(session, ctx, body, line)
         plan, parent, active = plan_of(line), line.parent_enrollment_id, line.status == LineStatus.ACTIVE
+    await tell_gave_way(ctx, gave_way)
     if not active:  # its LineWorkflow stops waiting for activate_line: the port activates it
         client = await ctx.temporal_client()
         async with ctx.outside("The workflow engine"):
@@ -229,7 +232,11 @@ async def port_pushed(resources: Resources, body: bytes, offered: str | None) ->
     secret = porting.push_secret.get_secret_value()
     if not secret:
         raise PushRefused(404, "Port status pushes are not enabled")
-    timestamp = signed_at(secret, body, offered, tolerance=porting.push_tolerance_seconds)
+    try:
+        timestamp = signed_at(secret, body, offered, tolerance=porting.push_tolerance_seconds)
+    except PushRefused:
+        push_signature_refused()  # a forger's pushes, or a carrier whose secret or clock drifted: the alert's count
+        raise
     try:
         push = PortStatusPush.model_validate_json(body)
     except ValidationError:
@@ -332,10 +339,12 @@ async def _completed(ctx: Context, body: CreatePortin) -> CreatePortin:
     return body.model_copy(update=found)
 
 
-async def _portable_line(session: Session, body: CreatePortin, *, vendor_id: int) -> Line:
+async def _portable_line(session: Session, ctx: Context, body: CreatePortin) -> tuple[Line, tuple[str, ...]]:
     """The vendor's line, if it can take a port: waiting for activation, or ACTIVE with the number it was
-    given, and no port of this number in progress elsewhere."""
+    given, and no port of this number in progress elsewhere (another vendor's order past its port hold gives
+    way: its enrollment id is returned, its workflow to be told)."""
     assert body.enrollment_id is not None  # _completed found it
+    vendor_id = ctx.caller.vendor_id
     line = await vendor_line(session, body.enrollment_id, vendor_id=vendor_id)
     if line is None:
         raise refuse(NO_CUSTOMER, rest_status=404)
@@ -343,12 +352,16 @@ async def _portable_line(session: Session, body: CreatePortin, *, vendor_id: int
         raise refuse(already_porting(line.status), rest_status=409)
     if line.status not in (LineStatus.WAITING_ACTIVATION, LineStatus.ACTIVE):
         raise refuse(not_waiting_for_activation(line.status), rest_status=409)
-    if await ports_in_progress(session, [body.port_number], besides=[line.enrollment_id]):
-        raise refuse(PORT_IN_PROGRESS, rest_status=409)
+    hold = timedelta(hours=ctx.settings.porting.hold_hours)
+    admitted = await admit_ports(
+        session, [body.port_number], besides=[line.enrollment_id], vendor_id=vendor_id, hold=hold
+    )
+    if why := admitted.refused.get(body.port_number):
+        raise refuse(why, rest_status=409)
     # A port that activates the line: a vendor that requires payment has it paid first, as for activate_line.
     if line.status != LineStatus.ACTIVE and (refused := await activation_refusal(session, line)) is not None:
         raise refused
-    return line
+    return line, admitted.cancelled
 
 
 async def _store_order(session: Session, ctx: Context, body: CreatePortin, line: Line) -> None:
@@ -384,7 +397,8 @@ async def _store_order(session: Session, ctx: Context, body: CreatePortin, line:
             return
         except IntegrityError as clash:
             if not number_taken(clash):
-                raise refuse(PORT_IN_PROGRESS if second_port(clash) else already_porting(), rest_status=409) from None
+                # Another request's port of the number came first: whose, this one cannot tell, so it names none.
+                raise refuse(PORT_NOT_NOW if second_port(clash) else already_porting(), rest_status=409) from None
     raise RuntimeError("could not draw a port number no other order holds")
 
 

@@ -188,6 +188,22 @@ async def started_anyway(start: WithStartWorkflowOperation[SelfType, ReturnType]
     return True
 
 
+async def taken(
+    client: Client, start: WithStartWorkflowOperation[SelfType, ReturnType], workflow_id: str, *, within: float
+) -> bool:
+    """After an update-with-start that failed or ran out of time: whether its workflow exists, so the work is
+    taken and goes on without the caller. The start's own answer says so; a call cut before that answer came
+    back (a worker away, the wait's budget spent) asks the engine, within `within` seconds."""
+    if await started_anyway(start):
+        return True
+    try:
+        async with asyncio.timeout(within):
+            await client.get_workflow_handle(workflow_id).describe()
+    except (TimeoutError, RPCError):  # not found, or the engine itself away: not known to be taken
+        return False
+    return True
+
+
 def sweep_schedule_id(settings: Settings) -> str:
     """`lineup-sweep` by default: named after the task queue, as deployments sharing a namespace are."""
     return f"{settings.temporal.task_queue}-sweep"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-TARGETS = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
+TARGETS = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9")
 CONNECTIONS = 32  # T1: concurrent connections, each chaining its own tokens
 CHANNELS = 16  # T3 and T7: concurrent sales channels
 

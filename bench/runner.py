@@ -22,6 +22,7 @@ from bench.stats import Figure
 from bench.temporal_actions import t8_actions
 from bench.throughput import t1_throughput
 from bench.token_table import t6_token_table
+from bench.webhook_lag import t9_webhook_lag
 
 # Latency first, on a quiet stack; then the Temporal-bound rate; then HTTP throughput without the baselines'
 # worker polling beside it. T7 compares 2 + 2 with the 1 + 1 run on the same database; T1 runs there too,
@@ -41,6 +42,9 @@ PLAN: list[tuple[StackSpec, tuple[str, ...]]] = [
     (StackSpec("postgresql"), ("T1", "T7")),
     (StackSpec("postgresql", api_processes=2, worker_processes=2), ("T1", "T7")),
     (StackSpec("sqlite", tag="ports", settings=PORTS_AND_SWEEP), ("T6", "T5", "T8")),
+    # T9 on the soak's shape (PostgreSQL, 2 API + 2 worker processes), a stack of its own: its webhook endpoint
+    # would add deliveries to every other scenario's work.
+    (StackSpec("postgresql", api_processes=2, worker_processes=2, tag="webhooks"), ("T9",)),
 ]
 WITH_BASELINE_WORKERS = ("T2", "T3", "T4")
 
@@ -77,6 +81,8 @@ def scenario(target: str, ctx: Context, figures: list[Figure]) -> Callable[[], A
         return lambda: t5_pending_ports(ctx)
     if target == "T6":
         return lambda: t6_token_table(ctx)
+    if target == "T9":
+        return lambda: t9_webhook_lag(ctx)
     if target == "T8":
         return lambda: t8_actions(ctx, own=ctx.stack.spec.settings == FAST_PORTS)
     if target == "T7":
@@ -107,7 +113,7 @@ async def run_stack(spec: StackSpec, targets: list[str], options: Options, tool:
 
 async def run_plan(options: Options, tool: Tool) -> list[Figure]:
     figures: list[Figure] = []
-    postgres_problem = await reachable(options.postgres) if options.wants("T1", "T7") else None
+    postgres_problem = await reachable(options.postgres) if options.wants("T1", "T7", "T9") else None
     for spec, targets in PLAN:
         wanted = [target for target in targets if target in options.only]
         if not wanted or (wanted == ["T8"] and spec.settings != FAST_PORTS):  # nothing there for T8 to count

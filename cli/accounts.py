@@ -10,7 +10,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from models import auth
-from models.auth import ROLES, Agent, ApiUser, Vendor, close_login_entries, role_set
+from models.auth import PRIVILEGED, ROLES, Agent, ApiUser, Vendor, close_login_entries, role_set
 from models.crypto import hash_secret_async, login_secret
 from models.db import Database, Session
 from models.enrollment.lines import Plan
@@ -22,16 +22,19 @@ class AdminError(Exception):
 
 @dataclass(frozen=True)
 class AgentSummary:
-    """What `lineup agent list` shows of an agent: never its password hashes."""
+    """What `lineup agent list` shows of an agent: never its password hashes. `unguarded`: it holds `support` or
+    `admin` and has no API password, so any holder of its vendor's API credentials acts as it."""
 
     username: str
     roles: tuple[str, ...]
     active: bool
+    unguarded: bool = False
 
     @classmethod
-    def of(cls, username: str, roles: str, active: bool) -> AgentSummary:
+    def of(cls, username: str, roles: str, active: bool, requires_api_password: bool) -> AgentSummary:
         """From the agent's columns; its roles in alphabetical order, as scripts compare them."""
-        return cls(username, tuple(sorted(role_set(roles))), active)
+        held = role_set(roles)
+        return cls(username, tuple(sorted(held)), active, bool(held & PRIVILEGED) and not requires_api_password)
 
 
 class AgentExists(AdminError):
@@ -49,6 +52,9 @@ class AgentExists(AdminError):
 
 @dataclass(frozen=True)
 class AgentSpec:
+    """An agent to create. With `support` or `admin` among its roles it needs `api_password`, or `no_api_password`
+    saying that it goes without one (`lineup agent create --no-api-password`, which warns)."""
+
     vendor_code: str
     username: str
     password: str
@@ -57,16 +63,25 @@ class AgentSpec:
     email: str | None = None
     api_password: str | None = None
     active: bool = True
+    no_api_password: bool = False
 
 
 # The demo data, as the README lists it.
 AGENT_PASSWORD = "agent-pass-1"
+SUPPORT_API_PASSWORD = "support-pass-1"  # demo.support's agent_password (its console password is AGENT_PASSWORD)
 VENDORS = {"DEMO": "Demo Wireless", "OTHER": "Other Wireless"}
 API_USERS = (("DEMO", "demo.api", "demo-pass-1", "1234"), ("OTHER", "other.api", "other-pass-1", "4321"))
 AGENTS = (
     # A storefront's agent: it also records the payments the storefront's own processor took (decisions.md).
     AgentSpec("DEMO", "demo.agent", AGENT_PASSWORD, roles=("agent", "payments"), email="demo.agent@demo.example"),
-    AgentSpec("DEMO", "demo.support", AGENT_PASSWORD, roles=("agent", "support"), email="demo.support@demo.example"),
+    AgentSpec(
+        "DEMO",
+        "demo.support",
+        AGENT_PASSWORD,
+        roles=("agent", "support"),
+        email="demo.support@demo.example",
+        api_password=SUPPORT_API_PASSWORD,
+    ),
     AgentSpec("DEMO", "demo.secure", AGENT_PASSWORD, api_password="secure-pass-1", email="demo.secure@demo.example"),
     AgentSpec("DEMO", "demo.inactive", AGENT_PASSWORD, active=False, email="demo.inactive@demo.example"),
     AgentSpec("OTHER", "other.agent", AGENT_PASSWORD, email="other.agent@other.example"),
@@ -117,19 +132,10 @@ async def create_api_user(db: Database, vendor_code: str, username: str, passwor
     """Creates the vendor's API user; False when the vendor has one of that name."""
     async with db.transaction() as session:
         vendor = await _vendor(session, vendor_code)
-        query = select(ApiUser).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
-        if (await session.exec(query)).first():
+        if await _has_api_user(session, vendor, username):
             return False
         assert vendor.id is not None
-        session.add(
-            ApiUser(
-                vendor_id=vendor.id,
-                username=username,
-                password_hash=await hash_secret_async(password),
-                pin_hash=await hash_secret_async(pin),
-                login_hash=await hash_secret_async(login_secret(password, pin)),
-            )
-        )
+        session.add(await _api_user(vendor.id, username, password, pin))
     return True
 
 
@@ -154,52 +160,81 @@ async def create_agent(db: Database, spec: AgentSpec) -> bool:
     return True
 
 
-async def add_agent(db: Database, spec: AgentSpec) -> None:
-    """Creates the agent (and, with a PIN, API credentials under the same name); AgentExists, changing nothing,
-    if the vendor has it. A username is the vendor's own: another vendor may have an agent of the same name
-    (decisions.md)."""
+async def add_agent(db: Database, spec: AgentSpec) -> str | None:
+    """Creates the agent, and with a PIN its own API credentials under the same name, bound to it (their tokens
+    act as this agent only); AgentExists, changing nothing, if the vendor has it. A username is the vendor's own:
+    another vendor may have an agent of the same name (decisions.md). Returns the warning to print when a support
+    or admin agent goes without an API password (`no_api_password`)."""
     roles = _known_roles(spec.roles)
     async with db.transaction() as session:
         vendor = await _vendor(session, spec.vendor_code)
         assert vendor.id is not None
         mine = select(Agent).where(Agent.vendor_id == vendor.id, Agent.username == spec.username)
         if (existing := (await session.exec(mine)).first()) is not None:
-            raise AgentExists(vendor.code, AgentSummary.of(existing.username, existing.roles, existing.active))
-        session.add(
-            Agent(
-                vendor_id=vendor.id,
-                username=spec.username,
-                email=spec.email,
-                roles=roles,
-                active=spec.active,
-                password_hash=await hash_secret_async(spec.password),
-                requires_api_password=spec.api_password is not None,
-                api_password_hash=await hash_secret_async(spec.api_password) if spec.api_password else None,
+            summary = AgentSummary.of(
+                existing.username, existing.roles, existing.active, existing.requires_api_password
             )
+            raise AgentExists(vendor.code, summary)
+        warning = _api_password_rule(vendor.code, spec.username, spec.roles, spec.api_password, spec.no_api_password)
+        if spec.pin is not None and await _has_api_user(session, vendor, spec.username):
+            raise AdminError(
+                f"api user {spec.username} of {vendor.code} already exists, so --pin cannot make the agent's own; "
+                "nothing changed"
+            )
+        agent = Agent(
+            vendor_id=vendor.id,
+            username=spec.username,
+            email=spec.email,
+            roles=roles,
+            active=spec.active,
+            password_hash=await hash_secret_async(spec.password),
+            requires_api_password=spec.api_password is not None,
+            api_password_hash=await hash_secret_async(spec.api_password) if spec.api_password else None,
         )
-    if spec.pin is not None:
-        await create_api_user(db, spec.vendor_code, spec.username, spec.password, spec.pin)
+        session.add(agent)
+        if spec.pin is not None:
+            await session.flush()  # the agent's id, which its API credentials are bound to
+            session.add(await _api_user(vendor.id, spec.username, spec.password, spec.pin, agent_id=agent.id))
+    return warning
 
 
 async def agents_of(db: Database, vendor_code: str) -> list[AgentSummary]:
     """The vendor's agents (AdminError for an unknown vendor), by username."""
     async with db.transaction(write=False) as session:
         vendor = await _vendor(session, vendor_code)
-        columns = select(Agent.username, Agent.roles, Agent.active).where(Agent.vendor_id == vendor.id)
-        rows = (await session.exec(columns)).all()
+        columns = select(Agent.username, Agent.roles, Agent.active, Agent.requires_api_password)
+        rows = (await session.exec(columns.where(Agent.vendor_id == vendor.id))).all()
     # Sorted here, not in SQL: PostgreSQL's collation may ignore the dots SQLite sorts by, and scripts read the
     # list, so both databases must give one order.
     return sorted((AgentSummary.of(*row) for row in rows), key=lambda agent: agent.username)
 
 
-async def set_agent_roles(db: Database, vendor_code: str, username: str, roles: tuple[str, ...]) -> tuple[str, ...]:
-    """Replaces the agent's roles (checked first: an unknown one changes nothing); the roles it now has."""
+async def set_agent_roles(
+    db: Database,
+    vendor_code: str,
+    username: str,
+    roles: tuple[str, ...],
+    *,
+    api_password: str | None = None,
+    no_api_password: bool = False,
+) -> tuple[tuple[str, ...], str | None]:
+    """Replaces the agent's roles (checked first: an unknown one changes nothing); with `api_password` the agent
+    needs it on every API call from then on, with `no_api_password` it has none. Roles with `support` or `admin`
+    need one of them unless the agent has an API password already. Returns the roles it now has, and the warning
+    to print when a support or admin agent goes without an API password."""
     value = _known_roles(roles)
+    hashed = await hash_secret_async(api_password) if api_password is not None else None
     async with db.transaction() as session:
         agent = await _agent(session, username, vendor_code)
+        vendor = await session.get(Vendor, agent.vendor_id)
+        assert vendor is not None
+        has_one = agent.requires_api_password
+        warning = _api_password_rule(vendor.code, username, roles, api_password, no_api_password, has_one=has_one)
         agent.roles = value
+        if hashed is not None or no_api_password:
+            agent.requires_api_password, agent.api_password_hash = hashed is not None, hashed
         session.add(agent)
-    return tuple(value.split(","))
+    return tuple(value.split(",")), warning
 
 
 async def set_agent_active(db: Database, username: str, active: bool, *, vendor_code: str | None = None) -> None:
@@ -214,9 +249,10 @@ async def set_agent_active(db: Database, username: str, active: bool, *, vendor_
             await _set_api_user_active(session, user_id, active)
 
 
-async def seed_demo(db: Database) -> tuple[int, list[str]]:
-    """Creates whatever of the demo data is missing, and gives the demo agents a role they lack (a database
-    seeded before the role existed); returns how many records it created and the agents it gave roles."""
+async def seed_demo(db: Database) -> tuple[int, list[str], list[str]]:
+    """Creates whatever of the demo data is missing, and gives the demo agents a role or an API password they lack
+    (a database seeded before they had them); returns how many records it created, the agents it gave roles and
+    those it gave an API password."""
     created = 0
     async with db.transaction() as session:
         for plan in PLANS:
@@ -227,13 +263,62 @@ async def seed_demo(db: Database) -> tuple[int, list[str]]:
         created += await create_vendor(db, code, name)
     for vendor, username, password, pin in API_USERS:
         created += await create_api_user(db, vendor, username, password, pin)
-    granted = []
+    granted, secured = [], []
     for spec in AGENTS:
         if await create_agent(db, spec):
             created += 1
-        elif await _grant_roles(db, spec):
+            continue
+        if await _grant_roles(db, spec):
             granted.append(spec.username)
-    return created, granted
+        if await _give_api_password(db, spec):
+            secured.append(spec.username)
+    return created, granted, secured
+
+
+def _api_password_rule(
+    vendor_code: str,
+    username: str,
+    roles: tuple[str, ...],
+    api_password: str | None,
+    no_api_password: bool,
+    *,
+    has_one: bool = False,
+) -> str | None:
+    """An agent given `support` or `admin` needs an API password: a new one, the one it has, or `no_api_password`
+    saying it goes without (AdminError otherwise, before anything changes); the warning when it goes without."""
+    if api_password is not None and no_api_password:
+        raise AdminError("give --require-api-password or --no-api-password, not both; nothing changed")
+    held = " and ".join(role for role in ROLES if role in PRIVILEGED and role in roles)
+    if not held or api_password is not None or (has_one and not no_api_password):
+        return None
+    if not no_api_password:
+        raise AdminError(
+            f"agent {username} of {vendor_code} would have the {held} role without an API password: give "
+            "--require-api-password PASSWORD (it must then send it as agent_password on every API call), or "
+            "--no-api-password to go without one; nothing changed"
+        )
+    return (
+        f"warning: agent {username} of {vendor_code} has the {held} role and no API password: whoever holds an API "
+        f"credential of {vendor_code} can act as it (give it one with lineup agent set-roles --vendor-id "
+        f"{vendor_code} --username {shlex.quote(username)} --role … --require-api-password …)"
+    )
+
+
+async def _has_api_user(session: Session, vendor: Vendor, username: str) -> bool:
+    query = select(ApiUser.id).where(ApiUser.vendor_id == vendor.id, ApiUser.username == username)
+    return (await session.exec(query)).first() is not None
+
+
+async def _api_user(vendor_id: int, username: str, password: str, pin: str, *, agent_id: int | None = None) -> ApiUser:
+    """An API user's row, its secrets hashed; bound to `agent_id` when it is that agent's own."""
+    return ApiUser(
+        vendor_id=vendor_id,
+        username=username,
+        agent_id=agent_id,
+        password_hash=await hash_secret_async(password),
+        pin_hash=await hash_secret_async(pin),
+        login_hash=await hash_secret_async(login_secret(password, pin)),
+    )
 
 
 async def _vendor(session: Session, code: str) -> Vendor:
@@ -276,6 +361,20 @@ async def _grant_roles(db: Database, spec: AgentSpec) -> bool:
         if not missing:
             return False
         agent.roles = _known_roles((*agent.roles.split(","), *missing))
+        session.add(agent)
+    return True
+
+
+async def _give_api_password(db: Database, spec: AgentSpec) -> bool:
+    """Gives the existing agent the spec's API password when it needs none yet; False when it needs one already
+    (whatever it is) or the spec has none."""
+    if spec.api_password is None:
+        return False
+    async with db.transaction() as session:
+        agent = await _agent(session, spec.username, spec.vendor_code)
+        if agent.requires_api_password:
+            return False
+        agent.requires_api_password, agent.api_password_hash = True, await hash_secret_async(spec.api_password)
         session.add(agent)
     return True
 

@@ -20,7 +20,7 @@ from api.temporal import connect, register
 from api.webhooks import Registered, add_endpoint, disable_endpoint, endpoints
 from cli import accounts
 from cli.run import run_all
-from models.auth import ROLES, Vendor
+from models.auth import PRIVILEGED, ROLES, Vendor
 from models.crypto import cipher_for
 from models.db import Database, RecordNotFound, Session, upgrade
 from models.enrollment.lines import Line, Pacing
@@ -49,6 +49,23 @@ app.add_typer(temporal_app, name="temporal")
 app.add_typer(webhook_app, name="webhook")
 
 ROLE_NAMES = ", ".join(ROLES)
+NEEDS_API_PASSWORD = " and ".join(role for role in ROLES if role in PRIVILEGED)
+RequireApiPassword = Annotated[
+    str | None,
+    typer.Option(
+        help=f"The agent's API password: every API call naming it must carry it as agent_password (needed, or "
+        f"--no-api-password, for {NEEDS_API_PASSWORD})"
+    ),
+]
+NoApiPassword = Annotated[
+    bool,
+    typer.Option(
+        "--no-api-password",
+        help=f"The agent goes without an API password (with {NEEDS_API_PASSWORD}: a warning; any holder of the "
+        "vendor's API credentials can then act as it)",
+    ),
+]
+UNGUARDED = "no-api-password"  # `agent list`'s fourth column, on support and admin agents without an API password
 VendorOfAgent = Annotated[
     str | None, typer.Option("--vendor-id", help="The agent's vendor (needed when several have the name)")
 ]
@@ -82,8 +99,9 @@ def main() -> None:
 @app.command("seed-demo")
 def seed_demo() -> None:
     """Creates the demo vendors, API users and agents that are missing (safe to run again)."""
-    created, granted = _run(accounts.seed_demo)
+    created, granted, secured = _run(accounts.seed_demo)
     given = f"; roles given to {', '.join(granted)}" if granted else ""
+    given += f"; API password given to {', '.join(secured)}" if secured else ""
     typer.echo(f"demo data ready ({created} records created{given})")
 
 
@@ -98,7 +116,16 @@ def db_upgrade(revision: str = "head") -> None:
     """Applies the Alembic migrations up to REVISION (default: head)."""
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.db_url, revision)
+    # A migration's warnings (0023: support and admin agents without an API password) on stderr, a line each;
+    # alembic's own logger has only a NullHandler, which would swallow them.
+    warnings = logging.StreamHandler(sys.stderr)
+    warnings.setLevel(logging.WARNING)
+    warnings.setFormatter(logging.Formatter("warning: %(message)s"))
+    logging.getLogger("alembic").addHandler(warnings)
+    try:
+        upgrade(settings.db_url, revision)
+    finally:
+        logging.getLogger("alembic").removeHandler(warnings)
     typer.echo(f"database at {revision}")
 
 
@@ -159,18 +186,30 @@ def agent_create(
     pin: Annotated[str | None, typer.Option(help="Also lets the agent authenticate for the API")] = None,
     role: Annotated[list[str] | None, typer.Option(help=f"{ROLE_NAMES}; repeatable (default agent)")] = None,
     email: Annotated[str | None, typer.Option()] = None,
-    require_api_password: Annotated[str | None, typer.Option(help="Password every API call must carry")] = None,
+    require_api_password: RequireApiPassword = None,
+    no_api_password: NoApiPassword = False,
 ) -> None:
     """Creates an agent; refuses one its vendor already has.
 
     A refused create changes nothing (not the password, roles, e-mail or API password) and exits 1, naming the
-    agent's roles, whether it is active, and the `lineup agent set-roles` command that changes its roles."""
+    agent's roles, whether it is active, and the `lineup agent set-roles` command that changes its roles. An agent
+    with support or admin needs --require-api-password, or --no-api-password (which warns); neither: exit 1.
+    With --pin, the agent's own API credentials act as this agent only."""
     roles = tuple(role or ["agent"])
     spec = accounts.AgentSpec(
-        vendor_id, username, password, pin=pin, roles=roles, email=email, api_password=require_api_password
+        vendor_id,
+        username,
+        password,
+        pin=pin,
+        roles=roles,
+        email=email,
+        api_password=require_api_password,
+        no_api_password=no_api_password,
     )
-    _run(lambda db: accounts.add_agent(db, spec))
+    warning = _run(lambda db: accounts.add_agent(db, spec))
     typer.echo(f"agent {username} created")
+    if warning:
+        typer.echo(warning, err=True)
 
 
 @agent_app.command("list")
@@ -178,11 +217,13 @@ def agent_list(vendor_id: Annotated[str, typer.Option("--vendor-id", help="The v
     """Lists the vendor's agents with their roles and whether they are active.
 
     One line an agent, sorted by username: USERNAME, ROLES (comma-separated) and active or inactive, separated by
-    tabs (e.g. "demo.agent<TAB>agent,payments<TAB>active"); never a password. A vendor without agents prints no
-    line (a note on stderr) and exits 0; an unknown vendor exits 1."""
+    tabs (e.g. "demo.agent<TAB>agent,payments<TAB>active"); never a password. A support or admin agent without an
+    API password has a fourth field, "no-api-password". A vendor without agents prints no line (a note on stderr)
+    and exits 0; an unknown vendor exits 1."""
     agents = _run(lambda db: accounts.agents_of(db, vendor_id))
     for agent in agents:
-        typer.echo("\t".join([agent.username, ",".join(agent.roles), "active" if agent.active else "inactive"]))
+        fields = [agent.username, ",".join(agent.roles), "active" if agent.active else "inactive"]
+        typer.echo("\t".join(fields + ([UNGUARDED] if agent.unguarded else [])))
     if not agents:  # on stderr: a script reading the list gets no line that is not an agent
         typer.echo(f"vendor {vendor_id.upper()} has no agents", err=True)
 
@@ -192,10 +233,22 @@ def agent_set_roles(
     vendor_id: Annotated[str, typer.Option()],
     username: Annotated[str, typer.Option()],
     role: Annotated[list[str], typer.Option(help=f"{ROLE_NAMES}; repeatable; replaces the agent's roles")],
+    require_api_password: RequireApiPassword = None,
+    no_api_password: NoApiPassword = False,
 ) -> None:
-    """Replaces the agent's roles (e.g. --role agent --role payments for a storefront's agent)."""
-    roles = _run(lambda db: accounts.set_agent_roles(db, vendor_id, username, tuple(role)))
+    """Replaces the agent's roles (e.g. --role agent --role payments for a storefront's agent).
+
+    Giving support or admin to an agent without an API password needs --require-api-password, or
+    --no-api-password (which warns); neither: exit 1, nothing changed. With any roles, --require-api-password sets
+    (or replaces) the agent's API password and --no-api-password removes it."""
+    roles, warning = _run(
+        lambda db: accounts.set_agent_roles(
+            db, vendor_id, username, tuple(role), api_password=require_api_password, no_api_password=no_api_password
+        )
+    )
     typer.echo(f"agent {username} of {vendor_id.upper()}: roles {', '.join(roles)}")
+    if warning:
+        typer.echo(warning, err=True)
 
 
 @agent_app.command("disable")

@@ -140,19 +140,16 @@ def api_command(settings: Settings) -> list[str]:
         sys.executable, "-m", "uvicorn", "api.main:app_from_env", "--factory",
         "--host", settings.api.host, "--port", str(settings.api.port), "--no-access-log",
         "--workers", str(settings.api.processes),
+        # How long uvicorn waits on a process's health check before killing it: its 5 s default killed processes
+        # a loaded machine was still starting, again and again (issue 35).
+        "--timeout-worker-healthcheck", str(settings.api.worker_healthcheck_seconds),
         # The h11 protocol with read timeouts, by name: the supervisor imports no more of the API than it needs.
         # One argument with `=`: bench swaps the argument that looks like `module:attribute` (the app) for its own.
         "--http=api.edge:ReadTimeouts",
-        *proxy_options(settings),
+        # The app believes X-Forwarded-For from LINEUP_TRUSTED_PROXIES itself (api.edge.TrustedProxies), so it sees
+        # the socket's peer: uvicorn's own default believes the header from any loopback client.
+        "--no-proxy-headers",
     ]  # fmt: skip
-
-
-def proxy_options(settings: Settings) -> list[str]:
-    """uvicorn's proxy headers: believed only from LINEUP_TRUSTED_PROXIES, and not at all when it is empty. uvicorn's
-    default believes X-Forwarded-For from any loopback client: anything on the host, or a proxy passing the header on
-    unchecked, could give each request another client address, and the login rates per address would never hold."""
-    trusted = settings.api.trusted_proxy_list
-    return ["--proxy-headers", f"--forwarded-allow-ips={','.join(trusted)}"] if trusted else ["--no-proxy-headers"]
 
 
 def worker_names(settings: Settings) -> list[str]:

@@ -30,6 +30,9 @@ from models.types import ActionRequest, Raw32, Raw100, Raw128, WellFormedText, u
 # `payments` records payments taken outside Lineup (make_payment CASH or OTHER_PAYMENT_OPTION): a vendor grants it
 # to its storefronts' and cash desks' agents; `support` uses /ops and the console. No role implies another.
 ROLES = ("agent", "payments", "support", "admin")
+# Their agents give their API password (agent_password) on every API call: `lineup agent create` and `set-roles`
+# giving one ask for it (decisions.md, "Who calls"). `payments` is not one: the original's storefronts send none.
+PRIVILEGED = frozenset({"support", "admin"})
 LOCKED = "Too many failed logins; try again later"  # what every throttled login answers while refused
 INVALID_OTP = "Please provide valid otp"
 TOO_MANY_OTPS = "Too many wrong OTPs; try again later"
@@ -74,6 +77,9 @@ class ApiUser(LoginThrottle, table=True):
     # argon2 of password and PIN together: one verification a login (api.auth). None until a login with both
     # right sets it (rows from before it, and after a password change, which knows no PIN).
     login_hash: str | None = Column(default=None, max_length=255)
+    # The agent whose own API credentials these are (`agent create --pin`): its tokens act as that agent only. None:
+    # the vendor's API user, acting for any of the vendor's agents (decisions.md, "Who calls").
+    agent_id: int | None = Column(default=None, foreign_key="agent.id", unique=True, index=True)
     active: bool = True
     # Wrong login-log OTPs this user sent in the window that began at otp_window_start (`login_entry`).
     otp_failures: int = 0
@@ -205,13 +211,16 @@ class TokenOwner:
 @dataclass(frozen=True)
 class Presented:
     """The token a request presents, found unused and unexpired, with its vendor and the agent it names among that
-    vendor's agents (decisions.md, "Agents per vendor": another vendor's agent of that name is none)."""
+    vendor's agents (decisions.md, "Agents per vendor": another vendor's agent of that name is none); or, when
+    `bound`, the agent whose own API credentials issued it, whatever name the body gives (decisions.md, "Who
+    calls": the dispatcher refuses another)."""
 
     hashed: str
     owner: TokenOwner
     vendor_code: str
     agent: AgentRef | None
     require_payment: bool = False  # the vendor's, read with the token: creates and activations check it
+    bound: bool = False
 
 
 @dataclass(frozen=True)
@@ -294,7 +303,8 @@ async def store(transaction: Session, token: str, owner: TokenOwner, ttl_seconds
 
 
 async def present(transaction: Session, token: str | None, *, username: str | None) -> Presented:
-    """The presented token, still unused and unexpired, with its vendor and the named agent; else the refusal."""
+    """The presented token, still unused and unexpired, with its vendor and the acting agent (the named one, or the
+    token's own when its API user is an agent's); else the refusal."""
     if not token:
         raise _token_refused("missing")
     hashed = digest(token)
@@ -309,7 +319,7 @@ async def present(transaction: Session, token: str | None, *, username: str | No
     owner = TokenOwner(row.token_vendor_id, row.token_api_user_id, row.token_login_log_id)
     # The outer join found the agent or nothing: with its id, every column of it is there.
     agent = AgentRef.of_entity(cast(Agent, row)) if row.id is not None else None
-    return Presented(hashed, owner, row.vendor_code, agent, row.vendor_require_payment)
+    return Presented(hashed, owner, row.vendor_code, agent, row.vendor_require_payment, row.bound_agent_id is not None)
 
 
 async def claim(transaction: Session, hashed: str) -> None:
@@ -506,7 +516,8 @@ async def _count_otp_guess(session: Session, user: Row, policy: AuthSettings) ->
 
 
 class _PresentedRow(NamedTuple):
-    """The token with its vendor's code, beside the named agent's columns (all None when there is none)."""
+    """The token with its vendor's code and its API user's agent, beside the acting agent's columns (all None when
+    there is none)."""
 
     token_vendor_id: int
     token_api_user_id: int
@@ -515,6 +526,7 @@ class _PresentedRow(NamedTuple):
     token_expires_at: datetime
     vendor_code: str
     vendor_require_payment: bool
+    bound_agent_id: int | None
     id: int | None
     username: str | None
     vendor_id: int | None
@@ -527,8 +539,18 @@ class _PresentedRow(NamedTuple):
 
 # Core statements built once, on the tables: every authenticated call runs them. The token's own columns are
 # labelled: the agent's columns beside them have a vendor_id of their own.
-_TOKENS, _VENDORS, _AGENTS = table("api_token"), table("vendor"), table("agent")
+_TOKENS, _VENDORS, _USERS, _AGENTS = table("api_token"), table("vendor"), table("api_user"), table("agent")
+_NAMED = _AGENTS.alias("named")
 _BY_HASH = _TOKENS.c.token_hash == bindparam("hashed")
+# The acting agent, read with the token in its one query: the API user's own agent when it is an agent's (the name
+# in the body is then only compared), else the agent the body names (its id found first, by the vendor's unique
+# name). Each join is an index lookup: an OR in one join's condition made PostgreSQL read all the vendor's agents.
+_NAMED_ONE = sqlalchemy.and_(
+    _USERS.c.agent_id.is_(None), _NAMED.c.vendor_id == _TOKENS.c.vendor_id, _NAMED.c.username == bindparam("username")
+)
+_ACTING = sqlalchemy.and_(
+    _AGENTS.c.id == sqlalchemy.func.coalesce(_USERS.c.agent_id, _NAMED.c.id), _AGENTS.c.vendor_id == _TOKENS.c.vendor_id
+)
 _PRESENT = (
     sqlalchemy.select(
         _TOKENS.c.vendor_id.label("token_vendor_id"),
@@ -538,14 +560,14 @@ _PRESENT = (
         _TOKENS.c.expires_at.label("token_expires_at"),
         _VENDORS.c.code.label("vendor_code"),
         _VENDORS.c.require_payment.label("vendor_require_payment"),
+        _USERS.c.agent_id.label("bound_agent_id"),
         *(_AGENTS.c[field.name] for field in fields(AgentRef)),  # AgentRef's own: what the named agent is made of
     )
     .select_from(_TOKENS)
     .join(_VENDORS, _VENDORS.c.id == _TOKENS.c.vendor_id)
-    .outerjoin(
-        _AGENTS,
-        sqlalchemy.and_(_AGENTS.c.username == bindparam("username"), _AGENTS.c.vendor_id == _TOKENS.c.vendor_id),
-    )
+    .join(_USERS, _USERS.c.id == _TOKENS.c.api_user_id)
+    .outerjoin(_NAMED, _NAMED_ONE)
+    .outerjoin(_AGENTS, _ACTING)
     .where(_BY_HASH)
 )
 _USED_AT = sqlalchemy.select(_TOKENS.c.used_at).where(_BY_HASH)

@@ -48,6 +48,7 @@ from sqlmodel import Session as OrmSession
 from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.expression import Select, SelectOfScalar
+from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from models.envelope import DATABASE_UNAVAILABLE
@@ -455,6 +456,19 @@ async def insert_or_skip(session: Session, model: type[SQLModel], values: Mappin
     await session.run(dialect.insert(model).values(dict(values)).on_conflict_do_nothing())
 
 
+async def insert_or_lock(
+    session: Session, model: type[SQLModel], values: Mapping[str, object], *, key: str, returning: Sequence[str]
+) -> Row[*tuple[object, ...]]:
+    """INSERT … ON CONFLICT (key) DO UPDATE SET key = key … RETURNING: the row made or found, locked for the rest of
+    the transaction on PostgreSQL (SQLite's writers go one at a time), so concurrent writers of one row go in turn."""
+    dialect = postgresql if session.dialect == "postgresql" else sqlite
+    columns = table(str(model.__tablename__)).c
+    statement = dialect.insert(model).values(dict(values))
+    statement = statement.on_conflict_do_update(index_elements=[columns[key]], set_={key: values[key]})
+    [row] = await session.rows(statement.returning(*(columns[name] for name in returning)))
+    return row
+
+
 class Keyed(Protocol):
     """A table whose rows carry the request key they were made under."""
 
@@ -553,7 +567,11 @@ async def database_outage() -> AsyncIterator[None]:
     except Exception as problem:
         if not database_unavailable(problem):
             raise
-        log.warning("database unavailable", extra={"fields": {"reason": type(problem).__name__}})
+        fields: dict[str, object] = {"reason": type(problem).__name__}
+        if activity.in_activity():  # which line's step: its workflow and activity
+            info = activity.info()
+            fields.update(workflow_id=info.workflow_id, workflow_type=info.workflow_type, activity=info.activity_type)
+        log.warning("database unavailable", extra={"fields": fields})
         raise ApplicationError(
             "The database is unavailable", type=DATABASE_UNAVAILABLE, category=ApplicationErrorCategory.BENIGN
         ) from None

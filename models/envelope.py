@@ -113,6 +113,9 @@ NO_RECORD = "No Record Found"
 PLANS_NOT_FOUND = "Plans not found"
 NO_PORT_ORDER = "No port-in order found for this enrollment id"
 PORT_IN_PROGRESS = "Number already has a port in progress"
+# Another vendor's port of the number holds it (in progress, or waiting for corrections within LINEUP_PORT_HOLD_HOURS),
+# or the number's port-outs are locked after too many wrong account/PIN checks: words that tell neither.
+PORT_NOT_NOW = "The number cannot be ported now"
 
 
 def invalid_enrollment_id(enrollment_id: str | None) -> str:

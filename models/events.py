@@ -35,11 +35,14 @@ class EventType(StrEnum):
     ACTIVATED = "line.activated"
     ACTIVATED_LATER = "line.activated_later"
     NUMBER_CHANGED = "line.number_changed"  # an ACTIVE line took its ported number; its first was released
+    PORT_OUT_ATTEMPTED = "line.port_out_attempted"  # a port of its number refused: wrong account or PIN, or locked
+    PORTED_OUT = "line.ported_out"  # the line's number went to another line by a port
     ESIM_ASSIGNED = "line.esim_assigned"
     PORT_SUBMITTED = "port.submitted"
     PORT_STATUS_CHANGED = "port.status_changed"
     PORT_RESOLUTION_REQUIRED = "port.resolution_required"
     PORT_COMPLETED = "port.completed"
+    PORT_CANCELLED = "port.cancelled"
     PAYMENT_RECORDED = "payment.recorded"
     TAX_COLLECTED = "tax.collected"
 

@@ -62,6 +62,18 @@ PORT_COMPLETION_HELP = "Time from a port's submission to the carrier's COMPLETED
 # Ten minutes to the fourteen days after which a port is abandoned (LINEUP_PORT_MAX_DAYS' default).
 PORT_BUCKETS = (600.0, 1800.0, 3600.0, 14_400.0, 43_200.0, 86_400.0, 172_800.0, 259_200.0, 604_800.0, 1_209_600.0)
 PORT_SECONDS = Histogram(PORT_COMPLETION, PORT_COMPLETION_HELP, buckets=PORT_BUCKETS)
+# Failures an attacker's guessing leaves behind (issue 35): the alert rules watch their rates.
+LOGIN_FAILURES = Counter(
+    "lineup_login_failures",
+    "Sign-ins refused (wrong credentials, locked, throttled), by surface: api (/authenticate) or console",
+    ["surface"],
+)
+PUSH_SIGNATURE_FAILURES = Counter(
+    "lineup_push_signature_failures", "Carrier port-status pushes refused for their signature or its timestamp"
+)
+PORT_OUT_CHECKS_FAILED = "lineup_port_out_check_failures"
+PORT_OUT_CHECKS_FAILED_HELP = "Ports of a number Lineup holds refused for a wrong account number or PIN"
+PORT_OUT_CHECK_FAILURES = Counter(PORT_OUT_CHECKS_FAILED, PORT_OUT_CHECKS_FAILED_HELP)
 
 
 @dataclass(frozen=True)
@@ -72,7 +84,8 @@ class Snapshot(Collector):
     stuck_lines: int = 0
     mail_queued: int = 0
     ports_pending: Mapping[str, int] = field(default_factory=dict)  # by age band, every band listed
-    webhook_endpoints_failing: int = 0
+    webhook_endpoints_failing: Mapping[str, int] = field(default_factory=dict)  # by vendor code, its active ones
+    webhook_oldest_undelivered_seconds: float = 0.0  # the oldest event waiting for its first delivery attempt
     workers_alive: Mapping[str, int] = field(default_factory=dict)  # by task queue, its own included
     database_up: bool = True
 
@@ -84,8 +97,12 @@ class Snapshot(Collector):
             return
         ports = "Ports not yet final, by age since submitted"
         yield _labelled("lineup_ports_pending", ports, "age", self.ports_pending.items())
-        failing = "Active webhook endpoints whose last delivery failed"
-        yield GaugeMetricFamily("lineup_webhook_endpoints_failing", failing, value=self.webhook_endpoints_failing)
+        failing = "Active webhook endpoints whose last delivery failed, by vendor (every vendor with an active one)"
+        by_vendor = sorted(self.webhook_endpoints_failing.items())
+        yield _labelled("lineup_webhook_endpoints_failing", failing, "vendor", by_vendor)
+        waiting = "Age of the oldest event waiting for its first delivery attempt to an active endpoint (0: none)"
+        oldest = self.webhook_oldest_undelivered_seconds
+        yield GaugeMetricFamily("lineup_webhook_oldest_undelivered_seconds", waiting, value=oldest)
         alive = "Workers whose heartbeat is fresher than LINEUP_WORKER_STALE_SECONDS, by task queue"
         yield _labelled("lineup_workers_alive", alive, "task_queue", sorted(self.workers_alive.items()))
         yield _labelled("lineup_lines", "Lines by status", "status", sorted(self.lines.items()))
@@ -142,6 +159,24 @@ def request_answered(action: str | None, msg_code: str, seconds: float, *, outag
 
 def token_refused(reason: str) -> None:
     TOKEN_FAILURES.labels(reason=reason).inc()
+
+
+def login_refused(surface: str) -> None:
+    """A sign-in refused at `surface` (api: /authenticate, console: the console's sign-in); outages not counted."""
+    LOGIN_FAILURES.labels(surface=surface).inc()
+
+
+def push_signature_refused() -> None:
+    """A carrier push refused for its signature (wrong, malformed, or signed outside the tolerance)."""
+    PUSH_SIGNATURE_FAILURES.inc()
+
+
+def port_out_check_failed(meter: MetricMeter | None = None) -> None:
+    """A port of a number Lineup holds refused for a wrong account number or PIN: here and, given the activity's
+    SDK meter, on the worker's metrics endpoint (as carrier_refused)."""
+    PORT_OUT_CHECK_FAILURES.inc()
+    if meter is not None:
+        meter.create_counter(PORT_OUT_CHECKS_FAILED, PORT_OUT_CHECKS_FAILED_HELP).add(1)
 
 
 def enrollment_started() -> None:

@@ -14,16 +14,18 @@ from typing import Annotated
 
 from pydantic import AliasChoices, BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
-from sqlalchemy import BigInteger, Index, delete, func, text
+from sqlalchemy import BigInteger, Index, case, delete, func, literal, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field as Column
 from sqlmodel import SQLModel, col, select
+from sqlmodel.sql.sqltypes import UTCDateTime
 
 from models.auth import Vendor
-from models.db import Database, RecordNotFound, Session
+from models.db import Database, RecordNotFound, Session, insert_or_lock, table
 from models.enrollment.lines import Line, Pacing, StuckState
-from models.envelope import Budget, Shape, omitted_when_none
+from models.envelope import PORT_IN_PROGRESS, PORT_NOT_NOW, Budget, Shape, omitted_when_none
 from models.events import EventType, record
+from models.settings import PortingSettings
 from models.types import (
     AccountNumber,
     AccountPin,
@@ -70,6 +72,8 @@ POLL_WINDOW = timedelta(hours=1)  # a port's pushes make it poll at most LINEUP_
 # of another's (how many ports there are, which are near): 10 digits, past a 32-bit integer, so a BIGINT.
 PORT_NUMBERS = range(10**9, 10**10)
 PORT_NUMBER_ATTEMPTS = 3  # a clash with another order's number draws again; three in a row is a fault, not chance
+# Why an order waiting for corrections was cancelled: another vendor's port of the number came after its hold.
+HOLD_ENDED = "Cancelled: not corrected within the port hold"
 
 
 def new_port_number() -> int:
@@ -113,6 +117,23 @@ class PortIn(SQLModel, table=True):
     carrier_response: str | None = Column(default=None, max_length=200)
     requested_at: datetime | None = None
     responded_at: datetime | None = None
+    # When it entered RESOLUTION_REQUIRED: another vendor's port of the number waits for it LINEUP_PORT_HOLD_HOURS.
+    held_since: datetime | None = None
+    # The digest of the old-account data the holder's check last counted: a retried submission counts it once.
+    checked: str | None = Column(default=None, max_length=64)
+
+
+class PortOutGuard(SQLModel, table=True):
+    """A number Lineup holds, as ports of it are checked: its wrong account/PIN checks counted in a window from the
+    first of them, and the time until which its ports are refused once too many were wrong. One row per number,
+    locked while a check runs, so parallel guesses are counted one after another."""
+
+    __tablename__ = "port_out_guard"
+
+    port_number: str = Column(primary_key=True, max_length=10)
+    failures: int = 0
+    window_start: datetime | None = None
+    locked_until: datetime | None = None
 
 
 class PortPush(SQLModel, table=True):
@@ -517,16 +538,56 @@ async def ported_line(session: Session, ref: str, *, vendor_id: int) -> Line | N
     return (await session.exec(query.where(named, col(Line.vendor_id) == vendor_id))).first()
 
 
-async def ports_in_progress(session: Session, numbers: Collection[str], *, besides: Collection[str]) -> set[str]:
-    """Which of these numbers have a port in progress on a line other than `besides` (any vendor's)."""
+@dataclass(frozen=True)
+class PortAdmission:
+    """Intake's word on the numbers a request ports: why each one that is taken is refused (the vendor's own port
+    in progress says so; another vendor's says only PORT_NOT_NOW), and the orders that gave way to this request."""
+
+    refused: dict[str, str] = field(default_factory=dict)
+    cancelled: tuple[str, ...] = ()  # enrollment ids: their PortInWorkflows are told once the request commits
+
+
+async def admit_ports(
+    session: Session, numbers: Collection[str], *, besides: Collection[str], vendor_id: int, hold: timedelta
+) -> PortAdmission:
+    """Whether these numbers may be ported by the vendor's lines `besides`. Another vendor's order that has waited
+    for corrections longer than `hold` gives way: it is CANCELLED here, in the request's transaction (so the
+    number's unique index lets this port in, and a refused request cancels nothing), with its events."""
     if not numbers:
-        return set()
-    query = select(PortIn.port_number).where(
-        col(PortIn.port_number).in_(numbers),
-        col(PortIn.status).in_(IN_PROGRESS),
-        col(PortIn.enrollment_id).not_in(besides),
+        return PortAdmission()
+    now = utcnow()
+    other_vendors = select(Line.enrollment_id).where(col(Line.vendor_id) != vendor_id)
+    gave_way = (
+        update(PortIn)
+        .where(
+            col(PortIn.port_number).in_(numbers),
+            col(PortIn.status) == PortStatus.RESOLUTION_REQUIRED,
+            col(PortIn.held_since) <= now - hold,
+            col(PortIn.enrollment_id).not_in(besides),
+            col(PortIn.enrollment_id).in_(other_vendors),
+        )
+        .values(status=PortStatus.CANCELLED, carrier_response=HOLD_ENDED, responded_at=now, held_since=None)
+        .returning(col(PortIn.enrollment_id))
     )
-    return set((await session.exec(query)).all())
+    cancelled = tuple(sorted(str(eid) for (eid,) in await session.rows(gave_way)))
+    for line in (await session.exec(select(Line).where(col(Line.enrollment_id).in_(cancelled)))).all():
+        eid, previous = line.enrollment_id, PortStatus.RESOLUTION_REQUIRED.value
+        record(session, eid, EventType.PORT_STATUS_CHANGED, line=line, status=PortStatus.CANCELLED, previous=previous)
+        record(session, eid, EventType.PORT_CANCELLED, line=line, reason=HOLD_ENDED)
+    taken = (
+        select(PortIn.port_number, Line.vendor_id)
+        .join(Line, col(Line.enrollment_id) == col(PortIn.enrollment_id))
+        .where(
+            col(PortIn.port_number).in_(numbers),
+            col(PortIn.status).in_(IN_PROGRESS),
+            col(PortIn.enrollment_id).not_in(besides),
+        )
+    )
+    refused = {
+        number: PORT_IN_PROGRESS if owner == vendor_id else PORT_NOT_NOW
+        for number, owner in (await session.exec(taken)).all()
+    }
+    return PortAdmission(refused, cancelled)
 
 
 def second_port(clash: BaseException) -> bool:
@@ -542,16 +603,99 @@ def number_taken(clash: BaseException) -> bool:
     return "subscriber_id" in str(getattr(clash, "orig", clash))
 
 
-async def port_moved(session: Session, port: PortIn, status: str, resolution: str | None = None) -> None:
-    """Before a port's status is stored: a change is recorded, and a resolution or completion besides."""
+async def port_moved(session: Session, port: PortIn, view: PortView) -> None:
+    """Before a port's status is stored: a change is recorded, and a resolution, completion or cancellation
+    besides."""
+    status = view.status
     if status == port.status:
         return
     eid, line = port.enrollment_id, await session.get(Line, port.enrollment_id)
     record(session, eid, EventType.PORT_STATUS_CHANGED, line=line, status=status, previous=port.status)
     if status == PortStatus.RESOLUTION_REQUIRED:
-        record(session, eid, EventType.PORT_RESOLUTION_REQUIRED, line=line, resolution=resolution)
+        record(session, eid, EventType.PORT_RESOLUTION_REQUIRED, line=line, resolution=view.resolution_description)
     elif status == PortStatus.COMPLETED:
         record(session, eid, EventType.PORT_COMPLETED, line=line, ported_number=port.port_number)
+    elif status == PortStatus.CANCELLED:
+        reason = view.resolution_description or view.carrier_response
+        record(session, eid, EventType.PORT_CANCELLED, line=line, reason=reason)
+
+
+async def store_view(session: Session, port: PortIn, view: PortView) -> None:
+    """The port's state as reported, with its events; the time it began to wait for corrections is kept while it
+    waits. A port that gave way to another vendor's (admit_ports) stays CANCELLED whatever comes after."""
+    if port.status == PortStatus.CANCELLED != view.status:
+        return
+    await port_moved(session, port, view)
+    waiting = view.status == PortStatus.RESOLUTION_REQUIRED
+    port.held_since = (port.held_since or utcnow()) if waiting else None
+    port.status = view.status
+    port.resolution_code, port.resolution_description = view.resolution_code, view.resolution_description
+    port.carrier_response = (view.carrier_response or "")[:200] or None
+    port.responded_at = utcnow()
+    session.add(port)
+
+
+@dataclass(frozen=True)
+class PortOutLimits:
+    """LINEUP_PORT_OUT_*: this many wrong account/PIN checks of a held number within `window` lock its ports for
+    `lock`."""
+
+    failures: int = 5
+    window: timedelta = timedelta(hours=24)
+    lock: timedelta = timedelta(hours=24)
+
+    @classmethod
+    def of(cls, porting: PortingSettings) -> PortOutLimits:
+        return cls(
+            porting.out_failure_limit,
+            timedelta(hours=porting.out_failure_window_hours),
+            timedelta(hours=porting.out_lock_hours),
+        )
+
+
+@dataclass(frozen=True)
+class PortOutVerdict:
+    """A held number's check: `passed` (the right account and PIN, and its ports not locked), else refused; the
+    wrong checks counted in its window so far, and whether its ports are locked now."""
+
+    passed: bool
+    failures: int
+    locked: bool
+
+
+async def check_port_out(
+    session: Session, number: str, *, matches: bool, limits: PortOutLimits, now: datetime | None = None
+) -> PortOutVerdict:
+    """The port-out check of a number Lineup holds, counted: a locked number is refused (right or wrong, and not
+    counted); a wrong account or PIN counts one, and the limit's count locks the number for `limits.lock`. The
+    number's row is locked first (an upsert takes the row's lock on PostgreSQL; SQLite's writers go one at a time),
+    so parallel guesses are counted one after another and none is checked past the limit. A right check leaves the
+    count and any lock as they are. Within the caller's write transaction."""
+    now = now or utcnow()
+    guard = table(PortOutGuard.__tablename__).c
+    values = {"port_number": number, "failures": 0}
+    failures, until = await insert_or_lock(
+        session, PortOutGuard, values, key="port_number", returning=("failures", "locked_until")
+    )
+    if isinstance(until, datetime) and until > now:
+        return PortOutVerdict(False, int(str(failures)), True)
+    if matches:
+        return PortOutVerdict(True, int(str(failures)), False)
+    # A window that has run out, or a lock that has ended, starts the count afresh.
+    fresh = (guard.window_start.is_(None)) | (guard.window_start <= now - limits.window) | (guard.locked_until <= now)
+    counted = case((fresh, 1), else_=guard.failures + 1)
+    counting = (
+        update(PortOutGuard)
+        .where(guard.port_number == number)
+        .values(
+            failures=counted,
+            window_start=case((fresh, literal(now, UTCDateTime())), else_=guard.window_start),
+            locked_until=case((counted >= limits.failures, literal(now + limits.lock, UTCDateTime())), else_=None),
+        )
+        .returning(guard.failures, guard.locked_until)
+    )
+    [(failures, until)] = await session.rows(counting)
+    return PortOutVerdict(False, int(str(failures)), until is not None)
 
 
 async def vendor_of_line(session: Session, enrollment_id: str) -> str | None:

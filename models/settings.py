@@ -80,6 +80,9 @@ class ApiSettings(Group):
     port: int = setting(8000, "API_PORT", "Port the API listens on")
     processes: int = setting(1, "API_PROCESSES")
     """API processes sharing the socket under `lineup run` (uvicorn --workers)"""
+    worker_healthcheck_seconds: int = setting(30, "API_WORKER_HEALTHCHECK_SECONDS", ge=1)
+    """With several API processes: one that leaves uvicorn's health check unanswered this long is killed and
+    restarted (uvicorn's default, 5 s, kills processes a busy machine is still starting)"""
     base_path: str = setting("", "BASE_PATH", "Prefix every path is served under, e.g. `/RESTAPI`")
     http_status: Literal["legacy", "rest"] = setting("legacy", "HTTP_STATUS")
     """`legacy`: HTTP 200 for every envelope; `rest`: meaningful statuses, same bodies"""
@@ -112,7 +115,7 @@ class ApiSettings(Group):
 
     @cached_property
     def trusted_proxy_list(self) -> list[str]:
-        """Each trusted proxy as uvicorn's --forwarded-allow-ips takes it (checked as an address or a network)."""
+        """Each trusted proxy, checked as an address or a network (api.edge.TrustedProxies believes their headers)."""
         found = [entry.strip() for entry in self.trusted_proxies.split(",") if entry.strip()]
         for entry in found:
             try:
@@ -191,6 +194,10 @@ class SystemsSettings(Group):
     sandbox_smtp_port: int = setting(1025, "SANDBOX_SMTP_PORT", "The sandbox's SMTP sink port")
     lookup_budget_seconds: float = setting(10.0, "LOOKUP_BUDGET_SECONDS", gt=0)
     """A lookup a channel waits on (line inquiry, NLAD, device…), retries included"""
+    tax_breaker_failures: int = setting(3, "TAX_BREAKER_FAILURES", ge=1)
+    """Tax quotes in a row the carrier left unanswered before quotes come from held rates at once (per API process)"""
+    tax_breaker_cooldown_seconds: float = setting(30.0, "TAX_BREAKER_COOLDOWN_SECONDS", gt=0)
+    """How long tax quotes come from held rates before one call tries the carrier again"""
 
     @field_validator("carrier_aliases", mode="before")
     @classmethod
@@ -283,6 +290,14 @@ class PortingSettings(Group):
     """A push whose signed timestamp is further than this from now (either way) is refused"""
     push_polls_per_hour: int = setting(6, "PORT_PUSH_POLLS_PER_HOUR", ge=1)
     """Polls one port's pushes may trigger in an hour; a push beyond is taken, and the next poll sees it"""
+    out_failure_limit: int = setting(5, "PORT_OUT_FAILURE_LIMIT", ge=1)
+    """Wrong account number or PIN checks of a number Lineup holds, within the window, that lock its port-outs"""
+    out_failure_window_hours: float = setting(24.0, "PORT_OUT_FAILURE_WINDOW_HOURS", gt=0)
+    """The window the wrong checks of a held number are counted in (from the first of them)"""
+    out_lock_hours: float = setting(24.0, "PORT_OUT_LOCK_HOURS", gt=0)
+    """How long a held number's ports are refused once locked, even with the right account number and PIN"""
+    hold_hours: float = setting(24.0, "PORT_HOLD_HOURS", gt=0)
+    """How long a port waiting for corrections holds its number against another vendor's port; then it gives way"""
 
 
 class PaymentSettings(Group):
@@ -304,6 +319,8 @@ class WebhookSettings(Group):
     give_up_hours: float = setting(72.0, "WEBHOOK_GIVE_UP_HOURS", gt=0)
     """A delivery is retried this long; an endpoint failing this long is disabled"""
     max_backoff_seconds: float = setting(3600.0, "WEBHOOK_MAX_BACKOFF_SECONDS", "Longest wait between attempts", gt=0)
+    concurrency: int = setting(16, "WEBHOOK_CONCURRENCY", ge=1, le=500)
+    """Queued deliveries the dispatcher takes in one look and makes the first attempts of together (one activity)"""
 
 
 class ObservabilitySettings(Group):

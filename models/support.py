@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 from sqlalchemy import (
     ColumnElement,
@@ -40,6 +40,7 @@ from sqlalchemy.sql.functions import FunctionElement
 from sqlmodel import Field as Column
 from sqlmodel import SQLModel, col, select
 
+from models import webhooks
 from models.auth import Agent, AgentRef, Vendor, digest
 from models.db import Database, Session, database_unavailable
 from models.enrollment.lines import EnrollmentOrder, Line, LineStatus, Pacing, Plan
@@ -58,6 +59,7 @@ from models.types import (
     Iccid,
     Text32,
     Text100,
+    WellFormedText,
     YesNo,
     sent,
     utcnow,
@@ -163,7 +165,9 @@ class RetryEnrollment(ActionRequest, ConditionalFields):
         return self.all_stuck == "Y"
 
 
-class ConsoleForm(BaseModel):
+class ConsoleForm(WellFormedText):
+    """A console page's form: its text checked as the API's bodies are (a NUL is the field's error, not a 500)."""
+
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
@@ -628,9 +632,8 @@ async def snapshot(db: Database, workers: Workers = Workers()) -> Snapshot:  # f
         counted = await _counts(session, select_rows(col(Line.status), func.count()).group_by(col(Line.status)))
         queued = await _count(session, MailOutbox, col(MailOutbox.status) == MailStatus.QUEUED.value)
         ports = await _counts(session, _pending_ports(band).group_by(band))
-        failing = await _count(
-            session, WebhookEndpoint, and_(col(WebhookEndpoint.active), col(WebhookEndpoint.failing_since).is_not(None))
-        )
+        failing = await webhooks.failing_by_vendor(session)
+        waiting = await webhooks.oldest_undelivered_seconds(session, now)
         heard = seen >= now - timedelta(seconds=workers.stale_seconds)
         alive = await _counts(session, select_rows(queue, func.count()).where(heard).group_by(queue))
     lines = {status.value: counted.get(status.value, 0) for status in LineStatus}
@@ -640,6 +643,7 @@ async def snapshot(db: Database, workers: Workers = Workers()) -> Snapshot:  # f
         mail_queued=queued,
         ports_pending={label: ports.get(band, 0) for band, label in AGE_LABELS.items()},
         webhook_endpoints_failing=failing,  # active endpoints whose deliveries fail since their last success
+        webhook_oldest_undelivered_seconds=waiting,
         workers_alive={workers.task_queue: 0} | alive,
     )
 

@@ -402,15 +402,30 @@ Ssn4 = Annotated[str, rule(r"\d{4}", "must be exactly 4 digits", example="1234")
 TransactionId = Annotated[
     str, rule(r"[A-Za-z0-9]{1,64}", "must be letters and digits only, at most 64", example="ORD20261121A1")
 ]
-# A payment processor's reference as it gives it (ch_…, pi_…, pm_…; decisions.md "External payment references").
-ProcessorReference = Annotated[
-    str,
-    rule(
-        r"[A-Za-z0-9_.:\-]{1,255}",
-        "must be 1 to 255 letters, digits and _ . : - (the processor's reference)",
-        example="ch_3P0kXa2eZvKYlo2C1aBcDeFg",
-    ),
-]
+REFERENCE_RULE = "must be 1 to 255 letters, digits and _ . : - (the processor's reference)"
+_REFERENCE = re.compile(r"[A-Za-z0-9_.:\-]{1,255}")
+
+
+def processor_reference(value: str) -> str:
+    """A processor's reference in the one form it is stored and compared in: `ch_abc`, `ch_abc.` and `CH_abc` are
+    one payment. Trailing dots (a reference copied from the end of a sentence) are trimmed, and the kind before the
+    first underscore (`ch`, `pi`, `pm`: lower case at every processor that writes one) is case-folded; the rest is
+    the processor's own id, where case matters (`ch_abc` and `ch_ABC` are two charges)."""
+    if not _REFERENCE.fullmatch(value) or not (trimmed := value.rstrip(".")):
+        raise fail(REFERENCE_RULE)
+    kind, underscore, rest = trimmed.partition("_")
+    return f"{kind.lower()}_{rest}" if underscore else trimmed
+
+
+# A payment processor's reference as it gives it (ch_…, pi_…, pm_…; decisions.md "External payment references"),
+# taken in the form it is stored and compared in (processor_reference).
+REFERENCE_SCHEMA: JsonSchema = {
+    "type": "string",
+    "pattern": f"^(?:{_REFERENCE.pattern})$",
+    "description": f"{REFERENCE_RULE}; taken without trailing dots and with the part before the first _ in lower case",
+    "examples": ["ch_3P0kXa2eZvKYlo2C1aBcDeFg"],
+}
+ProcessorReference = Annotated[str, Checked(processor_reference, REFERENCE_SCHEMA)]
 Alnum = Annotated[str, rule(r"[A-Za-z0-9]{1,24}", "must be letters and digits only", example="EA1B2C3D4E5F6G7H")]
 
 NAME_SCHEMA: JsonSchema = {"type": "string", "pattern": "^[A-Za-z '`-]{1,50}$", "description": NAME_CHARACTERS}
@@ -481,30 +496,63 @@ ZeroOne = Annotated[Literal["0", "1"], NUMBER_AS_TEXT]  # samples send 0/1 as nu
 Secret = Annotated[str, Plain(secret, {"type": "string", "format": "password"})]
 
 NOT_TEXT = "must be valid text (it holds characters that are not Unicode)"
+# PostgreSQL's text cannot hold U+0000 (SQLite can): refused as sent, on every engine, never met as a 500.
+NUL_TEXT = "must be valid text (it holds the NUL character, which cannot be stored)"
+MEMBER_NAME = "member_name"  # where a key that cannot be taken is reported: the key itself cannot be shown
+Place = tuple[str | int, ...]
+
+
+def text_problem(value: str) -> str | None:
+    """Why this text cannot be taken (a NUL, a lone surrogate, which has no UTF-8 form), or None."""
+    if "\x00" in value:
+        return NUL_TEXT
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return NOT_TEXT
+    return None
+
+
+def text_problems(value: object) -> Iterator[tuple[Place, str]]:
+    """Every string in `value` that cannot be taken, at its place: nested lists and objects alike, their keys too
+    (a key is reported at MEMBER_NAME beside the members it is among). A string in a list is reported at the list:
+    `Receiver name must be …`. Walked with a stack of its own: a body as deep as json allows cannot overflow it."""
+    pending: list[tuple[Place, object]] = [((), value)]
+    while pending:
+        place, found = pending.pop()
+        if isinstance(found, str):
+            if (problem := text_problem(found)) is not None:
+                yield (place[:-1] if place and isinstance(place[-1], int) else place), problem
+        elif isinstance(found, list | tuple):
+            pending.extend(((*place, index), item) for index, item in reversed(list(enumerate(found))))
+        elif isinstance(found, dict):
+            for key, item in reversed(list(found.items())):
+                problem = text_problem(key) if isinstance(key, str) else None
+                if problem is not None:
+                    pending.append(((*place, MEMBER_NAME), key))
+                else:
+                    pending.append(((*place, key), item))
 
 
 def malformed(value: object) -> bool:
-    """True for a string (or a list of strings) that has no UTF-8 form."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    return isinstance(value, list) and any(isinstance(item, str) and malformed(item) for item in value)
+    """True when `value` (text, or lists and objects of it) holds text that cannot be taken (text_problem)."""
+    return next(text_problems(value), None) is not None
 
 
 class WellFormedText(BaseModel):
+    """Every string of what is sent, at any depth and in any key, must be text the database can store: checked
+    on the body itself before any field is, so a NUL or a lone surrogate is the field's error (named by its place,
+    `Line 2: Model Id must be valid text …`) and never reaches a lookup, a column or a log of the engine."""
+
     @model_validator(mode="wrap")
     @classmethod
-    def _encodable(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        # Checked on what was sent, field by field, so each bad one is named (a nested model checks its own).
+    def _storable(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
         if isinstance(data, dict):
-            bad = [name for name in cls.model_fields if name in data and malformed(data[name])]
-            if bad:
-                problems: list[InitErrorDetails] = [
-                    {"type": PydanticCustomError("rule", NOT_TEXT), "loc": (name,), "input": "…"} for name in bad
-                ]
+            problems: list[InitErrorDetails] = [
+                {"type": PydanticCustomError("rule", problem), "loc": place, "input": "…"}
+                for place, problem in dict.fromkeys(text_problems(data))
+            ]
+            if problems:
                 raise ValidationError.from_exception_data(cls.__name__, problems)
         return handler(data)
 

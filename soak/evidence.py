@@ -17,7 +17,7 @@ from soak.stack import SoakStack
 SETTLE_POLL_SECONDS = 2.0
 LINES = """
 SELECT l.enrollment_id, l.parent_enrollment_id, l.status, l.mdn, l.customer_id, l.email_hash, l.activation_type,
-       p.status AS port_status
+       p.status AS port_status, EXTRACT(EPOCH FROM l.created_at)::float8 AS created_at
 FROM line l LEFT JOIN port_in p ON p.enrollment_id = l.enrollment_id
 """
 PAYMENTS = "SELECT enrollment_id, status, transaction_id FROM payment"

@@ -3,6 +3,8 @@ during the carrier outage, and outside all of them (where the goal applies)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bench.stats import percentile
@@ -70,3 +72,19 @@ def latencies(run: Run, after: float) -> list[Latency]:
         rows.append(latency(label, near))
     rows.append(latency(OUTSIDE, [a for a in attempts if not any(touches(a, w) for w in spans)]))
     return rows
+
+
+def taken_answers(run: Run, created: Mapping[str, float], after: float) -> dict[str, int]:
+    """The answers given to creates Lineup had already taken (a line of the order written before the answer came)
+    while a kill or the outage went on, counted by answer (`created`: enrollment id → when its row was written,
+    epoch seconds). Each should be a success (its lines "in progress" at worst), never "unavailable"."""
+    spans = windows(run.events, after, run.ended)
+    found: Counter[str] = Counter()
+    for order in run.orders:
+        written = [created[eid] for eid in order.enrollment_ids if eid in created]
+        for attempt in order.attempts if written else []:
+            if attempt.seconds is None or attempt.started + attempt.seconds < min(written):
+                continue  # no answer at all, or answered before the order was taken
+            if any(touches(attempt, window) for window in spans):
+                found[attempt.said[:120]] += 1
+    return dict(found.most_common())

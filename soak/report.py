@@ -44,13 +44,21 @@ def table(
     load: Any,
     phases: dict[str, float],
     errors: dict[str, int],
+    *,
+    taken: dict[str, int] | None = None,
+    webhooks: dict[str, float | int | None] | None = None,
 ) -> str:
     met = goals(counts, rows)
+    taken = taken or {}
     return "\n".join(
         [
             *_header(options, run, load, phases),
             "",
             *_counted(counts, run, exits),
+            # Creates answered during a kill or the outage after their order was taken (issue 35): never "unavailable".
+            f"taken       {sum(taken.values())} creates answered in a fault's window after their order was taken",
+            *(f"            {times} × {said}" for said, times in taken.items()),
+            *_webhooks(webhooks or {}),
             f"http 5xx    {len(counts.server_errors)} answers with HTTP 500 or more (soak.json lists them)",
             *(f"            {said[:110]}" for said in counts.server_errors[:5]),
             f"errors      {sum(errors.values())} logged at ERROR by the API and the workers (soak.json lists them)",
@@ -89,6 +97,17 @@ def _counted(counts: Counts, run: Run, exits: list[Exit]) -> list[str]:
         f"unanswered  creates never accepted: {_listed(counts.unanswered)}",
         f"faults      {_listed(dict(Counter(event.kind for event in run.events)))}",
         f"restarts    {_listed(dict(restarts))}; processes left in a dead one's group a second later: {leftovers}",
+    ]
+
+
+def _webhooks(lag: dict[str, float | int | None]) -> list[str]:
+    """The lag from each event to its arrival at the soak's receiver (a DEMO endpoint on the sandbox)."""
+    if not lag:
+        return []
+    seconds = ", ".join(f"{name} {_seconds(lag[f'{name}_s'])}" for name in ("p50", "p99", "max"))
+    return [
+        f"webhooks    {lag['events']} events received, lag {seconds} s (event to receipt); "
+        f"{lag['not_received']} of {lag['expected']} not received, {lag['repeated']} received again"
     ]
 
 

@@ -10,15 +10,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.webhook_lag import register_receiver, soak_lag
 from soak.counts import Counts, count
 from soak.evidence import Evidence, gather, wait_settled
-from soak.figures import Latency, latencies
+from soak.figures import Latency, latencies, taken_answers
 from soak.keeper import Exit
 from soak.load import Run, drive, faults, keep_running, watch_stuck
 from soak.logscan import logged_errors
 from soak.options import Options
 from soak.report import goals, table, write_json
 from soak.stack import SoakStack, start, stop
+
+WEBHOOK_DRAIN_SECONDS = 120.0  # after every line settled, how long deliveries still on their way are waited for
 
 
 @dataclass
@@ -69,7 +72,10 @@ async def soak(options: Options) -> Result:
     stack = await start(options)
     run, phases = Run(), {"start": time.time() - began}
     try:
+        # A vendor's endpoint at the sandbox's receiver: the report gives each event's lag to it (issue 35).
+        await asyncio.to_thread(register_receiver, stack.env, stack.sandbox_url, stack.data_dir / "logs" / "setup.log")
         evidence = await _observe(stack, options, run, phases)
+        webhooks = await soak_lag(stack.database_url, stack.sandbox_url, within=WEBHOOK_DRAIN_SECONDS)
     finally:
         load["end"] = load_average()
         stopping = time.time()
@@ -77,9 +83,11 @@ async def soak(options: Options) -> Result:
         phases["stop"] = time.time() - stopping
     counts = count(run, evidence)
     rows = latencies(run, options.after_kill_seconds)
+    created = {row["enrollment_id"]: row["created_at"] for row in evidence.lines if row.get("created_at") is not None}
+    taken = taken_answers(run, created, options.after_kill_seconds)
     exits = stack.keeper.exits
     errors = logged_errors(stack.keeper.logs)
-    text = table(options, run, counts, rows, exits, load, phases, errors)
+    text = table(options, run, counts, rows, exits, load, phases, errors, taken=taken, webhooks=webhooks)
     path = stack.data_dir / "soak.json"
     met = goals(counts, rows)
     write_json(
@@ -93,6 +101,8 @@ async def soak(options: Options) -> Result:
         events=run.events,
         exits=exits,
         logged_errors=errors,
+        taken_answers=taken,
+        webhook_lag=webhooks,
         orders=run.orders,
         settings=_lineup_settings(stack),
     )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Never, TypedDict, TypeVar
 
-from temporalio import workflow
+from temporalio import exceptions, workflow
 from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
@@ -25,7 +25,12 @@ from temporalio.common import (
     TypedSearchAttributes,
     WorkflowIDReusePolicy,
 )
-from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    TimeoutType,
+    WorkflowAlreadyStartedError,
+)
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -33,6 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.porting import PortingActivities
     from models.enrollment.lines import (
         IN_FLIGHT,
+        WORKER_STOPPED,
         Activation,
         ActivationType,
         CarrierCall,
@@ -427,7 +433,7 @@ class CarrierStep:
             except ActivityError as failure:
                 cause = failure.cause
                 kind = cause.type if isinstance(cause, ApplicationError) else None
-                reason = cause.message if isinstance(cause, ApplicationError) else str(failure)
+                reason = stuck_reason(failure)
                 if kind == DATABASE_UNAVAILABLE:  # our own database: wait for it, the carrier is not at fault
                     await workflow.sleep(next(pauses, DATABASE_PAUSES[-1]))
                     continue
@@ -469,6 +475,17 @@ class CarrierStep:
             return
         await workflow.wait_condition(workflow.all_handlers_finished)  # their callers get their answers
         await self._continue_stuck(replace(stuck, error=self.line.progress.error or stuck.error))
+
+
+def stuck_reason(failure: ActivityError) -> str:
+    """What a stuck line's error tells support: the carrier's (or our) message; an attempt that timed out with no
+    answer (its worker killed or restarted under it) in plain words, not the SDK's "Activity task timed out"."""
+    cause = failure.cause
+    if isinstance(cause, ApplicationError):
+        return cause.message
+    if isinstance(cause, exceptions.TimeoutError) and cause.type in (TimeoutType.START_TO_CLOSE, TimeoutType.HEARTBEAT):
+        return WORKER_STOPPED
+    return str(failure)
 
 
 def step_key(workflow_id: str, step: str, key_round: int) -> str:

@@ -149,17 +149,36 @@ SWEEP: workflow.ActivityConfig = {
 }
 
 
+def webhook_first_pause(max_backoff_seconds: float) -> timedelta:
+    """Between a delivery's first attempt (the dispatcher's) and its first retry (its delivery workflow's): 2 s."""
+    return timedelta(seconds=min(2.0, max_backoff_seconds))
+
+
 def webhook(give_up_hours: float, max_backoff_seconds: float, timeout_seconds: float = 10.0) -> workflow.ActivityConfig:
-    """One webhook delivery: backoff from 2 s, doubling, to at most an hour, for up to 72 hours (issue 21); the
-    whole POST ends within its timeout (10 s), so an attempt on a worker that died is retried 5 s after that."""
+    """A webhook delivery's retries, after its first attempt and first pause: backoff from 4 s, doubling, to at
+    most an hour, so the pauses from the first attempt are 2, 4, 8 s… for up to 72 hours (issue 21); the whole
+    POST ends within its timeout (10 s), so an attempt on a worker that died is retried 5 s after that."""
+    first = webhook_first_pause(max_backoff_seconds)
     return {
         "start_to_close_timeout": timedelta(seconds=timeout_seconds + 5),
-        "schedule_to_close_timeout": timedelta(hours=give_up_hours),  # with no attempt limit, this budget ends it
+        # With no attempt limit, this budget ends it: the 72 hours counted from the first attempt.
+        "schedule_to_close_timeout": max(timedelta(hours=give_up_hours) - first, timedelta(seconds=1)),
         "retry_policy": RetryPolicy(
-            initial_interval=timedelta(seconds=min(2.0, max_backoff_seconds)),
+            initial_interval=min(2 * first, timedelta(seconds=max_backoff_seconds)),
             maximum_interval=timedelta(seconds=max_backoff_seconds),
             non_retryable_error_types=[ENDPOINT_DISABLED, NOT_FOUND],
         ),
+    }
+
+
+def webhook_first_attempts(timeout_seconds: float) -> workflow.ActivityConfig:
+    """The first attempts of a look's deliveries, side by side, each POST within its timeout (10 s): heartbeats
+    find a dead worker in seconds, and the batch is made again (skipping what got through) until our database
+    answers."""
+    return {
+        "start_to_close_timeout": timedelta(seconds=timeout_seconds + 20),
+        "heartbeat_timeout": timedelta(seconds=5),
+        "retry_policy": RetryPolicy(maximum_interval=timedelta(seconds=10)),
     }
 
 

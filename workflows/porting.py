@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.porting import PortingActivities
     from models.enrollment.lines import LineProgress, LineStatus, StuckState
     from models.porting import (
+        HOLD_ENDED,
         TERMINAL_PORT_STATES,
         PortCheck,
         PortCorrection,
@@ -44,6 +45,7 @@ POLLS_PER_RUN = 200  # continue-as-new after this many watch activities
 CARRIER_PUSHED = "carrier_pushed"  # the signal the API's port-status endpoint sends
 BANDS = (timedelta(days=1), timedelta(days=3))  # the port's ages at which its poll interval doubles
 ABANDONED = PortView(PortStatus.ABANDONED, carrier_response="No final answer within the port-in limit")
+GAVE_WAY = PortView(PortStatus.CANCELLED, carrier_response=HOLD_ENDED)  # intake has stored it so already
 
 
 def poll_interval(base_seconds: float, age: timedelta) -> timedelta:
@@ -69,14 +71,15 @@ class PortInWorkflow:
         self._pushed = False
         self._resubmit = False  # update_portin's corrections for a port the holder's account check stopped
         self._submissions = 0
+        self._gave_way = False  # another vendor's port of the number went ahead after this one's hold
 
     @workflow.run
     async def run(self, start: PortStart) -> PortView:
-        if self._view.status == PortStatus.REJECTED:  # refused at the order's submission
-            return await self._finish(self._view)
         while self._submitted is None or self._submitted.port_id is None:
+            if self._view.status in TERMINAL_PORT_STATES:  # refused at the order's submission, or it gave way
+                return await self._finish(self._view)
             if self._view.status == RESOLUTION_REQUIRED and not await self._corrected():
-                return await self._finish(ABANDONED)
+                return await self._finish(GAVE_WAY if self._gave_way else ABANDONED)
             try:
                 outcome = await self._step.run(
                     PortingActivities.submit_and_record, start.vendor_code, final_rejection=True
@@ -87,7 +90,7 @@ class PortInWorkflow:
             self._view = outcome.view or PortView(PortStatus.SUBMITTED)
         await self._line.move(LineStatus.PORT_PENDING, saved=True)
         await self._follow(self._submitted.port_id, datetime.fromisoformat(self._submitted.submitted_at))
-        return await self._finish(self._view)
+        return await self._finish(GAVE_WAY if self._gave_way else self._view)
 
     @workflow.signal
     def retry(self) -> None:
@@ -99,6 +102,12 @@ class PortInWorkflow:
         """The carrier says the port changed: ask it now instead of at the next poll (its word is not taken
         as the new state; the poll is)."""
         self._pushed = True
+
+    @workflow.signal
+    def gave_way(self) -> None:
+        """Intake cancelled this order (it had waited for corrections past LINEUP_PORT_HOLD_HOURS, and another
+        vendor's port of the number came): the port ends CANCELLED, however it waits."""
+        self._gave_way = True
 
     @workflow.update
     async def submission(self) -> PortStarted:
@@ -123,8 +132,10 @@ class PortInWorkflow:
         try:
             if self._submitted is None or self._submitted.port_id is None:  # the holder's check runs again
                 submissions, self._resubmit = self._submissions, True
-                await workflow.wait_condition(lambda: self._submissions > submissions or self._step.stuck is not None)
-                return self._view
+                await workflow.wait_condition(
+                    lambda: self._submissions > submissions or self._step.stuck is not None or self._gave_way
+                )
+                return GAVE_WAY if self._gave_way else self._view
             key = f"{workflow.info().workflow_id}:resubmit:{self._corrections}"
             resubmit = PortResubmit(self._start.enrollment_id, self._start.vendor_code, self._submitted.port_id, key)
             view = await workflow.execute_activity_method(
@@ -141,6 +152,8 @@ class PortInWorkflow:
 
     @correct.validator
     def _only_when_resolution_is_required(self, correction: PortCorrection) -> None:
+        if self._gave_way:
+            raise ValueError(not_awaiting_corrections(PortStatus.CANCELLED))
         if self._view.status != RESOLUTION_REQUIRED or self._correcting:
             raise ValueError(not_awaiting_corrections(self._view.status))
 
@@ -154,9 +167,9 @@ class PortInWorkflow:
         self._resubmit = False
         with contextlib.suppress(TimeoutError):
             await workflow.wait_condition(
-                lambda: self._resubmit, timeout=timedelta(days=self._start.pacing.port_max_days)
+                lambda: self._resubmit or self._gave_way, timeout=timedelta(days=self._start.pacing.port_max_days)
             )
-            return True
+            return not self._gave_way
         return False
 
     async def _follow(self, port_id: str, began: datetime) -> None:
@@ -164,7 +177,7 @@ class PortInWorkflow:
         pacing = self._start.pacing
         deadline = began + timedelta(days=pacing.port_max_days)
         watches = 0
-        while self._view.status not in TERMINAL_PORT_STATES:
+        while self._view.status not in TERMINAL_PORT_STATES and not self._gave_way:
             now = workflow.now()
             if now >= deadline:
                 self._view = ABANDONED
@@ -172,15 +185,17 @@ class PortInWorkflow:
             if self._view.status == RESOLUTION_REQUIRED:  # nothing moves until update_portin sends corrections
                 with contextlib.suppress(TimeoutError):
                     await workflow.wait_condition(
-                        lambda: self._view.status != RESOLUTION_REQUIRED, timeout=deadline - now
+                        lambda: self._view.status != RESOLUTION_REQUIRED or self._gave_way, timeout=deadline - now
                     )
                 continue
             age = now - began
             band = min([deadline - now, *(end - age for end in BANDS if age < end)])  # the rest of its age band
             await self._watch_band(port_id, poll_interval(pacing.port_poll_seconds, age), band)
             watches += 1
-            if self._view.status not in TERMINAL_PORT_STATES and (
-                watches >= POLLS_PER_RUN or workflow.info().is_continue_as_new_suggested()
+            if (
+                self._view.status not in TERMINAL_PORT_STATES
+                and not self._gave_way
+                and (watches >= POLLS_PER_RUN or workflow.info().is_continue_as_new_suggested())
             ):
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 workflow.continue_as_new(
@@ -204,7 +219,7 @@ class PortInWorkflow:
         handle = workflow.start_activity_method(
             PortingActivities.watch_port, poll, **policies.port_watch(interval, band + interval)
         )
-        await workflow.wait_condition(lambda: handle.done() or self._pushed)
+        await workflow.wait_condition(lambda: handle.done() or self._pushed or self._gave_way)
         if not handle.done():
             handle.cancel()  # waiting on its next retry: cancelled at once, without a worker
             with contextlib.suppress(ActivityError, asyncio.CancelledError):

@@ -36,6 +36,7 @@ from models.support import (
     shown_error,
     timelines,
 )
+from models.types import malformed
 
 SHOWN_FACTS = ("mdn", "code", "text", "error", "field", "fields", "status", "resolution", "invoice_number", "calc_id")
 LABELS = {kind.value: kind.value.split(".", 1)[1].replace("_", " ") for kind in EventType}
@@ -179,6 +180,8 @@ async def add_webhook(request: Request, signed: CurrentAgent) -> Response:
 async def disable_webhook(request: Request, signed: CurrentAgent, endpoint_id: str) -> Response:
     async def work(ctx: Context) -> str:
         by = f"support ({ctx.caller.agent_username})"
+        if malformed(endpoint_id):  # a `%00` (a NUL): an id no endpoint has, which no lookup could take
+            raise refuse("No such endpoint")
         async with ctx.uow.transaction() as session:
             try:
                 await webhooks.disable_endpoint(session, endpoint_id[:40], vendor_id=ctx.caller.vendor_id, by=by)
@@ -253,7 +256,14 @@ async def _line_post(
     who = await routes.posting_agent(request, signed)
     if isinstance(who, Response):
         return who
-    done = await routes.attempt(request, who, action, work, audit_invalid=True)
+
+    async def checked(ctx: Context) -> str:
+        # The path's id checked before any lookup: a `%00` in it (a NUL, which PostgreSQL's text cannot hold)
+        # names no line, as any id no enrollment could have.
+        LineAction.model_validate({"enrollment_id": enrollment_id})
+        return await work(ctx)
+
+    done = await routes.attempt(request, who, action, checked, audit_invalid=True)
     if isinstance(done, Failed):
         return await _enrollment(request, signed, enrollment_id, status=done.status, error=done.error)
     return routes.redirect(request, f"/enrollments/{enrollment_id}", done=done)

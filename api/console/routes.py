@@ -8,6 +8,7 @@ its token), or before sign-in to a cookie of its own (double submit)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
@@ -34,9 +35,11 @@ from models.db import UnitOfWork
 from models.enrollment.actions import ActivateLine
 from models.enrollment.lines import Line, LineStatus
 from models.envelope import LineupError, MsgCode, refuse
+from models.observability import login_refused
 from models.porting import PortIn, PortStatus
 from models.settings import Settings
 from models.support import (
+    AgentLogin,
     ConsoleAgent,
     LineAction,
     Retried,
@@ -197,6 +200,8 @@ async def login(request: Request) -> Response:
         )
     except LineupError as refused:
         audit(request, None, "console_sign_in", refused.code)
+        if refused.rest_status in (401, 429):  # credentials refused (wrong, locked, throttled), not an outage
+            login_refused("console")
         return login_form(request, status=refused.rest_status or 401, error=refusal(refused))
     audit(request, who, "console_sign_in", MsgCode.SUCCESS)
     response = redirect(request)
@@ -344,30 +349,53 @@ async def sign_in(
             for found in await agent_logins(session, form.username, vendor_code=form.vendor_id)
             if found.agent.active and found.vendor_active and support.SUPPORT in found.agent.roles
         ]
-    if len(logins) != 1:
+    if not logins:
         # Verified against the dummy hash, uncounted, so that it costs what any sign-in costs: an agent who may not
         # sign in answers what a wrong password does, whatever password it was sent with.
         await _verify(gates, None, form.password)
-        raise refuse(WHICH_VENDOR if logins else INVALID, rest_status=401)
-    [login] = logins
-    agent, throttle = login.agent, Throttle.of(settings)
-    # Counted on the console's own row: failed sign-ins never lock the agent's API password.
-    row = col(ConsoleLogin.agent_id) == agent.id
-    if not await claim_login(uow, ConsoleLogin, row, throttle, first={"agent_id": agent.id}):
-        raise refuse(LOCKED, rest_status=429)
-    try:
-        ok = await _verify(gates, login.password_hash, form.password)
-    except Exception:
-        await release_login(uow, ConsoleLogin, row)
-        raise
-    await settle_login(uow, ConsoleLogin, row, throttle, ok=ok)
-    if not ok:
         raise refuse(INVALID, rest_status=401)
+    # The password picks among the candidates: whether several vendors have a support agent of this name is told
+    # only to whoever knows a password that signs in at more than one of them (a wrong one answers as for one).
+    matched = await _matching(logins, form.password, uow=uow, throttle=Throttle.of(settings), gates=gates)
+    if len(matched) > 1:
+        raise refuse(WHICH_VENDOR, rest_status=401)
+    if not matched:
+        raise refuse(INVALID, rest_status=401)
+    [login] = matched
+    agent = login.agent
     async with uow.transaction() as session:
         token = await open_session(
             session, agent_id=agent.id, vendor_id=agent.vendor_id, ip=ip, limits=SessionLimits.of(settings)
         )
     return token, ConsoleAgent(agent, login.vendor_code)
+
+
+async def _matching(
+    logins: list[AgentLogin], password: str, *, uow: UnitOfWork, throttle: Throttle, gates: LoginGates
+) -> list[AgentLogin]:
+    """The candidates whose console password this is, each attempt counted on the agent's console row (never its
+    API password's). The hashes are verified side by side, each in a slot of the verification queue (up to
+    LINEUP_LOGIN_VERIFY_CONCURRENCY at once): two candidates take about the time one does. Every candidate
+    locked: LOCKED."""
+    rows = {login.agent.id: col(ConsoleLogin.agent_id) == login.agent.id for login in logins}
+    claimed = [
+        login
+        for login in logins
+        if await claim_login(uow, ConsoleLogin, rows[login.agent.id], throttle, first={"agent_id": login.agent.id})
+    ]
+    if not claimed:
+        raise refuse(LOCKED, rest_status=429)
+    verified = await asyncio.gather(
+        *(_verify(gates, login.password_hash, password) for login in claimed), return_exceptions=True
+    )
+    for login, ok in zip(claimed, verified, strict=True):
+        if isinstance(ok, bool):
+            await settle_login(uow, ConsoleLogin, rows[login.agent.id], throttle, ok=ok)
+        else:  # never verified (the queue was full): neither a failure nor a success
+            await release_login(uow, ConsoleLogin, rows[login.agent.id])
+    if failed := next((ok for ok in verified if isinstance(ok, BaseException)), None):
+        raise failed
+    return [login for login, ok in zip(claimed, verified, strict=True) if ok is True]
 
 
 async def _verify(gates: LoginGates, stored: str | None, offered: str) -> bool:

@@ -95,7 +95,9 @@ def line_panels() -> list[object]:
             y=14,
         ),
         series("Ports pending by age", {"{{age}}": "max by (age) (lineup_ports_pending)"}, x=0, y=22),
-        series("Webhook endpoints failing", {"failing": "max(lineup_webhook_endpoints_failing)"}, x=8, y=22),
+        series(
+            "Webhook endpoints failing", {"{{vendor}}": "max by (vendor) (lineup_webhook_endpoints_failing)"}, x=8, y=22
+        ),
         series("Mail queued", {"queued": "max(lineup_mail_queued)"}, x=16, y=22),
     ]
 
@@ -131,6 +133,29 @@ def process_panels() -> list[object]:
     ]
 
 
+def guard_panels() -> list[object]:
+    return [
+        row("Webhooks on time, and what guessers leave behind", 47),
+        series(
+            "Oldest webhook event waiting for its first attempt (alert: > 60 s for 5 min)",
+            {"oldest": "max(lineup_webhook_oldest_undelivered_seconds)"},
+            x=0,
+            y=48,
+            unit="s",
+        ),
+        series(
+            "Refused sign-ins, pushes and port-out checks /s",
+            {
+                "sign-ins ({{surface}})": "sum by (surface) (rate(lineup_login_failures_total[5m]))",
+                "push signatures": "sum(rate(lineup_push_signature_failures_total[5m]))",
+                "port-out account/PIN": "sum(rate(lineup_port_out_check_failures_total[5m]))",
+            },
+            x=8,
+            y=48,
+        ),
+    ]
+
+
 def dashboard() -> Dashboard:
     source = Template(name="datasource", label="Prometheus", query="prometheus", type="datasource")
     return Dashboard(
@@ -141,7 +166,7 @@ def dashboard() -> Dashboard:
         timezone="utc",
         refresh="30s",
         templating=Templating(list=[source]),
-        panels=[*slo_panels(), *line_panels(), *process_panels()],
+        panels=[*slo_panels(), *line_panels(), *process_panels(), *guard_panels()],
     ).auto_panel_ids()
 
 

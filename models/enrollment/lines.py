@@ -22,7 +22,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from models.auth import Vendor
 from models.crypto import FieldCipher, Fields, hash_secret_async
-from models.db import Database, RecordNotFound, Session
+from models.db import Database, RecordNotFound, Session, database_unavailable
 from models.envelope import Budget
 from models.events import LINEUP, EventType, LineEvent, record
 from models.settings import Settings
@@ -55,6 +55,9 @@ class LineStatus(StrEnum):
 
 # States in which a line still waits for a synchronous carrier answer; any other state is settled.
 IN_FLIGHT = frozenset({LineStatus.RECEIVED, LineStatus.CUSTOMER_CREATED, LineStatus.SHIPPING, LineStatus.ACTIVATING})
+# A stuck line's error when its carrier step's last attempt ended with its worker (killed, restarted: the attempt
+# timed out with no answer): the step's key is the same on the next attempt, so the carrier never makes two lines.
+WORKER_STOPPED = "The worker stopped during the carrier step; retrying is safe"
 
 
 class Plan(SQLModel, table=True):
@@ -502,13 +505,26 @@ async def holding_line(session: Session, mdn: str, *, besides: str) -> Line | No
 
 async def ported_out(session: Session, mdn: str, *, to: str) -> None:
     """Any other ACTIVE line holding `mdn` is PORTED_OUT: the carrier moved the number to line `to` (which may
-    be another vendor's, so the error names no line). Written before `to` becomes ACTIVE with it (the unique
-    index on active lines' numbers)."""
-    await session.run(
+    be another vendor's, so the error and the event name no line). Written before `to` becomes ACTIVE with it
+    (the unique index on active lines' numbers); its vendor hears `line.ported_out` on the line."""
+    went = (
         update(Line)
         .where(col(Line.mdn) == mdn, col(Line.status) == LineStatus.ACTIVE, col(Line.enrollment_id) != to)
         .values(status=LineStatus.PORTED_OUT, last_error="Number ported out", status_since=utcnow())
+        .returning(col(Line.enrollment_id), col(Line.vendor_id), col(Line.parent_enrollment_id))
     )
+    for enrollment_id, vendor_id, parent in await session.rows(went):
+        ids = _LineIds(vendor_id=int(str(vendor_id)), parent_enrollment_id=str(parent), mdn=mdn)
+        record(session, str(enrollment_id), EventType.PORTED_OUT, line=ids, ported_at=utcnow().isoformat())
+
+
+@dataclass(frozen=True)
+class _LineIds:
+    """What an event says of a line whose row was changed by one statement (models.events.LineIds)."""
+
+    vendor_id: int
+    parent_enrollment_id: str
+    mdn: str | None
 
 
 # Statuses an activation moves on from: a first try's, a waiting line's, support's retry (its own retry was moved
@@ -601,8 +617,11 @@ async def hash_all(db: Database, cipher: FieldCipher, passwords: Iterable[tuple[
     for password, enrollment_ids in lines_by_password.items():
         try:
             settled += await settle(db, cipher, enrollment_ids, await hash_secret_async(password))
-        except Exception:  # the lines keep their sealed password: verified from it, hashed later
-            log.warning("line passwords left pending for %d line(s)", len(enrollment_ids), exc_info=True)
+        except Exception as problem:  # the lines keep their sealed password: verified from it, hashed later
+            # The database away is an outage to wait out (the sweep hashes them): one line; anything else a bug.
+            away = database_unavailable(problem)
+            fields = {"lines": len(enrollment_ids), **({"reason": type(problem).__name__} if away else {})}
+            log.warning("line passwords left pending", extra={"fields": fields}, exc_info=not away)
     return settled
 
 

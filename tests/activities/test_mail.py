@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy.exc import OperationalError
 from sqlmodel import select
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
@@ -20,7 +21,7 @@ from adapters.smtp import SmtpSender
 from models.auth import Vendor
 from models.crypto import cipher_for
 from models.db import Database
-from models.mail import MailDelivery, MailOutbox
+from models.mail import MailDelivery, MailOutbox, MailStatus
 from models.types import utcnow
 
 
@@ -161,3 +162,30 @@ async def test_mail_undelivered_past_the_age_limit_is_rejected_with_the_last_out
     with pytest.raises(ApplicationError):
         await ActivityEnvironment().run(limited(100).send, MailDelivery(old.id, old.idempotency_key))
     assert len(await sink(sandbox_url, to)) == 1
+
+
+async def test_the_database_away_after_the_relay_took_the_message_sends_it_once(
+    settings, db, activities, sandbox_url, monkeypatch
+):
+    """Issue 35's soak: PostgreSQL killed between the relay's acceptance and the SENT write made the activity run
+    again (the outage interceptor's wait) and the customer got the welcome e-mail twice. The write waits alone."""
+    to = f"blip.{secrets.token_hex(5)}@example.com"
+    row = await queued(settings, db, to)
+    assert row.id is not None
+    mark, failures = activities._mark, list[MailStatus]()  # noqa: SLF001  # the test's own object, its write made to fail twice
+
+    async def away_twice(outbox_id: int, state: MailStatus, **kwargs: Any) -> None:
+        if state == MailStatus.SENT and len(failures) < 2:
+            failures.append(state)
+            raise OperationalError("UPDATE", {}, OSError("connection refused"), connection_invalidated=True)
+        await mark(outbox_id, state, **kwargs)
+
+    monkeypatch.setattr(activities, "_mark", away_twice)
+    monkeypatch.setattr("activities.mail.FIRST_PAUSE", 0.01)
+    environment = ActivityEnvironment()
+    beats: list[object] = []
+    environment.on_heartbeat = lambda *details: beats.append(details)
+    await environment.run(activities.send, MailDelivery(row.id, row.idempotency_key))
+    assert len(failures) == 2 and len(beats) >= 2  # waited, heartbeating, on the write alone
+    assert len(await sink(sandbox_url, to)) == 1
+    assert await status(db, row.id) == "SENT"

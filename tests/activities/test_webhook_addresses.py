@@ -100,8 +100,22 @@ RESERVED = [
     "2001:0:4136:e378:8000:63bf:f5ff:fffe",  # Teredo whose client is 10.0.0.1
     "ff0e::1",  # IPv6 multicast
     "64:ff9b:1::1",  # a network's own NAT64
+    # Issue 35, finding 6: still passed. Python 3.11's `is_global` calls the first and the last global, and the
+    # second is 169.254.169.254 in the IPv4-translated form (::ffff:0:0:0/96), which nothing unwrapped.
+    "192.0.0.192",
+    "::ffff:0:a9fe:a9fe",
+    "fec0::1",
+    "192.0.0.9",  # the rest of 192.0.0.0/24, IETF protocol assignments
+    "192.88.99.1",  # the retired 6to4 relay anycast
+    "3fff::1",  # IPv6 documentation (RFC 9637)
+    "5f00::1",  # outside 2000::/3, the only global unicast space (SRv6 SIDs)
+    "::1:0:0:0",  # reserved by the IETF (::/8)
+    "::ffff:0:a00:1",  # IPv4-translated 10.0.0.1
+    "2002:c000:c0::1",  # 6to4 of 192.0.0.192
+    "64:ff9b::c000:c0",  # NAT64 of 192.0.0.192
 ]
 PUBLIC_FORMS = ["93.184.216.34", "::ffff:93.184.216.34", "2002:5db8:d822::1", "64:ff9b::5db8:d822", "2606:4700::1"]
+PUBLIC_FORMS += ["::ffff:0:5db8:d822", "2a00:1450:4001:800::200e", "8.8.8.8", "1.1.1.1", "2001:4860:4860::8888"]
 
 
 def bracketed(address: str) -> str:

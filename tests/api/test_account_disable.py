@@ -57,8 +57,10 @@ async def login(api: ApiClient, username: str) -> dict[str, Any]:
     return answer
 
 
-async def use(api: ApiClient, token: str) -> dict[str, Any]:
-    answer: dict[str, Any] = (await api.post("/agent", body("update_location_coordinate"), token=token)).json()
+async def use(api: ApiClient, token: str, agent: str = "demo.agent") -> dict[str, Any]:
+    """A call under the token naming `agent` (an agent's own credentials act as that agent only)."""
+    call = body("update_location_coordinate", agent_id=agent, username=agent)
+    answer: dict[str, Any] = (await api.post("/agent", call, token=token)).json()
     return answer
 
 
@@ -93,7 +95,7 @@ async def test_agent_disable_ends_the_tokens_of_its_api_credentials(api_on):
     session = await login(api_on, username)
 
     await lineup("agent", "disable", username)
-    assert await use(api_on, session["token"]) == UNKNOWN_TOKEN
+    assert await use(api_on, session["token"], username) == UNKNOWN_TOKEN
     assert await login(api_on, username) == REFUSED_LOGIN
     assert await open_entries(api_on, [session["data"]["login_log_otp"]]) == []
     named = await api_on.call("/agent", body("update_location_coordinate", agent_id=username, username=username))
@@ -101,7 +103,7 @@ async def test_agent_disable_ends_the_tokens_of_its_api_credentials(api_on):
 
     await lineup("agent", "enable", username)
     relogin = await login(api_on, username)
-    assert (await use(api_on, relogin["token"]))["msg_code"] == "RESTAPI000"
+    assert (await use(api_on, relogin["token"], username))["msg_code"] == "RESTAPI000"
 
 
 async def test_a_login_in_flight_when_the_user_is_disabled_gets_no_token(api_on, monkeypatch):

@@ -32,7 +32,8 @@ async def storefronts(shared_stack: Any) -> Any:
     """DEMO's ewebsiteapi records payments and uses /ops; OTHER's is a plain agent. The CLI made the second one
     (before issue 26 it answered "already exists for another vendor")."""
     assert await create_agent(
-        shared_stack.db, AgentSpec("DEMO", STOREFRONT, PASSWORD, roles=("agent", "payments", "support"))
+        shared_stack.db,
+        AgentSpec("DEMO", STOREFRONT, PASSWORD, roles=("agent", "payments", "support"), no_api_password=True),
     )
     settings = shared_stack.app.state.resources.settings
     with pytest.MonkeyPatch.context() as patch:
@@ -126,7 +127,8 @@ async def test_the_console_signs_in_by_username_and_asks_the_vendor_only_when_se
     http.cookies.clear()
     other_support = f"ewebsiteapi{secrets.token_hex(2)}"
     for vendor in ("DEMO", "OTHER"):
-        assert await create_agent(stack.db, AgentSpec(vendor, other_support, PASSWORD, roles=("agent", "support")))
+        spec = AgentSpec(vendor, other_support, PASSWORD, roles=("agent", "support"), no_api_password=True)
+        assert await create_agent(stack.db, spec)
     asked = await console_sign_in(http, username=other_support)
     assert asked.status_code == 401
     assert "Agents of several vendors have this username: enter your vendor id as well" in asked.text

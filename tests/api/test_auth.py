@@ -339,7 +339,14 @@ async def test_identical_proofs_are_stored_once_and_purged_after_the_retention(a
 async def test_agent_change_password_ends_the_agents_console_sessions(auth_stack):
     """Issue 19, finding 11: whoever held the old password keeps no way in through the console."""
     username = f"support.{secrets.token_hex(4)}"
-    spec = AgentSpec("DEMO", username, OLD_PASSWORD, roles=("agent", "support"), email=f"{username}@demo.example")
+    spec = AgentSpec(
+        "DEMO",
+        username,
+        OLD_PASSWORD,
+        roles=("agent", "support"),
+        email=f"{username}@demo.example",
+        no_api_password=True,
+    )
     assert await create_agent(auth_stack.db, spec)
     transport = httpx.ASGITransport(app=auth_stack.app)
     async with httpx.AsyncClient(transport=transport, base_url="http://lineup.test") as browser:
@@ -381,7 +388,14 @@ async def test_agent_change_password_of_a_support_agent_needs_its_current_passwo
     """Issue 27, finding 14: any API user could change a support agent's password (and sign it out of the
     console); a support or admin agent's change needs that agent's current password in agent_password."""
     username = f"support.{secrets.token_hex(4)}"
-    spec = AgentSpec("DEMO", username, OLD_PASSWORD, roles=("agent", "support"), email=f"{username}@demo.example")
+    spec = AgentSpec(
+        "DEMO",
+        username,
+        OLD_PASSWORD,
+        roles=("agent", "support"),
+        email=f"{username}@demo.example",
+        no_api_password=True,
+    )
     assert await create_agent(auth_stack.db, spec)
     needs = (
         "Changing the password of an agent with the support or admin role needs that agent's current password in "

@@ -47,9 +47,10 @@ async def login(api: ApiClient, username: str) -> dict[str, Any]:
     return answer
 
 
-async def located(api: ApiClient, otp: Any, username: str) -> str:
-    """update_location_coordinate under the OTP, with a token of `username`: "accepted" or the refusal."""
-    call = body("update_location_coordinate", login_log_otp=otp)
+async def located(api: ApiClient, otp: Any, username: str, agent: str = "demo.agent") -> str:
+    """update_location_coordinate of `agent` under the OTP, with a token of `username`: "accepted" or the refusal
+    (an agent's own credentials act as that agent only)."""
+    call = body("update_location_coordinate", login_log_otp=otp, agent_id=agent, username=agent)
     answer = (await api.post("/agent", call, token=await api.token(username=username))).json()
     return "accepted" if answer["msg_code"] == "RESTAPI000" else str(answer["errors"][0])
 
@@ -129,6 +130,6 @@ async def test_a_password_change_closes_the_agents_other_sessions_otps(stack):
     change = body("agent_change_password", agent_id=username)
     changed = (await stack.post("/auth", change, token=session["token"])).json()
     assert changed["msg_code"] == "RESTAPI000", changed
-    assert await located(stack, other["data"]["login_log_otp"], username) == INVALID_OTP
+    assert await located(stack, other["data"]["login_log_otp"], username, username) == INVALID_OTP
     # The session that changed the password goes on, as its token does.
-    assert await located(stack, session["data"]["login_log_otp"], username) == "accepted"
+    assert await located(stack, session["data"]["login_log_otp"], username, username) == "accepted"

@@ -37,7 +37,7 @@ def html(size: int) -> str:
 # (field, good, bad, the bad value's message)
 RULES = [
     ("sender_name", "Lineup Support", f"Support\r\n{INJECTION}", "Sender name must not contain line breaks"),
-    ("sender_name", "José's Team", "Ops\x00Team", "Sender name must not contain control characters"),
+    ("sender_name", "José's Team", "Ops\x07Team", "Sender name must not contain control characters"),
     ("sender_name", "N" * 100, "N" * 101, "Sender name must be at most 100 characters"),
     ("sender_name", "Support", "  ", "Please enter Sender name"),
     ("sender_email", "ops@lineup.example", "ops@lineup", "Sender email must be a valid e-mail address"),

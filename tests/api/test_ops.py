@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.builders import body, create, line
-
-SUPPORT = {"agent_id": "demo.support"}
+from tests.support.lines import SUPPORT
 
 
 def refused_with(envelope, *errors: str) -> None:

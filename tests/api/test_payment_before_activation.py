@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from cli.accounts import SUPPORT_API_PASSWORD
 from cli.main import app as cli
 from tests.support.builders import body, create, line
 
@@ -40,7 +41,8 @@ def later(enrollment_id: str) -> dict[str, Any]:
 @pytest.mark.parametrize("method", ["CASH", "OTHER_PAYMENT_OPTION"])
 async def test_recording_a_payment_needs_the_payments_role(shared_stack, method):
     enrollment_id = await shared_stack.new_enrollment_id()
-    refused = await shared_stack.call("/payment", recorded(enrollment_id, method, "demo.support"))  # no payments
+    support = recorded(enrollment_id, method, "demo.support", agent_password=SUPPORT_API_PASSWORD)  # no payments
+    refused = await shared_stack.call("/payment", support)
     assert (refused["msg_code"], refused["msg"], refused["errors"]) == (
         "RESTAPI109",
         "Unauthorized Access",

@@ -127,6 +127,32 @@ async def test_one_vendor_records_a_reference_once(shared_stack):
     assert await stored(shared_stack, second) == []
 
 
+# Issue 35, finding 14: `ch_…`, `ch_….` and `CH_…` were three payments.
+@pytest.mark.parametrize("written", ["{kind}_{id}.", "{KIND}_{id}", "{Kind}_{id}.."])
+async def test_a_reference_with_a_trailing_dot_or_its_kind_in_capitals_is_the_same_payment(shared_stack, written):
+    first, second = await shared_stack.new_enrollment_id(), await shared_stack.new_enrollment_id()
+    kind, id_ = "ch", f"3P0k{secrets.token_hex(6)}Xa"
+    paid = await shared_stack.call("/payment", external(first, f"{kind}_{id_}"))
+    assert paid["data"]["transaction_id"] == f"ch_{id_}", paid
+    again = written.format(kind=kind, KIND=kind.upper(), Kind=kind.capitalize(), id=id_)
+    refused = await shared_stack.call("/payment", external(second, again))
+    assert (refused["msg_code"], refused["errors"]) == ("RESTAPI110", ["Payment reference already recorded"])
+    assert await stored(shared_stack, second) == []
+
+
+async def test_a_reference_is_recorded_in_the_form_it_is_compared_in(shared_stack):
+    """The processor's own id keeps its case: `pi_Ab` and `pi_aB` are two payments. A reference of dots alone is
+    none."""
+    first, second = await shared_stack.new_enrollment_id(), await shared_stack.new_enrollment_id()
+    id_ = f"Ab{secrets.token_hex(6)}"
+    paid = await shared_stack.call("/payment", external(first, f"PI_{id_}."))
+    assert [row.transaction_id for row in await stored(shared_stack, first)] == [f"pi_{id_}"], paid
+    other = await shared_stack.call("/payment", external(second, f"pi_{id_.swapcase()}"))
+    assert other["data"]["transaction_id"] == f"pi_{id_.swapcase()}", other
+    refused = await shared_stack.call("/payment", external(await shared_stack.new_enrollment_id(), "..."))
+    assert refused["errors"] == [f"Transaction Id {REFERENCE_RULE}"]
+
+
 async def test_another_vendor_may_record_the_same_reference(shared_stack):
     await create_agent(shared_stack.db, AgentSpec("OTHER", "other.cashier", "pw-123456", roles=("agent", "payments")))
     reference, ours = f"pm_{secrets.token_hex(10)}", await shared_stack.new_enrollment_id()

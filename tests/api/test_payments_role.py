@@ -39,7 +39,8 @@ def processor_payment(enrollment_id: str, agent: str) -> dict[str, Any]:
 
 async def storefront_agent(stack: Any, *roles: str) -> str:
     username = f"store.{secrets.token_hex(3)}"
-    assert await create_agent(stack.db, AgentSpec("DEMO", username, PASSWORD, roles=roles))
+    # No API password: a storefront's `payments` trusts the vendor's credential (support's is this test's choice).
+    assert await create_agent(stack.db, AgentSpec("DEMO", username, PASSWORD, roles=roles, no_api_password=True))
     return username
 
 

@@ -8,6 +8,7 @@ from sqlmodel import select
 from models.agents import Signature
 from tests.support.builders import body
 from tests.support.images import GIF, JPEG, b64, data_uri, png
+from tests.support.lines import SUPPORT
 
 DEMO = {"vendor_id": "DEMO", "username": "demo.api", "password": "demo-pass-1", "pin": "1234"}
 OTHER = {"vendor_id": "OTHER", "username": "other.api", "password": "other-pass-1", "pin": "4321"}
@@ -133,7 +134,7 @@ async def test_check_signature_without_id_needs_the_agents_own_signature(api):
     await saved(api)
     assert (await api.call("/agent", check(code)))["msg"] == "Signature verified"
     # Another agent of the vendor has none on file.
-    assert_refused(await api.call("/agent", check(code, agent_id="demo.support")), "Signature not found")
+    assert_refused(await api.call("/agent", check(code, **SUPPORT)), "Signature not found")
 
 
 async def test_check_signature_must_belong_to_enroll_id_when_given(api):

@@ -46,13 +46,13 @@ def test_local_activities_of_one_workflow_task_are_one_action() -> None:
 
 
 def test_a_port_polled_by_retries_to_completion() -> None:
-    # PortInWorkflow: started [1] = 1; upsert PORT_PENDING [5] = 1; watch_port [6] whose 4th attempt [7] saw
-    # CONFIRMED (1 + 3 retries), then one [12] whose 3rd [13] saw COMPLETED (1 + 2 retries); the record's local
-    # activity, marker [18] of task [17] = 1; upsert ACTIVE with the MDN [19] = 1. 1 + 1 + 7 + 1 + 1 = 11 actions
-    # over 7 polls, no timer.
+    # PortInWorkflow: started [1] = 1; upsert PORT_PENDING [5] = 1; watch_port [6] whose 3rd attempt [7] saw
+    # CONFIRMED (1 + 2 retries), then one [12] whose 3rd [13] saw COMPLETED (1 + 2 retries); the record's local
+    # activity, marker [18] of task [17] = 1; upsert ACTIVE with the MDN [19] = 1. 1 + 1 + 6 + 1 + 1 = 10 actions
+    # over 6 polls, no timer.
     history = recorded("port_in_completed")
-    assert count(history) == Actions(starts=1, activities=2, retries=5, local_activity_tasks=1, upserts=2)
-    assert (count(history).total, polls(history), count(history).timers) == (11, 7, 0)
+    assert count(history) == Actions(starts=1, activities=2, retries=4, local_activity_tasks=1, upserts=2)
+    assert (count(history).total, polls(history), count(history).timers) == (10, 6, 0)
 
 
 def test_a_signal_counts_where_it_lands() -> None:

@@ -4,16 +4,14 @@ exited 0 and dropped --role and --password); `agent list` prints a vendor's agen
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlmodel import select
-from typer.testing import CliRunner, Result
+from typer.testing import CliRunner
 
 from cli.accounts import AGENT_PASSWORD
-from cli.main import app as cli
 from models.auth import Agent, ApiUser, Vendor
 from models.crypto import verify_secret
 from models.db import Database
@@ -29,23 +27,6 @@ DEMO_AGENTS = (
     "demo.secure\tagent\tactive\n"
     "demo.support\tagent,support\tactive\n"
 )
-
-
-@pytest.fixture
-def lineup(sqlite_url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Runs `lineup ARGS…` on this test's copy of the seeded database, off the event loop (it runs its own)."""
-    monkeypatch.setenv("LINEUP_DATABASE_URL", sqlite_url)
-    monkeypatch.setenv("LINEUP_DATA_DIR", str(data_dir))
-    from models.settings import get_settings
-
-    def invoke(*args: str) -> Result:
-        get_settings.cache_clear()
-        try:
-            return runner.invoke(cli, list(args))
-        finally:
-            get_settings.cache_clear()
-
-    return lambda *args: asyncio.to_thread(invoke, *args)
 
 
 async def stored(sqlite_url: str, data_dir: Path, vendor: str, username: str) -> tuple[dict[str, Any], bool]:
@@ -88,7 +69,7 @@ async def test_agent_create_of_an_existing_agent_exits_1_and_changes_nothing(
 async def test_agent_create_of_a_new_agent_exits_0_and_is_listed(lineup):
     created = await lineup(
         "agent", "create", "--vendor-id", "demo", "--username", "demo.new", "--password", "new-pass-1",
-        "--role", "agent", "--role", "support",
+        "--role", "agent", "--role", "support", "--require-api-password", "api-pass-3",
     )  # fmt: skip
     assert (created.exit_code, created.stdout) == (0, "agent demo.new created\n")
     listed = await lineup("agent", "list", "--vendor-id", "DEMO")
@@ -99,13 +80,17 @@ async def test_agent_create_of_a_new_agent_exits_0_and_is_listed(lineup):
 async def test_agent_list_prints_only_that_vendors_agents_by_username(lineup):
     # OTHER gets an agent of DEMO's agent's name (a username is its vendor's own): it must not show under DEMO.
     twin = await lineup(
-        "agent", "create", "--vendor-id", "OTHER", "--username", "demo.agent", "--password", "p", "--role", "support"
-    )
+        "agent", "create", "--vendor-id", "OTHER", "--username", "demo.agent", "--password", "p", "--role", "support",
+        "--no-api-password",
+    )  # fmt: skip
     assert twin.exit_code == 0, twin.output
     demo = await lineup("agent", "list", "--vendor-id", "demo")
     assert (demo.exit_code, demo.stdout, demo.stderr) == (0, DEMO_AGENTS, "")
     other = await lineup("agent", "list", "--vendor-id", "other")
-    assert (other.exit_code, other.stdout) == (0, "demo.agent\tsupport\tactive\nother.agent\tagent\tactive\n")
+    assert (other.exit_code, other.stdout) == (
+        0,
+        "demo.agent\tsupport\tactive\tno-api-password\nother.agent\tagent\tactive\n",
+    )
 
 
 async def test_agent_list_of_a_vendor_without_agents_prints_no_line(lineup):

@@ -3,24 +3,13 @@ refuses a changed body, another secret and an old timestamp."""
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from adapters.webhooks import sign
+from tests.support.webhooks import verifier
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "webhooks.md"
-
-
-def verifier() -> tuple[str, Callable[..., bool]]:
-    [code] = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-    space: dict[str, object] = {}
-    exec(code, space)
-    verify = space["verify"]
-    assert callable(verify)
-    return code, verify
 
 
 def test_the_docs_verifier_is_ten_lines_and_checks_lineups_signature() -> None:

@@ -50,6 +50,8 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
             "support",
             "--role",
             "payments",  # decisions.md "Permissions": granted at provisioning
+            "--require-api-password",  # support's: decisions.md "Who calls"
+            "api-pass-9",
             "--email",
             f"{name}@example.com",
         ),
@@ -68,12 +70,12 @@ async def test_cli_created_agent_can_authenticate_and_call(db_url, data_dir, mon
         async with api.db.transaction() as session:
             agent = (await session.exec(select(Agent).where(col(Agent.username) == name))).one()
         assert agent.role_set == {"agent", "support", "payments"}
-        call = body("update_location_coordinate", agent_id=name, username=name)
+        call = body("update_location_coordinate", agent_id=name, username=name, agent_password="api-pass-9")
         assert (await api.post("/agent", call, token=login.json()["token"])).json()["msg_code"] == "RESTAPI000"
 
         disabled = await asyncio.to_thread(lineup, monkeypatch, db_url, data_dir, "agent", "disable", name)
         assert disabled.exit_code == 0
-        refused = await api.call("/agent", call, vendor=vendor)
+        refused = (await api.post("/agent", call, token=await api.token(vendor, name))).json()
         assert refused["msg"] == "Invalid Agent Id"
 
 

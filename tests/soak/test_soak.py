@@ -51,6 +51,10 @@ async def test_a_short_soak_counts_every_accepted_line_once_through_a_worker_kil
 
     written = json.loads(result.json_path.read_text())
     assert written["counts"]["lines"] == counts.lines and len(written["orders"]) == len(result.run.orders)
+    # Every event reached the soak's receiver, and its lag is reported (issue 35).
+    lag = written["webhook_lag"]
+    assert lag["events"] > 0 and lag["not_received"] == 0 and lag["p99_s"] is not None, lag
+    assert f"webhooks    {lag['events']} events received, lag p50" in result.table
     settings = written["settings"]
     assert all(port_is_free("127.0.0.1", int(settings[name])) for name in PORTS)  # every process stopped
     database = urlsplit(settings["LINEUP_DATABASE_URL"]).path.lstrip("/")

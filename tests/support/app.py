@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlmodel import select
+from sqlmodel import col, select
 
 from api.catalog import CATALOG
 from api.main import create_app
@@ -71,9 +71,12 @@ class ApiClient:
     async def token(self, vendor: str = "DEMO", username: str | None = None) -> str:
         async with self.db.transaction() as transaction:
             session = transaction
-            query = select(ApiUser).join(Vendor).where(Vendor.code == vendor)
-            if username:
-                query = query.where(ApiUser.username == username)
+            query = select(ApiUser).join(Vendor).where(Vendor.code == vendor).order_by(col(ApiUser.id))
+            # Without a username, the vendor's own API user: an agent's own (`agent create --pin`) acts as that
+            # agent only (decisions.md, "Who calls").
+            query = (
+                query.where(ApiUser.username == username) if username else query.where(col(ApiUser.agent_id).is_(None))
+            )
             user = (await session.exec(query)).first()
             assert user is not None and user.id is not None
             owner = auth.TokenOwner(vendor_id=user.vendor_id, api_user_id=user.id, login_log_id=None)

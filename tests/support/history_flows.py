@@ -11,18 +11,21 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any, Protocol
 from unittest import mock
 
-from sqlmodel import select
+from sqlalchemy import update
+from sqlmodel import col, select
 
 from api import payment as charges
 from api.porting import signature
 from models.mail import MailOutbox
-from models.types import luhn_ok
-from tests.support.builders import body, create, imei, line, new_iccid
+from models.porting import PortIn
+from models.types import luhn_ok, utcnow
+from tests.support.builders import PORT_FIELDS, body, create, imei, line, new_iccid
 from tests.support.left_behind import created_while_temporal_was_away, sweep_now, while_temporal_is_away
-from tests.support.lines import SUPPORT, event_types, wait_for, waiting_line
+from tests.support.lines import OTHER, SUPPORT, event_types, wait_for, waiting_line
 from tests.support.ports import FAST_POLLS, done_at_the_carrier, polled, port_number, ported_line, query, wait_for_port
 from tests.support.taxes import tax
 from tests.support.waiting import attempted, eventually
@@ -188,6 +191,24 @@ async def port_in_corrected(rec: Recorder) -> None:
     assert (await stack.call("/port", fix))["msg_code"] == "RESTAPI000"
     await wait_for_port(stack, query(enrollment_id, sim, number), "COMPLETED")
     await rec.keep("port_in_corrected", f"port-{enrollment_id}", closed=True)
+
+
+async def port_in_gave_way(rec: Recorder) -> None:
+    """RESOLUTION_REQUIRED past the port hold (issue 35, item 3): another vendor's port of the number is taken,
+    and the port's workflow is told to end CANCELLED (its `gave_way` signal)."""
+    stack = rec.stack
+    enrollment_id, sim, number = await ported_line(stack, **PERSON, **{**PORT_OWNER, "port_account_number": "ACC0000"})
+    await wait_for_port(stack, query(enrollment_id, sim, number), "RESOLUTION_REQUIRED")
+    async with stack.db.transaction() as session:  # the port hold's 24 hours pass
+        order = col(PortIn.enrollment_id) == enrollment_id
+        await session.execute(update(PortIn).where(order).values(held_since=utcnow() - timedelta(days=2)))
+    other = await stack.call("/enrollment", body("check_service_availability", **OTHER), vendor="OTHER")
+    newer = other["data"]["enrollment_id"]
+    fields = {**PORT_FIELDS, **PERSON, **PORT_OWNER, "port_number": number, "phone_type": "4G", "uiccid": new_iccid()}
+    taken = await stack.call("/customer", create(newer, line(newer, **fields), **OTHER), vendor="OTHER")
+    assert taken["msg_code"] == "RESTAPI000", taken
+    await wait_for(stack, [enrollment_id], {"PORT_CANCELLED"})
+    await rec.keep("port_in_gave_way", f"port-{enrollment_id}", closed=True)
 
 
 async def port_in_pending_and_rejected(rec: Recorder) -> None:
@@ -384,6 +405,7 @@ FLOWS: dict[str, tuple[Flow, dict[str, Any]]] = {
     "port_in_corrected": (port_in_corrected, FAST_POLLS),
     "port_in_pushed": (port_in_pushed, {"port_push_secret": PUSH_SECRET, "port_push_fallback_seconds": 3600.0}),
     "port_in_pending_and_rejected": (port_in_pending_and_rejected, FAST_POLLS),
+    "port_in_gave_way": (port_in_gave_way, FAST_POLLS),
     "activation_later": (activation_later, {}),
     "esim_assignment": (esim_assignment, {}),
     "port_after_creation": (port_after_creation, FAST_POLLS),

@@ -10,13 +10,15 @@ from typing import Any
 from sqlmodel import col, select
 from temporalio.service import RPCError
 
+from cli.accounts import SUPPORT_API_PASSWORD
 from models.enrollment.lines import Line
 from models.events import LineEvent
 from tests.support.builders import body, create, line, new_iccid
 from tests.support.received import carrier_lines
 from tests.support.waiting import eventually
 
-SUPPORT = {"agent_id": "demo.support"}
+# demo.support gives its API password on every call (decisions.md, "Who calls").
+SUPPORT = {"agent_id": "demo.support", "agent_password": SUPPORT_API_PASSWORD}
 OTHER = {"agent_id": "other.agent"}
 
 

@@ -13,6 +13,7 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError, Wor
 
 from models.mail import MailOutbox
 from tests.support.builders import body
+from tests.support.lines import SUPPORT
 from tests.support.mail_relay import REFUSING_PORT
 from tests.support.waiting import eventually
 from workflows.mail import MailDeliveryWorkflow
@@ -95,7 +96,6 @@ async def test_a_relays_permanent_refusal_is_final_and_said_so(refusing_relay, s
     assert again["errors"] == refused["errors"]
 
 
-SUPPORT = {"agent_id": "demo.support"}
 TWO_SECONDS = 2 / 3600
 
 

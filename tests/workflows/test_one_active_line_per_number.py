@@ -1,6 +1,6 @@
 """Ports of a number Lineup holds (decisions.md, "Porting a number Lineup holds"; issue 27, findings 2 and 7): a
 port-in of a number an active line of any vendor holds goes only with that line's account number and PIN, as
-a losing carrier checks a port-out; otherwise it is RESOLUTION_REQUIRED (8A account, 6B PIN), never completes,
+a losing carrier checks a port-out; otherwise it is RESOLUTION_REQUIRED (8A, one refusal for either), never completes,
 and no answer names the holding line, its enrollment or its vendor. With them the port completes and the line
 that held the number is PORTED_OUT. A number with a port in progress on another line is refused at intake, even
 four at once."""
@@ -49,7 +49,7 @@ async def test_another_vendors_port_without_the_holders_account_never_completes_
     assert answer["msg_code"] == "RESTAPI000", answer
     status = await wait_for_port(stack, query(enrollment_id, sim, number), "RESOLUTION_REQUIRED")
     [record] = status["data"]["records"]
-    assert record["resolution_description"] == "Account number required or incorrect"
+    assert record["resolution_description"] == "Account number or PIN does not match"  # never which of the two
     other_pin = "0001" if pin != "0001" else "0002"
     wrong_pin = body(
         "update_portin", enroll_id=enrollment_id, port_account_number=customer_id, port_account_password=other_pin

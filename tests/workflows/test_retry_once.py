@@ -13,9 +13,8 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api import support as retries
 from tests.support.builders import body, create, line
-from tests.support.lines import stored_line, until_status
+from tests.support.lines import SUPPORT, stored_line, until_status
 
-SUPPORT = {"agent_id": "demo.support"}
 # One carrier attempt parks a line in STUCK; its own slow retry stays out of the way of the test.
 PACED = {"carrier_max_attempts": 1, "sync_wait_seconds": 1, "stuck_retry_minutes": 600}
 

@@ -15,7 +15,7 @@ from tests.support.statements import counted
 from tests.support.stuck_lines import PACED, stuck_on_a_sim_in_use
 
 CREATE_STATEMENTS, CREATE_TRANSACTIONS = 16, 4
-RETRY_STATEMENTS = 8
+RETRY_STATEMENTS = 10
 
 
 async def workflow_ended(stack, workflow_id: str) -> None:
@@ -50,8 +50,9 @@ async def test_a_one_line_create_is_at_most_16_statements_in_4_transactions(stac
 
 
 @pytest.mark.parametrize("settings_overrides", [PACED])
-async def test_a_support_retry_is_at_most_8_statements_in_the_api(stack):
-    """The request: its claim of the stuck line (STUCK → RETRYING) with its event, the token's chain, its audit;
+async def test_a_support_retry_is_at_most_10_statements_in_the_api(stack):
+    """The request: support's API password (its throttle's claim and settlement, issue 35: support gives it on every
+    call), its claim of the stuck line (STUCK → RETRYING) with its event, the token's chain, its audit;
     the worker's retried activation is two statements more and the record's three (printed)."""
     sim = new_iccid()
     stuck = await stuck_on_a_sim_in_use(stack, sim)

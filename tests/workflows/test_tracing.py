@@ -71,7 +71,7 @@ async def test_tracing_is_off_without_an_endpoint(data_dir, sqlite_url, temporal
     client = await connect(settings)
     assert client.config()["interceptors"] == []
     async with ApiClient.running(settings) as api:
-        assert [m.cls.__name__ for m in api.app.user_middleware] == ["Edge"]
+        assert [m.cls.__name__ for m in api.app.user_middleware] == ["TrustedProxies", "Edge"]  # no tracing one
 
 
 class Collector(BaseHTTPRequestHandler):

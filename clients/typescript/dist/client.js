@@ -4,6 +4,7 @@
  */
 import { Actions, VERSION } from "./actions.js";
 import { Attempts, Call, RETRY, authenticated } from "./calls.js";
+import { UnexpectedAnswer } from "./errors.js";
 const AUTHENTICATE = "/authenticate";
 /** At most `free` holders at once; the others wait in line. */
 class Sessions {
@@ -27,6 +28,8 @@ class Sessions {
             this.free += 1;
     }
 }
+/** A 3xx answer, or the opaque one a browser's fetch gives for it under `redirect: "manual"` (status 0). */
+const isRedirect = (response) => response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export class Lineup extends Actions {
     baseUrl;
@@ -99,7 +102,15 @@ export class Lineup extends Actions {
         const timer = setTimeout(() => abort.abort(), this.#timeoutMs);
         try {
             const json = typeof body === "string" ? body : JSON.stringify(body);
-            const response = await this.#fetch(this.baseUrl + path, { method: "POST", headers, body: json, signal: abort.signal });
+            // A redirect is never followed, to another origin or this one: fetch would send the body (the password and
+            // PIN of /authenticate) and the token header on to wherever the answer points.
+            const init = { method: "POST", headers, body: json, signal: abort.signal, redirect: "manual" };
+            const response = await this.#fetch(this.baseUrl + path, init);
+            if (isRedirect(response)) {
+                await response.body?.cancel().catch(() => undefined); // the connection, not the page, is wanted
+                const location = response.headers.get("location") ?? "another URL";
+                return { error: new UnexpectedAnswer(response.status, `a redirect to ${location}, not followed`) };
+            }
             return answered(response.status, await response.text());
         }
         catch (error) {

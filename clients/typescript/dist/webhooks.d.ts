@@ -6,6 +6,7 @@
 export declare const SIGNATURE_HEADER = "Lineup-Signature";
 /**
  * True when `body` (the raw request body, before any parsing) was signed by Lineup with `secret` within
- * `tolerance` seconds of now.
+ * `tolerance` seconds of now; false for anything else, a malformed or missing header included (never a throw: the
+ * header comes from whoever reached the receiver).
  */
-export declare function verifyWebhook(secret: string, header: string, body: string | Uint8Array, tolerance?: number): Promise<boolean>;
+export declare function verifyWebhook(secret: string, header: string | null | undefined, body: string | Uint8Array, tolerance?: number): Promise<boolean>;

@@ -5,6 +5,7 @@
 
 import { Actions, VERSION } from "./actions.js";
 import { Attempts, Call, RETRY, authenticated, type Retry, type Step } from "./calls.js";
+import { UnexpectedAnswer } from "./errors.js";
 
 const AUTHENTICATE = "/authenticate";
 
@@ -49,6 +50,10 @@ class Sessions {
     else this.free += 1;
   }
 }
+
+/** A 3xx answer, or the opaque one a browser's fetch gives for it under `redirect: "manual"` (status 0). */
+const isRedirect = (response: Response) =>
+  response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -132,7 +137,15 @@ export class Lineup extends Actions {
     const timer = setTimeout(() => abort.abort(), this.#timeoutMs);
     try {
       const json = typeof body === "string" ? body : JSON.stringify(body);
-      const response = await this.#fetch(this.baseUrl + path, { method: "POST", headers, body: json, signal: abort.signal });
+      // A redirect is never followed, to another origin or this one: fetch would send the body (the password and
+      // PIN of /authenticate) and the token header on to wherever the answer points.
+      const init: RequestInit = { method: "POST", headers, body: json, signal: abort.signal, redirect: "manual" };
+      const response = await this.#fetch(this.baseUrl + path, init);
+      if (isRedirect(response)) {
+        await response.body?.cancel().catch(() => undefined); // the connection, not the page, is wanted
+        const location = response.headers.get("location") ?? "another URL";
+        return { error: new UnexpectedAnswer(response.status, `a redirect to ${location}, not followed`) };
+      }
       return answered(response.status, await response.text());
     } catch (error) {
       return attempts.lost(error, abort.signal.aborted);

@@ -97,7 +97,9 @@ class Lineup(SyncActions):
             retry=retry,
         )
         self._sessions = threading.BoundedSemaphore(max_sessions)
-        self._http = httpx.Client(timeout=timeout, transport=transport, headers={"user-agent": USER_AGENT})
+        self._http = httpx.Client(
+            timeout=timeout, transport=transport, headers={"user-agent": USER_AGENT}, follow_redirects=False
+        )
 
     @property
     def login_log_otp(self) -> str | None:
@@ -127,7 +129,7 @@ class Lineup(SyncActions):
             response = self._http.post(self._settings.base_url + call.path, json=call.body, headers={"token": token})
         except httpx.TransportError as error:
             return call.attempts.lost(error)
-        return call.answered(response.status_code, response.content)
+        return call.answered(response.status_code, _answer(response))
 
     def _authenticate(self, attempts: Attempts) -> str:
         settings = self._settings
@@ -137,7 +139,7 @@ class Lineup(SyncActions):
             except httpx.TransportError as error:
                 step, otp = attempts.lost(error), None
             else:
-                step, otp = Login.answered(response.status_code, response.content, attempts)
+                step, otp = Login.answered(response.status_code, _answer(response), attempts)
             if (token := settings.authenticated(step, otp)) is not None:
                 return token
             time.sleep(step.wait)
@@ -183,7 +185,9 @@ class AsyncLineup(AsyncActions):
             retry=retry,
         )
         self._sessions = asyncio.Semaphore(max_sessions)
-        self._http = httpx.AsyncClient(timeout=timeout, transport=transport, headers={"user-agent": USER_AGENT})
+        self._http = httpx.AsyncClient(
+            timeout=timeout, transport=transport, headers={"user-agent": USER_AGENT}, follow_redirects=False
+        )
 
     @property
     def login_log_otp(self) -> str | None:
@@ -214,7 +218,7 @@ class AsyncLineup(AsyncActions):
             response = await self._http.post(url, json=call.body, headers={"token": token})
         except httpx.TransportError as error:
             return call.attempts.lost(error)
-        return call.answered(response.status_code, response.content)
+        return call.answered(response.status_code, _answer(response))
 
     async def _authenticate(self, attempts: Attempts) -> str:
         settings = self._settings
@@ -224,7 +228,7 @@ class AsyncLineup(AsyncActions):
             except httpx.TransportError as error:
                 step, otp = attempts.lost(error), None
             else:
-                step, otp = Login.answered(response.status_code, response.content, attempts)
+                step, otp = Login.answered(response.status_code, _answer(response), attempts)
             if (token := settings.authenticated(step, otp)) is not None:
                 return token
             await asyncio.sleep(step.wait)
@@ -239,3 +243,11 @@ class AsyncLineup(AsyncActions):
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def _answer(response: httpx.Response) -> bytes:
+    """The answer's body; for a redirect, words saying it was not followed. None is: the login's password and PIN,
+    a call's body and its token go to the base URL only (httpx follows a redirect only when told, and never is)."""
+    if response.is_redirect:
+        return f"a redirect to {response.headers['location']}, not followed".encode()
+    return response.content
