@@ -37,8 +37,9 @@ class WebhookActivities:
 
     @activity.defn
     async def queued_deliveries(self, dispatch: Dispatch) -> list[DeliveryJob]:
-        """The deliveries waiting for a workflow, as soon as there are any (or none after poll_seconds): at most
-        LINEUP_WEBHOOK_CONCURRENCY, which the dispatcher starts together; the next look takes the rest."""
+        """The deliveries waiting for their first attempt, as soon as there are any (or none after poll_seconds): at
+        most LINEUP_WEBHOOK_CONCURRENCY, whose first attempts `first_attempts` makes together; the next look takes
+        the rest."""
         ends = time.monotonic() + dispatch.poll_seconds
         while True:
             async with self._db.transaction(write=False) as session:
