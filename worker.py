@@ -16,7 +16,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.registry import OutageInterceptor, built_activities
-from api.temporal import connect_until_up, ensure_dispatch, ensure_sweep_schedule
+from api.temporal import connect_until_up, ensure_dispatch, ensure_registered, ensure_sweep_schedule
 from models import support
 from models.db import Database
 from models.observability import configure_logging, temporal_runtime
@@ -40,6 +40,7 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
     """Connects (with the SDK's metrics endpoint when LINEUP_WORKER_METRICS_PORT is not 0) and polls until `stop`."""
     # The runtime must exist before the client: the SDK's metrics are those of the runtime a client uses.
     client = await connect_until_up(settings, runtime=temporal_runtime(settings.worker.metrics_port))
+    await ensure_registered(client, settings.temporal.namespace)
     await ensure_sweep_schedule(client, settings)
     async with running_worker(settings, client):
         log.info("worker polling", extra={"fields": {"task_queue": settings.temporal.task_queue}})

@@ -1,11 +1,13 @@
 """The enrollment domain's activities: a line's store writes (idempotent, keyed by enrollment id, so a retried
-activity or a repeated request finds the row it already wrote), its carrier activation, an eSIM profile reserved
+activity or a repeated request finds the row it already wrote), its carrier activation (a line's own, or an
+order's first try of all its lines at once, in one statement per kind of row), an eSIM profile reserved
 before activation, and the domain's carrier lookups. Each reads what it needs of a line by enrollment id, so no
 PII passes through workflow history, and calls the carrier with the step's idempotency key; a failed call
 records its attempt and the carrier's refusal in the event log."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -24,16 +26,21 @@ from models.enrollment.lines import (
     CarrierList,
     EsimAssigned,
     EsimRequest,
+    FirstTries,
+    FirstTryOutcome,
     InquiryRequest,
     Line,
     LineActivated,
     LineInquiryAnswer,
     LineState,
     LineStatus,
+    Recorded,
     SimChange,
     begin_activation,
+    begin_activations,
     get_line,
     record_activation,
+    record_activations,
     set_status,
 )
 from models.envelope import CARRIER_REJECTED
@@ -85,6 +92,46 @@ class EnrollmentActivities:
                 ):
                     await _activated(transaction, eid, line, done.mdn, new_profile=profile is not None)
         return LineActivated(mdn=done.mdn, msid=done.msid, msl=done.msl, iccid=done.iccid)
+
+    @activity.defn
+    async def activate_all_and_record(self, tries: FirstTries) -> list[FirstTryOutcome]:
+        """The order's first try of its lines' activations, in one local activity and two transactions whatever
+        the number of lines: every line ACTIVATING in one statement, the carrier's activations at once (each under
+        its step's key, answered within the activity's time less what recording takes), then every activation
+        recorded in one statement with its events. Each line's outcome is its own: a line refused or unanswered
+        fails none of the others. The carrier answers a repeated key with the same line and a line recorded
+        already is not recorded again, so a repeated try repeats nothing; the database away fails the whole try
+        (DATABASE_UNAVAILABLE), as activate_and_record does."""
+        calls = {call.enrollment_id: call for call in tries.calls}
+        async with database_outage():
+            async with self._db.transaction() as transaction:
+                shipments = {eid: _shipment_reference(eid) for eid in calls}
+                lines = await begin_activations(transaction, shipments, now=utcnow())
+            within = _answer_within()
+            tried = await asyncio.gather(*(self._try(calls[eid], lines[eid], within) for eid in calls))
+            answers = dict(zip(calls, tried, strict=True))
+            new = {eid: answer for eid, answer in answers.items() if isinstance(answer, Recorded)}
+            if new:
+                async with self._db.transaction() as transaction:
+                    recorded = await record_activations(transaction, new, now=utcnow())
+                    for eid in recorded:
+                        profile = new[eid].profile is not None
+                        await _activated(transaction, eid, lines[eid], new[eid].mdn, new_profile=profile)
+        return [_outcome(eid, answer) for eid, answer in answers.items()]
+
+    async def _try(self, call: CarrierCall, line: Activating, within: float | None) -> Recorded | str | None:
+        """One line's activation for activate_all_and_record: what to record, the carrier's refusal, or None."""
+        if line.status == LineStatus.ACTIVE and line.mdn:  # recorded by an earlier attempt
+            return Recorded(line.mdn, line.msid or "", line.msl or "", line.iccid, None)
+        try:
+            done = await asyncio.wait_for(self._activate(call, line), within)
+            return Recorded(
+                done.mdn, done.msid, done.msl, done.iccid, self._sealed_profile(done) if line.is_esim else None
+            )
+        except ApplicationError as error:  # recorded by outcome_recorded: the refusal's words are the line's error
+            return error.message if error.type == CARRIER_REJECTED else None
+        except (TimeoutError, Unavailable):  # no (useful) answer in time: tried again, or by the line's workflow
+            return None
 
     async def _activate(self, call: CarrierCall, line: Activating) -> Activation:
         pii = self._cipher.open(line.pii, Fields)
@@ -181,6 +228,26 @@ async def _activated(session: Session, enrollment_id: str, line: Activating, mdn
     record(session, enrollment_id, later, line=line, mdn=mdn)
     if new_profile and line.esim_profile is None:
         record(session, enrollment_id, EventType.ESIM_ASSIGNED, line=line, mdn=mdn)
+
+
+# What a first try keeps of its time to record the answers it got (every carrier call is cut off before).
+RECORD_SECONDS = 0.25
+
+
+def _answer_within() -> float | None:
+    """How long the carrier has to answer each line of activate_all_and_record: its time, less the recording's."""
+    timeout = activity.info().start_to_close_timeout if activity.in_activity() else None
+    if not timeout:
+        return None
+    seconds = timeout.total_seconds()
+    return max(seconds - RECORD_SECONDS, seconds / 2)
+
+
+def _outcome(enrollment_id: str, answer: Recorded | str | None) -> FirstTryOutcome:
+    if isinstance(answer, Recorded):
+        activated = LineActivated(answer.mdn, answer.msid, answer.msl, answer.iccid)
+        return FirstTryOutcome(enrollment_id, activated=activated)
+    return FirstTryOutcome(enrollment_id, refused=answer)
 
 
 def _shipment_reference(enrollment_id: str) -> str:

@@ -110,7 +110,7 @@ async def save_signature(*, body: SaveSignature, ctx: Context) -> SignatureSaved
     return SignatureSaved(signature_id=str(await insert_once(ctx.uow, Signature, key, build)))
 
 
-@action("agent", interface=True)
+@action("agent", interface=True, reads_only=True)
 async def check_signature(*, body: CheckSignature, ctx: Context) -> Reply[None]:
     """Confirms a signature is on file under one of the vendor's open login-log entries: the named one (for
     enroll_id, when given), or without signature_id the acting agent's."""

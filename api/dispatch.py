@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from functools import cached_property
+from functools import cached_property, partial
 from types import ModuleType
 from typing import Generic, Never, Protocol, TypedDict, TypeVar, Unpack, cast, get_args, get_origin, get_type_hints
 
@@ -38,12 +38,14 @@ from api.access import (
     own_agent,
 )
 from api.edge import (
+    OUTAGES,
     BodyProblem,
     BodyTooLarge,
     Facts,
     JsonObject,
     describe_all,
     facts_of,
+    on_database_error,
     parse,
     refusal,
     render,
@@ -53,11 +55,11 @@ from api.temporal import TemporalLink, outside_system
 from models import auth, events
 from models.auth import AgentRef
 from models.crypto import FieldCipher
-from models.db import CommitStep, Database, Session, UnitOfWork
+from models.db import Database, Session, UnitOfWork
 from models.envelope import Envelope, LineupError, MsgCode, TokenRefused, refuse
 from models.settings import Settings
 from models.support import SnapshotCache
-from models.types import ActionRequest
+from models.types import PLAIN_TEXT, ActionRequest, plain_text
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,9 @@ class Action:
     # May carry a body up to LINEUP_MAX_AUTH_BODY_BYTES (images), read past the general limit only once the
     # token was accepted; every other action's body stays within LINEUP_MAX_BODY_BYTES.
     large_body: bool = False
+    # The handler only reads: on SQLite its request takes the write lock only to commit the token's claim, the next
+    # token and the audit row (models.db.UnitOfWork.reads); a write in it fails (the connection is query-only).
+    reads_only: bool = False
     msg: str = "Success"  # the success message, unless the handler replies with its own
     example: object = None  # an example of `data`, shown in the OpenAPI document and checked against `answer`
     summary: str = ""
@@ -238,6 +243,7 @@ class Declaration(TypedDict, total=False):
     role: str | None
     interface: bool
     large_body: bool
+    reads_only: bool
     msg: str
     example: object
 
@@ -310,6 +316,12 @@ class Catalog:
     def in_group(self, group: str) -> tuple[Action, ...]:
         return tuple(found for found in self.actions if group in found.groups)
 
+    def reads_only(self, group: str, action: object) -> bool:
+        """Whether the action a body names in a group is declared `reads_only` (False for any it names wrongly:
+        `resolve` refuses those, after the token)."""
+        found = self.by_name.get(action) if isinstance(action, str) else None
+        return found is not None and found.reads_only and group in found.groups
+
     def resolve(self, group: str, action: object) -> Action:
         """The action a body names in a group: RESTAPI102 when it names none, RESTAPI106 when it names no action,
         RESTAPI108 when the action lives in another group."""
@@ -324,15 +336,24 @@ class Catalog:
 
 
 class GroupEndpoint:
-    """One group's path, as a plain ASGI app: the dispatcher answers every outcome itself, and an unexpected
-    failure goes on to the edge's 500 envelope, so Starlette's per-route exception wrapper has nothing to add."""
+    """One group's path, as a plain ASGI app the edge calls directly (api.edge.Edge's `direct`): the dispatcher
+    answers every outcome itself, a database outage is answered here as the app's handler would, and an unexpected
+    failure goes on to the edge's 500 envelope. No router, no exception middleware on the way: they would only
+    find this endpoint and pass its answer on."""
 
     def __init__(self, group: str, catalog: Catalog) -> None:
         self.group, self.catalog = group, catalog
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = await Dispatch(Request(scope, receive), self.group, self.catalog).run()
+        request = Request(scope, receive)
+        try:
+            response = await Dispatch(request, self.group, self.catalog).run()
+        except OUTAGES as outage:  # not an outage (a bug): raised again, to the edge's 500
+            response = await _database_outage(request, outage)
         await response(scope, receive, send)
+
+
+_database_outage = on_database_error(lambda *_: None)  # an operation's path is never a console page
 
 
 class Dispatch:
@@ -341,6 +362,11 @@ class Dispatch:
         self.resources: Resources = request.app.state.resources
         self.facts: Facts = facts_of(request)
         self.large = False  # the body is past the general limit: only an action declared large_body takes it
+        self.plain = False  # no string of the body can hold a NUL or a lone surrogate (models.types.plain_text)
+        self.owner: auth.TokenOwner | None = None  # the presented token's, once accepted
+        self.chain: TokenChain | None = None
+        self.next_due = False  # the answer's token is still to be stored (by store_next)
+        self.closing: auth.AuditFacts | None = None  # the audit row of the commit under way, when it is the last
 
     async def run(self) -> Response:
         settings = self.resources.settings.api
@@ -348,21 +374,38 @@ class Dispatch:
             raw = await read_body(self.request, settings.max_body_bytes, self.facts.body_limit, self.token_first)
             payload = await parse_object(self.request, raw, settings.max_json_members)
             self.large = len(raw) > settings.max_body_bytes
+            self.plain = plain_text(raw)
             self.facts.external_transaction_id = transaction_id(payload)
             username = agent_name(payload.get("agent_id"))
             # A name no agent could have is looked up as none (the database could not even take it), and refused
             # in its turn, after the action and the source.
             lookup = None if named_agent_refusal(username) else username
             token = self.request.headers.get("token")
-            presented = await auth.present(await self.facts.uow.session(), token, username=lookup)
+            uow = self.facts.uow
+            if self.catalog.reads_only(self.group, payload.get("action")):
+                uow.reads()  # on SQLite: no write lock until the commit (UnitOfWork.reads)
+            # Read and claimed at once; should the request's transaction roll back, the claim is made again in
+            # the one that commits (a refused call still used its token). A request that only reads on SQLite
+            # claims it as it commits, in its one write.
+            session = await uow.session()
+            presented = await auth.present(session, token, username=lookup, claim=session.writes)
         except LineupError as error:  # the body or the token refused: no token is claimed, none is issued
             if isinstance(error, TokenRefused):  # a large body's token is checked before the rest is read
                 self.facts.token_failure = error.reason
             return await self.answer(refusal(error), error.rest_status)
+        claim = partial(auth.claim, hashed=presented.hashed)
+        if session.writes:
+            uow.applied(claim)
+        else:
+            uow.before_commit(claim)
         chain = TokenChain(fresh=auth.new_token())
         self.facts.fresh_token, self.facts.vendor_id = chain.fresh, presented.owner.vendor_id
         self.facts.api_user_id = presented.owner.api_user_id
-        self.facts.uow.before_commit(claim(presented, chain, self.resources.settings.auth.token_ttl_seconds))
+        self.owner, self.chain = presented.owner, chain
+        # The next token is stored by the first commit: the request's last, with its audit row, or an earlier one
+        # before an outside wait (a channel that never sees the answer has lost nothing it could have used).
+        self.next_due = True
+        uow.before_commit(self.store_next)
         try:
             envelope, rest_status = await self.serve(payload, presented, username, chain), None
         except LineupError as error:
@@ -372,7 +415,7 @@ class Dispatch:
             await self.facts.uow.rollback()
             await self.facts.uow.commit()  # an unexpected failure still used the token (the edge answers 500)
             raise
-        if chain.ended:
+        if chain.ended:  # its tokens are gone, the presented one included: none is stored for the answer
             self.facts.fresh_token = None
             envelope = replace(envelope, token="")
         return await self.answer(envelope, rest_status)
@@ -402,9 +445,9 @@ class Dispatch:
         check_role(action.role, agent)
         # A body past the general limit (three proof images) is validated off the event loop, as it was parsed.
         body = (
-            await asyncio.to_thread(validated, action.request, payload)
+            await asyncio.to_thread(validated, action.request, payload, plain=self.plain)
             if self.large
-            else validated(action.request, payload)
+            else validated(action.request, payload, plain=self.plain)
         )
         owner = presented.owner
         who = (owner.vendor_id, presented.vendor_code, owner.api_user_id, owner.login_log_id)
@@ -433,23 +476,31 @@ class Dispatch:
     async def commit_with_audit(self, code: MsgCode, rest_status: int | None) -> None:
         facts = self.facts
         facts.msg_code = code.value
-        row = facts.audit_row(self.request.url.path, status_of(self.resources.settings.api, code, rest_status))
-        facts.uow.before_commit(lambda transaction: auth.write_audit(transaction, row))
-        await facts.uow.commit()
+        row = facts.audit_row(self.request.scope["path"], status_of(self.resources.settings.api, code, rest_status))
+        if self.next_due:  # store_next runs in this commit: it writes the row with the token
+            self.closing = row
+        else:
+            facts.uow.before_commit(lambda transaction: auth.write_audit(transaction, row))
+        try:
+            await facts.uow.commit()
+        finally:
+            self.next_due = False  # store_next ran in that commit, or went with its rollback
         facts.audited = True
 
-
-def claim(presented: auth.Presented, chain: TokenChain, ttl_seconds: int) -> CommitStep:
-    """What the committing transaction must do: claim the presented token and store the answer's token (unless
-    the request ended the session)."""
-
-    async def run(transaction: Session) -> None:
-        if chain.ended:  # the request ended the session: its tokens, the presented one included, are gone
+    async def store_next(self, transaction: Session) -> None:
+        """The answer's token (none when the request ended its session or lost its token), and the audit row when
+        this is the request's last commit: in one statement where the database allows (auth.close_call)."""
+        self.next_due, closing, self.closing = False, self.closing, None
+        fresh, owner = self.facts.fresh_token, self.owner
+        assert owner is not None and self.chain is not None
+        if self.chain.ended:  # the request ended the session: its tokens are gone and none is issued
+            fresh = None
+        ttl = self.resources.settings.auth.token_ttl_seconds
+        if closing is None:
+            if fresh is not None:
+                await auth.store(transaction, fresh, owner, ttl)
             return
-        await auth.claim(transaction, presented.hashed)
-        await auth.store(transaction, chain.fresh, presented.owner, ttl_seconds)
-
-    return run
+        await auth.close_call(transaction, closing, token=fresh, owner=owner, ttl_seconds=ttl)
 
 
 async def read_object(request: Request, max_members: int) -> JsonObject:
@@ -503,11 +554,15 @@ def transaction_id(payload: JsonObject) -> str | None:
     return None
 
 
-def validated(model: type[ActionRequest], payload: JsonObject) -> ActionRequest:
+def validated(model: type[ActionRequest], payload: JsonObject, *, plain: bool = False) -> ActionRequest:
+    """`plain`: the raw body can hold no NUL and no lone surrogate (models.types.plain_text): not walked for them."""
     try:
-        return model.model_validate(payload)
+        return model.model_validate(payload, context=_PLAIN if plain else None)
     except ValidationError as problems:
         raise refuse(*describe_all(problems)) from None
+
+
+_PLAIN = {PLAIN_TEXT: True}
 
 
 def success(action: Action, result: object) -> Envelope:

@@ -90,8 +90,12 @@ _SLASHES = re.compile(r"/{2,}")
 
 
 class Edge:
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    """`direct`: the operation paths (POST only), called straight from here: the router would only find them, and
+    their endpoint answers every outcome itself (api.dispatch.GroupEndpoint), outages included."""
+
+    def __init__(self, app: ASGIApp, settings: Settings, direct: Mapping[str, ASGIApp] | None = None) -> None:
         self.app, self.settings = app, settings
+        self.direct = dict(direct or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # the lifespan's and any other scope pass through
@@ -131,7 +135,9 @@ class Edge:
             if body_done:
                 return await receive()
             try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+                # A timeout scope, not wait_for: wait_for wraps every receive in a task of its own.
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
             except TimeoutError:
                 expired = True
                 raise BodyTooSlow(api.body_timeout_seconds) from None
@@ -153,8 +159,9 @@ class Edge:
                     headers.append((b"connection", b"close"))
             await send(message)
 
+        target = self.direct.get(scope["path"], self.app) if scope["method"] == "POST" else self.app
         try:
-            await self.app(scope, bounded_receive, marked_send)
+            await target(scope, bounded_receive, marked_send)
         except Exception:
             log.exception("unexpected failure", extra={"request_id": facts.request_id})
             if not sent:
@@ -301,9 +308,12 @@ def install(app: FastAPI, page: Page) -> None:
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(BodyRefused, on_body_refused(page))
     database_error = on_database_error(page)
-    # Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
-    for outage in (sql.DBAPIError, sql.TimeoutError, asyncpg.PostgresError, OSError):
+    for outage in OUTAGES:
         app.add_exception_handler(outage, database_error)
+
+
+# Where a database outage surfaces: the driver's wrapped errors, the pool's wait, a refused socket.
+OUTAGES: tuple[type[Exception], ...] = (sql.DBAPIError, sql.TimeoutError, asyncpg.PostgresError, OSError)
 
 
 def answer(request: Request, error: LineupError) -> Response:
@@ -432,7 +442,8 @@ def parse(raw: bytes, max_members: int) -> JsonObject:
         text = raw.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
         raise BodyProblem("Request body is not UTF-8 text") from None
-    if _crowded(raw, max_members):
+    # Fewer colons than the limit in all (strings' own included): no object can hold more members, nothing to scan.
+    if raw.count(b":") > max_members and _crowded(raw, max_members):
         raise BodyProblem(f"A JSON object of the body has more than {max_members} members")
     try:
         payload = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)

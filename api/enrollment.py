@@ -5,9 +5,9 @@ check_service_availability, plan_list and company_carrier_list.
 A create is accepted all or nothing, in three steps in the request's one transaction: one read of everything it
 decides on (`read_intake`), a decision in plain code (`refusals`, tested without a database), one write of the
 claim, the lines and their customer records (`store`). Then the order's workflow (workflows.enrollment) is started
-with update-with-start and answers once each line's first carrier try has its answer, within
-LINEUP_SYNC_WAIT_SECONDS; each line goes on in a workflow of its own. A line's password is stored sealed and hashed
-with argon2 right after the commit, off the request."""
+with update-with-start and answers once each line's first carrier try has its answer, within LINEUP_SYNC_WAIT_SECONDS;
+only a line with work left goes on in a workflow of its own (a done line answers from its row). A line's password
+is stored sealed and hashed with argon2 right after the commit, off the request."""
 
 from __future__ import annotations
 
@@ -789,7 +789,7 @@ async def check_service_availability(*, body: CheckServiceAvailability, ctx: Con
     )
 
 
-@action("plan", example=PLANS)
+@action("plan", example=PLANS, reads_only=True)
 async def plan_list(*, body: PlanList, ctx: Context) -> list[PlanItem]:
     """The plans a channel can sell: every active plan, one plan, or those sold in a ZIP (every covered ZIP sells
     them all)."""

@@ -101,9 +101,11 @@ def create_app(
     )
     app.state.settings = settings
     codec = CodecEndpoint(settings)
+    operations = {f"{base}/{group}": GroupEndpoint(group, CATALOG) for group in CATALOG.groups}
     app.router.routes.extend(
         [
-            *(Route(f"{base}/{group}", GroupEndpoint(group, CATALOG), methods=["POST"]) for group in CATALOG.groups),
+            # Routed for the other methods' answers (405) and the OpenAPI document; a POST goes from the edge.
+            *(Route(path, endpoint, methods=["POST"]) for path, endpoint in operations.items()),
             Route(f"{base}/authenticate", authenticate, methods=["POST"]),
             Route(f"{base}/healthz", healthz, methods=["GET"]),
             Route(f"{base}/readyz", readyz, methods=["GET"]),
@@ -118,7 +120,7 @@ def create_app(
     app.include_router(console.router, prefix=base)
     openapi.install(app, base_path=base, public=settings.docs_public)
     edge.install(app, page=console.problem_page)
-    app.add_middleware(edge.Edge, settings=settings)
+    app.add_middleware(edge.Edge, settings=settings, direct=operations)
     # Outside the edge: every part of the app sees the address LINEUP_TRUSTED_PROXIES allows, whatever server runs it.
     app.add_middleware(edge.TrustedProxies, settings=settings)
     observed = settings.observability

@@ -147,7 +147,7 @@ async def make_payment(*, body: MakePayment, ctx: Context) -> Payment:
     return answer(payment)
 
 
-@action("payment", example=DETAILS)
+@action("payment", example=DETAILS, reads_only=True)
 async def payment_details(*, body: PaymentDetails, ctx: Context) -> PaymentDetailsData:
     """What make_payment would charge for plans (one or a list, each for its months) where the customer lives (a
     ZIP, or an enrollment id's): prices, the same carrier tax by name, total. Coupons are recorded by

@@ -111,7 +111,9 @@ class PushRefused(Exception):
         self.status, self.reason = status, reason
 
 
-@action("port", interface=True, agent_required=False, msg="Port-in status: CONFIRMED", example=PORT_QUERY)
+@action(
+    "port", interface=True, agent_required=False, msg="Port-in status: CONFIRMED", example=PORT_QUERY, reads_only=True
+)
 async def query_portin(*, body: QueryPortin, ctx: Context) -> Reply[PortQuery]:
     """The status of a pending port-in order, named by its enrollment id, ESN or SIM and number together: from
     the port's workflow (no carrier call), or from the database once it is gone."""
@@ -170,7 +172,7 @@ async def create_portin_v2_when_create_customer_was_called_without_portin_tag(
     return Reply(msg, created)
 
 
-@action("port", example=PORT_LIST)
+@action("port", example=PORT_LIST, reads_only=True)
 async def get_list(*, body: GetPortList, ctx: Context) -> PortList:
     """The port orders of line `enroll_id`, or with get_child_list Y of every line of its account; the old
     account number shown by its last 4 digits only."""

@@ -32,10 +32,10 @@ from temporalio.client import (
     WorkflowFailureError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.common import SearchAttributeIndexedValueType, WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.runtime import Runtime
-from temporalio.service import RPCError, TLSConfig
+from temporalio.service import RPCError, RPCStatusCode, TLSConfig
 from temporalio.types import ReturnType, SelfType
 
 from models.crypto import data_converter, load_key
@@ -244,14 +244,37 @@ async def register(client: Client, namespace: str) -> None:
     """Adds every attribute to the namespace (idempotent: an existing one only makes the server log a warning).
     Needed before a worker runs a workflow that sets one (temporal.md)."""
     request = AddSearchAttributesRequest(
-        namespace=namespace, search_attributes={key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for key in ALL}
+        namespace=namespace,
+        search_attributes={key.name: IndexedValueType.ValueType(key.indexed_value_type) for key in ALL},
     )
     await client.operator_service.add_search_attributes(request)
 
 
+async def ensure_registered(client: Client, namespace: str) -> None:
+    """Every worker registers the attributes as it starts, before it polls: a workflow setting one the namespace
+    lacks fails its task every 10 s (temporal.md), and a dev server started again on its database (`make run`)
+    registers no attribute added to its flags since. A cluster that refuses it keeps `lineup temporal setup`'s."""
+    try:
+        await register(client, namespace)
+    except RPCError as error:
+        if error.status not in (RPCStatusCode.PERMISSION_DENIED, RPCStatusCode.UNIMPLEMENTED):
+            raise
+        log.warning("search attributes not registered (run `lineup temporal setup`): %s", error.message)
+
+
+# The CLI's names of the attribute types Lineup uses (`--search-attribute Name=Type`).
+DEV_SERVER_TYPES = {
+    SearchAttributeIndexedValueType.KEYWORD: "Keyword",
+    SearchAttributeIndexedValueType.KEYWORD_LIST: "KeywordList",
+}
+
+
 def dev_server_flags() -> list[str]:
-    """`temporal server start-dev` flags that register every attribute before any worker starts."""
-    return [flag for key in ALL for flag in ("--search-attribute", f"{key.name}=Keyword")]
+    """`temporal server start-dev` flags that register every attribute before any worker starts (on a persisted
+    database too: an attribute registered already stays, a new one is added)."""
+    return [
+        flag for key in ALL for flag in ("--search-attribute", f"{key.name}={DEV_SERVER_TYPES[key.indexed_value_type]}")
+    ]
 
 
 async def ensure_dispatch(client: Client, settings: Settings) -> None:

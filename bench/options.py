@@ -28,10 +28,11 @@ class Budget:
     port_workflows: int  # T5: pending port workflows for the RSS…
     round_ports: int  # …and ports polling together in the measured round (terminated after it)
     ports_budget_s: float  # T5 starts no workflow after this long: fewer than port_workflows, said so
+    cpu_calls: int  # T1: calls one after another, in process, for the CPU per call (bench.call_cpu)
 
 
-FULL = Budget(5, 15, 40, 20, 8, 30, 3, 5, 30, 100, 60, 10_000, 400, 900)
-QUICK = Budget(2, 5, 12, 5, 2, 8, 1, 2, 8, 32, 15, 1_500, 200, 180)
+FULL = Budget(5, 15, 40, 20, 8, 30, 3, 5, 30, 100, 60, 10_000, 400, 900, 3000)
+QUICK = Budget(2, 5, 12, 5, 2, 8, 1, 2, 8, 32, 15, 1_500, 200, 180, 1000)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Options:
     loadgen: str
     postgres: str
     capacity: bool = False
+    stacks: frozenset[str] = frozenset()  # stack names (bench.stack.StackSpec.name) to run; empty: all of them
 
     @property
     def budget(self) -> Budget:
@@ -48,6 +50,9 @@ class Options:
 
     def wants(self, *targets: str) -> bool:
         return any(target in self.only for target in targets)
+
+    def runs(self, stack_name: str) -> bool:
+        return not self.stacks or stack_name in self.stacks
 
 
 def parse(argv: list[str] | None = None) -> Options:
@@ -63,8 +68,14 @@ def parse(argv: list[str] | None = None) -> Options:
     parser.add_argument(
         "--capacity", action="store_true", help="at the end, write docs/capacity.md from this run (bench.capacity)"
     )
+    parser.add_argument(
+        "--stacks",
+        default="",
+        help="comma-separated stacks, e.g. postgresql-1x1 (a bisect's one figure); default: every stack",
+    )
     args = parser.parse_args(argv)
     only = frozenset(part.strip().upper() for part in args.only.split(",") if part.strip())
     if unknown := only - set(TARGETS):
         parser.error(f"unknown targets: {', '.join(sorted(unknown))}")
-    return Options(only, args.quick, args.loadgen, args.postgres, args.capacity)
+    stacks = frozenset(part.strip() for part in args.stacks.split(",") if part.strip())
+    return Options(only, args.quick, args.loadgen, args.postgres, args.capacity, stacks)

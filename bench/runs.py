@@ -15,9 +15,10 @@ LOOKUP_KINDS = ("device", "inquiry", "nlad")
 
 @dataclass(frozen=True)
 class EnrollmentRun:
-    """One create_customer_prepaid_multiline: its EnrollmentWorkflow and each line's own workflow, which the
-    order starts after its first try — a LineWorkflow for a NEWACTIVATION line, the PortInWorkflow that does the
-    whole port (submission, polls, completion) for a PORTIN line."""
+    """One create_customer_prepaid_multiline: its EnrollmentWorkflow and the workflows of its lines with work left,
+    which the order starts after its first try — a LineWorkflow for a NEWACTIVATION line its first try did not
+    activate (one it activated has none: issue 36), the PortInWorkflow that does the whole port (submission, polls,
+    completion) for a PORTIN line."""
 
     activation_type: str  # NEWACTIVATION or PORTIN (every line of the enrollment)
     workflow_id: str

@@ -42,7 +42,7 @@ async def t2_enrollment_latency(ctx: Context) -> list[Figure]:
         latency_figure(one_key, "T2", f"{ctx.db}: create_customer_prepaid_multiline, 1 line", one),
         latency_figure(ctx.key("T2", "create_10"), "T2", f"{ctx.db}: create, 10 lines (vs 1 line)", ten),
     ]
-    figures[1].against, figures[1].goal = base_key, Goal("ratio", "<=", 4)
+    figures[1].against, figures[1].goal = base_key, Goal("ratio", "<=", 3)  # issue 36
     figures[2].against, figures[2].goal = one_key, Goal("ratio", "<=", 2)  # issue 28
     return figures + await fan_out_ceiling(ctx)
 
@@ -96,7 +96,7 @@ async def t3_activation_rate(ctx: Context) -> list[Figure]:
             ctx.key("T3", "lines_rate"), "T3", f"{ctx.db}: lines activated, {CHANNELS} channels", "lines", lines
         ),
     ]
-    figures[1].against, figures[1].goal = base_key, Goal("ratio", ">=", 0.5)
+    figures[1].against, figures[1].goal = base_key, Goal("ratio", ">=", 0.6)  # issue 36
     # Every call of the window, warm-up and tail included: availability then create, one line each.
     cpu_line = cpu_figure(ctx, "T3", "line", "NEWACTIVATION line (availability + create)", cpu.spent, made)
     figures += [cpu_line, *role_figures(ctx, "T3", cpu_line, "NEWACTIVATION line")]

@@ -1,9 +1,10 @@
 """T8: Temporal actions (issue 20, target 4), counted by bench.actions from the histories of the bench's own
 runs on the stack — the enrollments T2 and T3 made, T4's lookups, T5's polled ports — plus what T8 runs itself
 where no other scenario does: PORTIN lines followed to completion, line inquiries, and one of each other kind.
-Printed per NEWACTIVATION line (its LineWorkflow and its share of the EnrollmentWorkflow), per PORTIN line to
-completion (its PortInWorkflow and the same share), per port poll, per lookup — actions, and workflow tasks per
-line; and each workflow's history size, for the capacity model."""
+Printed per NEWACTIVATION line (its share of the EnrollmentWorkflow, and its LineWorkflow when its first try left
+it work: one its order activated has none), per PORTIN line to completion (its PortInWorkflow and the same
+share), per port poll, per lookup — actions, and workflow tasks per line; and each workflow's history size, for
+the capacity model."""
 
 from __future__ import annotations
 
@@ -130,8 +131,9 @@ class Sizes:
 
 
 async def enrollment_tally(client: Client, runs: list[EnrollmentRun], sizes: Sizes, ports: Tally) -> Tally:
-    """Per line: the enrollment's workflow and its lines' own, divided by its lines. A PORTIN line's workflow is
-    its port's too: its polls are counted in `ports`."""
+    """Per line: the enrollment's workflow and its lines' own, divided by its lines. A NEWACTIVATION line its
+    order's first try activated has no workflow of its own (issue 36); a PORTIN line's workflow is its port's
+    too: its polls are counted in `ports`."""
     tally = Tally()
     for run in runs[:SAMPLE]:
         tally.open += not await settle(client, run.workflow_id)
@@ -139,7 +141,7 @@ async def enrollment_tally(client: Client, runs: list[EnrollmentRun], sizes: Siz
             tally.open += not await settle(client, line_id)
         enrollment = await fetch(client, run.workflow_id)
         lines = [await fetch(client, wid) for wid in run.line_ids]
-        if enrollment is None or any(line is None for line in lines):
+        if enrollment is None or (run.porting and any(line is None for line in lines)):
             tally.missing += 1
             continue
         found = [line for line in lines if line is not None]

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from bench import bodies
+from bench.call_cpu import both
 from bench.client import authenticate
 from bench.context import Context
 from bench.load import Load, LoadResult, run_load
@@ -30,6 +31,8 @@ BARE_APP = "bench.bare_api:create_app"
 OWN_FLOOR_APP = "bench.floor_api:create_app"
 # Issue 28: Lineup ÷ the shared floor, on one API process as the floor runs.
 GOALS = {"sqlite": Goal("ratio", ">=", 0.5), "postgresql": Goal("ratio", ">=", 0.8)}
+# The same goals said of CPU per call (Lineup's ÷ the floor's): a call that costs 2× the floor's work, 1.25×.
+CPU_GOALS = {"sqlite": Goal("ratio", "<=", 2.0), "postgresql": Goal("ratio", "<=", 1.25)}
 
 
 def served_command(api_command: list[str], app: str, port: int) -> list[str]:
@@ -239,4 +242,25 @@ async def t1_throughput(ctx: Context) -> list[Figure]:
             figure.against = shared.key
             ratios_note(figure, {"constant": ("constant answer", constant)})
         figures.append(figure)
+    if ctx.stack.spec.api_processes == 1:
+        figures += await call_cpu_figures(ctx)
     return figures
+
+
+async def call_cpu_figures(ctx: Context) -> list[Figure]:
+    """bench.call_cpu: the API's own CPU per call, the floor's and Lineup's, one call at a time in this process —
+    the steady row beside the throughput ones (which another process's work moves by more than a regression)."""
+    database = ctx.stack.spec.database
+    found = await both(database, ctx.options.postgres, ctx.options.budget.cpu_calls)
+    client = found["client"].cpu_ms
+    floor_key, how = ctx.key("T1", "floor_call_cpu"), "in-process, one call at a time, net of the calling"
+    floor = Figure(
+        floor_key, "T1", f"{ctx.db}: CPU per call, the floor of ../shared/bench ({how}) (baseline)", "ms", "call",
+        value=found["floor"].cpu_ms - client, count=found["floor"].calls,
+    )  # fmt: skip
+    lineup = Figure(
+        ctx.key("T1", "call_cpu"), "T1", f"{ctx.db}: CPU per update_location_coordinate ({how})", "ms", "call",
+        value=found["lineup"].cpu_ms - client, count=found["lineup"].ok, against=floor_key, goal=CPU_GOALS[database],
+        note=f"calling (httpx through ASGI) {client:.3f} ms a call, taken off both",
+    )  # fmt: skip
+    return [floor, lineup]

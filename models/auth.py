@@ -10,7 +10,7 @@ import random
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Literal, NamedTuple, cast
 
@@ -296,26 +296,45 @@ async def issue(transaction: Session, owner: TokenOwner, ttl_seconds: int) -> st
 
 async def store(transaction: Session, token: str, owner: TokenOwner, ttl_seconds: int) -> None:
     """Stores `token` (its hash) as the owner's next single-use token."""
-    now = utcnow()
-    row = {"token_hash": digest(token), "issued_at": now, "expires_at": now + timedelta(seconds=ttl_seconds)}
     # A Core INSERT: the row is never read back in this session, so the ORM's unit of work is pure cost.
-    await transaction.run(_ISSUE, asdict(owner) | row)
+    await transaction.run(_ISSUE, _token_row(token, owner, ttl_seconds))
 
 
-async def present(transaction: Session, token: str | None, *, username: str | None) -> Presented:
+def _token_row(token: str, owner: TokenOwner, ttl_seconds: int) -> dict[str, object]:
+    now = utcnow()
+    return {
+        "token_hash": digest(token),
+        "vendor_id": owner.vendor_id,
+        "api_user_id": owner.api_user_id,
+        "login_log_id": owner.login_log_id,
+        "issued_at": now,
+        "expires_at": now + timedelta(seconds=ttl_seconds),
+    }
+
+
+async def present(transaction: Session, token: str | None, *, username: str | None, claim: bool = False) -> Presented:
     """The presented token, still unused and unexpired, with its vendor and the acting agent (the named one, or the
-    token's own when its API user is an agent's); else the refusal."""
+    token's own when its API user is an agent's); else the refusal. `claim`: marked used as well, in the same
+    transaction — on PostgreSQL in the same statement (a data-modifying CTE: one round trip for the read and the
+    claim), on SQLite by the conditional UPDATE right after the read (statements there cost no round trip)."""
     if not token:
         raise _token_refused("missing")
-    hashed = digest(token)
-    rows = await transaction.rows(_PRESENT, {"hashed": hashed, "username": username})
-    if not rows:
+    hashed, now = digest(token), utcnow()
+    claiming = claim and transaction.dialect == "postgresql"
+    found = await transaction.rows(
+        _PRESENT_CLAIMING if claiming else _PRESENT, {"hashed": hashed, "username": username, "now": now}
+    )
+    if not found:
         raise _token_refused("unknown")
-    row = _PresentedRow._make(rows[0])
+    row = _PresentedRow._make(found[0][: len(_PresentedRow._fields)])
     if row.token_used_at is not None:
         raise _token_refused("used")
-    if row.token_expires_at <= utcnow():
+    if row.token_expires_at <= now:
         raise _token_refused("expired")
+    if claiming and not found[0][-1]:  # unused when the statement began: a request presenting it claimed it first
+        raise _token_refused("used")
+    if claim and not claiming:
+        await _claim(transaction, hashed, now)
     owner = TokenOwner(row.token_vendor_id, row.token_api_user_id, row.token_login_log_id)
     # The outer join found the agent or nothing: with its id, every column of it is there.
     agent = AgentRef.of_entity(cast(Agent, row)) if row.id is not None else None
@@ -324,7 +343,11 @@ async def present(transaction: Session, token: str | None, *, username: str | No
 
 async def claim(transaction: Session, hashed: str) -> None:
     """Marks the presented token used. The conditional UPDATE is the whole race: one request matches the row."""
-    if await transaction.run(_CLAIM, {"hashed": hashed, "now": utcnow()}) != 1:
+    await _claim(transaction, hashed, utcnow())
+
+
+async def _claim(transaction: Session, hashed: str, now: datetime) -> None:
+    if await transaction.run(_CLAIM, {"hashed": hashed, "now": now}) != 1:
         # Lost to a request presenting the same token, or it expired, or its session ended, since `present`.
         rows = await transaction.rows(_USED_AT, {"hashed": hashed})
         raise _token_refused("unknown" if not rows else "expired" if rows[0][0] is None else "used")
@@ -448,8 +471,39 @@ async def end_login(session: Session, login_log_id: int) -> None:
 
 async def write_audit(transaction: Session, facts: AuditFacts) -> None:
     """The row, in the transaction that commits the call's work (or its own, for a call refused early)."""
-    cut = {"path": facts.path[:100], "action": (facts.action or "")[:64] or None}
-    await transaction.run(_AUDIT, asdict(facts) | cut | {"at": utcnow()})
+    await transaction.run(_AUDIT, _audit_row(facts))
+
+
+async def close_call(
+    transaction: Session, facts: AuditFacts, *, token: str | None, owner: TokenOwner, ttl_seconds: int
+) -> None:
+    """The call's last writes: its answer's token (None: the answer carries none) and its audit row; on PostgreSQL
+    in one statement (the token's INSERT as a CTE of the audit row's: one round trip for both)."""
+    if token is None:
+        await write_audit(transaction, facts)
+        return
+    values = _token_row(token, owner, ttl_seconds)
+    if transaction.dialect != "postgresql":
+        await transaction.run(_ISSUE, values)
+        await write_audit(transaction, facts)
+        return
+    issued = {f"token_{name}": value for name, value in values.items()}
+    await transaction.run(_ISSUE_AND_AUDIT, issued | _audit_row(facts))
+
+
+def _audit_row(facts: AuditFacts) -> dict[str, object]:
+    return {
+        "request_id": facts.request_id,
+        "path": facts.path[:100],
+        "action": (facts.action or "")[:64] or None,
+        "vendor_id": facts.vendor_id,
+        "api_user_id": facts.api_user_id,
+        "agent_username": facts.agent_username,
+        "msg_code": facts.msg_code,
+        "http_status": facts.http_status,
+        "duration_ms": facts.duration_ms,
+        "at": utcnow(),
+    }
 
 
 async def record_audit(uow: UnitOfWork, facts: AuditFacts) -> None:
@@ -573,5 +627,22 @@ _PRESENT = (
 _USED_AT = sqlalchemy.select(_TOKENS.c.used_at).where(_BY_HASH)
 _UNUSED = (_BY_HASH, _TOKENS.c.used_at.is_(None), _TOKENS.c.expires_at > bindparam("now"))
 _CLAIM = update(_TOKENS).where(*_UNUSED).values(used_at=bindparam("now"))
+# PostgreSQL: the claim as a data-modifying CTE of the read. The read sees the row as the statement found it (its
+# snapshot), and `claimed` says whether this statement's UPDATE took it: unused in the snapshot but not claimed is a
+# token another request claimed first (the UPDATE waited for its row lock, then found it used).
+_CLAIMED = _CLAIM.returning(_TOKENS.c.id).cte("claimed")
+_PRESENT_CLAIMING = _PRESENT.add_columns(_CLAIMED.c.id.is_not(None).label("claimed")).outerjoin(
+    _CLAIMED, _CLAIMED.c.id == _TOKENS.c.id
+)
 _ISSUE = insert(_TOKENS)
-_AUDIT = insert(table("audit_log"))
+_AUDIT_TABLE = table("audit_log")
+_AUDIT = insert(_AUDIT_TABLE)
+_TOKEN_COLUMNS = ("token_hash", "vendor_id", "api_user_id", "login_log_id", "issued_at", "expires_at")
+_AUDIT_COLUMNS = (
+    "request_id", "path", "action", "vendor_id", "api_user_id", "agent_username", "msg_code", "http_status",
+    "duration_ms", "at",
+)  # fmt: skip
+# The next token's INSERT as a CTE of the audit row's (PostgreSQL runs a data-modifying CTE whether or not the
+# statement reads it): the call's two last writes in one round trip.
+_ISSUED = _ISSUE.values({name: bindparam(f"token_{name}") for name in _TOKEN_COLUMNS}).cte("issued")
+_ISSUE_AND_AUDIT = insert(_AUDIT_TABLE).values({name: bindparam(name) for name in _AUDIT_COLUMNS}).add_cte(_ISSUED)

@@ -28,6 +28,7 @@ from pydantic import (
     PlainValidator,
     StringConstraints,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
     model_validator,
 )
@@ -534,6 +535,17 @@ def text_problems(value: object) -> Iterator[tuple[Place, str]]:
                     pending.append(((*place, key), item))
 
 
+# Validation context: the body's raw bytes held no escape and no byte a surrogate's UTF-8 form starts with, so none
+# of its strings can hold a NUL or a lone surrogate (JSON has no raw NUL in a string) and the walk is skipped.
+PLAIN_TEXT = "plain_text"
+
+
+def plain_text(raw: bytes) -> bool:
+    """True when no string parsed from this JSON body can hold a NUL or a lone surrogate: no `\\u` escape, and no
+    0xED byte (the UTF-8 form of a surrogate begins with it; so do some Hangul syllables, whose bodies are walked)."""
+    return b"\\u" not in raw and b"\xed" not in raw
+
+
 def malformed(value: object) -> bool:
     """True when `value` (text, or lists and objects of it) holds text that cannot be taken (text_problem)."""
     return next(text_problems(value), None) is not None
@@ -546,8 +558,10 @@ class WellFormedText(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _storable(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        if isinstance(data, dict):
+    def _storable(
+        cls, data: object, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo[Mapping[str, object] | None]
+    ) -> Self:
+        if isinstance(data, dict) and not (info.context or {}).get(PLAIN_TEXT):
             problems: list[InitErrorDetails] = [
                 {"type": PydanticCustomError("rule", problem), "loc": place, "input": "…"}
                 for place, problem in dict.fromkeys(text_problems(data))

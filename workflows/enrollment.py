@@ -1,18 +1,23 @@
 """The enrollment domain's workflows. EnrollmentWorkflow (`enrollment-…`, one per create) tries each line's
-carrier step (activation, or port submission) at once in local activities within LINEUP_SYNC_WAIT_SECONDS and
-answers the create's update with that; then each line goes on in a workflow of its own. LineWorkflow
-(`line-<enrollment id>`) holds one line until it is active: its carrier step under decisions.md's retry budget,
-STUCK with its error until support's retry or its own timer, the `activate` update for a line waiting for
-activation. The carrier step and the line's tracker are shared with PortInWorkflow (workflows.porting). Also
-the domain's lookups (line inquiry, the carrier list, an eSIM profile), its workflow ids and the search
-attributes operations staff filter on (ids and states only, never PII)."""
+carrier step at once within LINEUP_SYNC_WAIT_SECONDS and answers the create's update with that: the lines'
+activations together, one local activity per attempt for all of them (two transactions whatever the number of
+lines), and each port's submission in local activities of its own. A line its first try activated (or one already
+ACTIVE, for a repeated order) is done there: its row is its record, the order's search attributes (`EnrollmentIds`,
+`LineStatuses`, `Mdns`) its place in the Temporal UI, and no workflow of its own is started. Only a line with work
+left goes on in a workflow of its own, started by the order: LineWorkflow (`line-<enrollment id>`) for a line
+waiting for activation, still activating after the order's wait, or refused (STUCK), holding it until it is
+active: its carrier step under decisions.md's retry budget, STUCK with its error until support's retry or its own
+timer, the `activate` update for a line waiting for activation; PortInWorkflow (`port-<enrollment id>`,
+workflows.porting) for a port, which shares this module's carrier step and line tracker. Also the domain's lookups
+(line inquiry, the carrier list, an eSIM profile), its workflow ids and the search attributes operations staff
+filter on (ids, states and numbers only, never PII)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Never, TypedDict, TypeVar
@@ -48,6 +53,7 @@ with workflow.unsafe.imports_passed_through():
         EnrollmentResult,
         EsimAssigned,
         EsimRequest,
+        FirstTries,
         InquiryRequest,
         LineInquiryAnswer,
         LinePlan,
@@ -94,17 +100,58 @@ ACTIVATION_TYPE = SearchAttributeKey.for_keyword("ActivationType")
 CARRIER = SearchAttributeKey.for_keyword("Carrier")
 MDN = SearchAttributeKey.for_keyword("Mdn")  # the line's number once active (a ported number included)
 
-ALL = (ENROLLMENT_ID, PARENT_ENROLLMENT_ID, AGENT_ID, LINE_STATUS, ACTIVATION_TYPE, CARRIER, MDN)
+# The order's, for its lines: a line its first try activated has no workflow of its own, so its order is where the
+# Temporal UI finds it. Keyword lists match an element: `EnrollmentIds = "E1"` finds the order holding line E1.
+# LineStatuses holds each line's status as the order left it twice over, alone (`LineStatuses = "STUCK"`) and with
+# its line (`LineStatuses = "E1:ACTIVE"`); Mdns the numbers its first tries gave (`Mdns = "4045550100"`, as `Mdn`
+# finds a line's own workflow). The dev server's SQLite store indexes three keyword lists at most.
+ENROLLMENT_IDS = SearchAttributeKey.for_keyword_list("EnrollmentIds")
+LINE_STATUSES = SearchAttributeKey.for_keyword_list("LineStatuses")
+MDNS = SearchAttributeKey.for_keyword_list("Mdns")
+
+ALL: tuple[SearchAttributeKey[str] | SearchAttributeKey[Sequence[str]], ...] = (
+    ENROLLMENT_ID,
+    PARENT_ENROLLMENT_ID,
+    AGENT_ID,
+    LINE_STATUS,
+    ACTIVATION_TYPE,
+    CARRIER,
+    MDN,
+    ENROLLMENT_IDS,
+    LINE_STATUSES,
+    MDNS,
+)
 
 
 def enrollment_search_attributes(order: EnrollmentOrder) -> TypedSearchAttributes:
-    """What operations staff filter an enrollment by in the Temporal UI (whoever starts it: intake or sweep)."""
+    """What operations staff filter an enrollment by in the Temporal UI (whoever starts it: intake or sweep): its
+    lines as intake stored them, until the order's first tries upsert their statuses."""
     return TypedSearchAttributes(
         [
             SearchAttributePair(PARENT_ENROLLMENT_ID, order.parent_enrollment_id),
             SearchAttributePair(AGENT_ID, order.agent_id or ""),
+            SearchAttributePair(ENROLLMENT_IDS, order.enrollment_ids),
+            SearchAttributePair(LINE_STATUSES, line_statuses(order.lines)),
         ]
     )
+
+
+def order_attributes(plans: list[LinePlan]) -> list[SearchAttributeUpdate[Sequence[str]]]:
+    """The order's lines as its first tries left them: their statuses, and the numbers they were given."""
+    mdns = [plan.mdn for plan in plans if plan.mdn]
+    return [LINE_STATUSES.value_set(line_statuses(plans)), *([MDNS.value_set(mdns)] if mdns else [])]
+
+
+def line_statuses(plans: Iterable[LinePlan]) -> list[str]:
+    """LineStatuses' value: each status once, then each line's `<enrollment id>:<status>`."""
+    plans = list(plans)
+    alone = dict.fromkeys(str(plan.status) for plan in plans)
+    return [*alone, *(f"{plan.enrollment_id}:{plan.status}" for plan in plans)]
+
+
+def line_query(enrollment_id: str) -> str:
+    """The visibility query that finds every workflow of a line: its order's and any of its own (a line, a port)."""
+    return f'{ENROLLMENT_IDS.name} = "{enrollment_id}" OR {ENROLLMENT_ID.name} = "{enrollment_id}"'
 
 
 def line_attributes(plan: LinePlan, *, parent_enrollment_id: str, agent_id: str | None) -> TypedSearchAttributes:
@@ -130,10 +177,17 @@ class EnrollmentWorkflow:
 
     @workflow.run
     async def run(self, order: EnrollmentOrder) -> EnrollmentResult:
-        # Intake gave every line its customer record; the order tries each line's carrier step at once.
-        self._lines = list(await asyncio.gather(*(_first_try(order, plan) for plan in order.lines)))
-        self._ready = True  # the update answers in this workflow task, with the lines' workflows' starts
-        await asyncio.gather(*(self._start_line(order, line) for line in self._lines))
+        # Intake gave every line its customer record; the order tries each line's carrier step at once: the
+        # activations together in one local activity per attempt, each port's submission in its own.
+        self._lines = [FirstTry(plan) for plan in order.lines]
+        activating = [line for line in self._lines if _activates_now(line.plan)]
+        others = [line for line in self._lines if line not in activating]
+        await asyncio.gather(_activations(order, activating), *(_submission(order, line) for line in others))
+        self._ready = True  # the update answers in this workflow task, with the upsert and the lines' starts
+        workflow.upsert_search_attributes(order_attributes(self._result().lines))
+        # A line the first try activated is done here (its row is its record): only a line with work left costs a
+        # workflow of its own.
+        await asyncio.gather(*(self._start_line(order, line) for line in self._lines if line.work_left))
         await workflow.wait_condition(workflow.all_handlers_finished)
         return self._result()
 
@@ -147,7 +201,7 @@ class EnrollmentWorkflow:
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             task_timeout=policies.WORKFLOW_TASK_TIMEOUT,
         )
-        if plan.activation_type == ActivationType.PORTIN and plan.status != LineStatus.ACTIVE:
+        if plan.activation_type == ActivationType.PORTIN:
             # A port the carrier refused at submission: its workflow records the refusal and ends.
             refused = PortView(PortStatus.REJECTED, carrier_response=line.stuck.error) if line.stuck else None
             port = PortStart(
@@ -196,6 +250,12 @@ class FirstTry:
     stuck: StuckState | None = None
     submitted: PortSubmission | None = None
 
+    @property
+    def work_left(self) -> bool:
+        """Waiting for activation, still activating, stuck, or porting: anything but ACTIVE goes on in a workflow
+        of its own (a port into a line, even a refused one, in its PortInWorkflow, which records it)."""
+        return self.plan.status != LineStatus.ACTIVE
+
 
 class ChildOptions(TypedDict):
     search_attributes: TypedSearchAttributes
@@ -204,48 +264,78 @@ class ChildOptions(TypedDict):
     task_timeout: timedelta
 
 
-async def _first_try(order: EnrollmentOrder, plan: LinePlan) -> FirstTry:
-    """The line's carrier step, tried in local activities within the order's wait (paced by timers between
-    attempts): a line waiting for activation (or already active, for a repeated order) has none. A slow or absent
-    carrier leaves the line ACTIVATING: its own workflow goes on with the same key, so the carrier never makes two
-    lines of one."""
-    line = FirstTry(plan)
+def _activates_now(plan: LinePlan) -> bool:
+    """A line the order activates now: not one waiting for activation, already active, or porting in."""
+    return not (
+        plan.activation_later or plan.status == LineStatus.ACTIVE or plan.activation_type == ActivationType.PORTIN
+    )
+
+
+async def _activations(order: EnrollmentOrder, lines: list[FirstTry]) -> None:
+    """The lines' activations, tried together in one local activity per attempt within the order's wait (paced by
+    timers between attempts), each line under the key its own workflow would use: an attempt's refusal leaves its
+    line STUCK, an activation ACTIVE, and the lines neither are tried again. A slow or absent carrier leaves a line
+    ACTIVATING: its own workflow goes on with the same key, so the carrier never makes two lines of one."""
+    pending = {line.plan.enrollment_id: line for line in lines}
+    deadline = workflow.now() + timedelta(seconds=order.pacing.sync_wait_seconds)
+    for pause in (*policies.FIRST_TRY_PAUSES, None):
+        remaining = deadline - workflow.now()
+        if not pending or remaining < policies.SHORTEST_TRY:  # a busy worker woke past the wait
+            break
+        keys = {eid: step_key(line_workflow_id(eid), "activate", 0) for eid in pending}
+        tries = FirstTries([CarrierCall(eid, order.vendor_code, key) for eid, key in keys.items()])
+        try:
+            outcomes = await workflow.execute_local_activity_method(
+                EnrollmentActivities.activate_all_and_record, tries, **policies.first_try(remaining)
+            )
+        # The database away or the attempt's time up: every line is tried again. A local activity may fail with its
+        # error itself, not wrapped in an ActivityError.
+        except (ActivityError, ApplicationError):
+            outcomes = []
+        refused = []
+        for outcome in outcomes:
+            if done := outcome.activated:
+                line = pending.pop(outcome.enrollment_id)
+                line.plan = replace(line.plan, status=LineStatus.ACTIVE, mdn=done.mdn, msid=done.msid, msl=done.msl)
+            elif outcome.refused is not None:
+                refused.append(_refused(order, pending.pop(outcome.enrollment_id), outcome.refused, porting=False))
+        await asyncio.gather(*refused)
+        if not pending or pause is None or deadline - workflow.now() <= pause:
+            break
+        await workflow.sleep(pause)
+    for line in pending.values():
+        line.plan = replace(line.plan, status=LineStatus.ACTIVATING)
+
+
+async def _submission(order: EnrollmentOrder, line: FirstTry) -> None:
+    """A port's submission, tried in local activities of its own within the order's wait (paced by timers between
+    attempts); a line waiting for activation (or already active, for a repeated order) has no first try. A slow or
+    absent carrier leaves the port to its own workflow, with the same key."""
+    plan = line.plan
     if plan.activation_later or plan.status == LineStatus.ACTIVE:
-        return line
-    porting = plan.activation_type == ActivationType.PORTIN
-    workflow_id = (port_workflow_id if porting else line_workflow_id)(plan.enrollment_id)
-    key = step_key(workflow_id, "port" if porting else "activate", 0)
-    call = CarrierCall(plan.enrollment_id, order.vendor_code, key)
+        return
+    call = CarrierCall(plan.enrollment_id, order.vendor_code, step_key(port_workflow_id(plan.enrollment_id), "port", 0))
     deadline = workflow.now() + timedelta(seconds=order.pacing.sync_wait_seconds)
     for pause in (*policies.FIRST_TRY_PAUSES, None):
         remaining = deadline - workflow.now()
         if remaining < policies.SHORTEST_TRY:  # a busy worker woke past the wait: the line's workflow goes on
             break
         try:
-            return await _attempt(line, call, porting=porting, remaining=remaining)
+            line.submitted = await workflow.execute_local_activity_method(
+                PortingActivities.submit_and_record, call, **policies.first_try(remaining)
+            )
+            line.plan = replace(plan, status=LineStatus.PORT_PENDING)
+            return
         # A local activity may fail with its error itself, not wrapped in an ActivityError.
         except (ActivityError, ApplicationError) as failure:
             cause = failure.cause if isinstance(failure, ActivityError) else failure
             if isinstance(cause, ApplicationError) and cause.type == CARRIER_REJECTED:
-                return await _refused(order, line, cause.message, porting=porting)
+                await _refused(order, line, cause.message, porting=True)
+                return
         if pause is None or deadline - workflow.now() <= pause:
             break
         await workflow.sleep(pause)
     line.plan = replace(plan, status=LineStatus.ACTIVATING)
-    return line
-
-
-async def _attempt(line: FirstTry, call: CarrierCall, *, porting: bool, remaining: timedelta) -> FirstTry:
-    config, plan = policies.first_try(remaining), line.plan
-    if porting:
-        line.submitted = await workflow.execute_local_activity_method(
-            PortingActivities.submit_and_record, call, **config
-        )
-        line.plan = replace(plan, status=LineStatus.PORT_PENDING)
-    else:
-        done = await workflow.execute_local_activity_method(EnrollmentActivities.activate_and_record, call, **config)
-        line.plan = replace(plan, status=LineStatus.ACTIVE, mdn=done.mdn, msid=done.msid, msl=done.msl)
-    return line
 
 
 async def _refused(order: EnrollmentOrder, line: FirstTry, reason: str, *, porting: bool) -> FirstTry:

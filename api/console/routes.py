@@ -60,7 +60,7 @@ from models.support import (
     waiting_lines,
 )
 from models.types import utcnow
-from workflows.enrollment import line_workflow_id, port_workflow_id
+from workflows.enrollment import line_query, line_workflow_id, port_workflow_id
 
 SESSION_COOKIE = "lineup_console"
 LOGIN_COOKIE = "lineup_console_login"  # the sign-in form's CSRF token, before there is a session
@@ -491,7 +491,7 @@ def _row(settings: Settings, line: Line) -> Row:
         status=line.status,
         detail=shown_error(line),
         since=line.status_since,
-        workflow_url=workflow_url(settings, line_workflow_id(line.enrollment_id)),
+        workflow_url=line_url(settings, line),
         mdn=line.mdn,
         customer_id=line.customer_id,
     )
@@ -506,6 +506,21 @@ def _port_row(settings: Settings, line: Line, port: PortIn) -> Row:
         workflow_url=workflow_url(settings, port_workflow_id(line.enrollment_id)),
         port_number=port.port_number,
     )
+
+
+def line_url(settings: Settings, line: Line) -> str:
+    """Where the Temporal UI shows the line: a line with work left in its own workflow (`line-<id>`); an ACTIVE
+    line, which its order's first try may have activated with no workflow of its own, in the list of its order's
+    workflow and any of its own (workflows.enrollment's search attributes)."""
+    if line.status != LineStatus.ACTIVE:
+        return workflow_url(settings, line_workflow_id(line.enrollment_id))
+    return workflows_url(settings, line_query(line.enrollment_id))
+
+
+def workflows_url(settings: Settings, query: str) -> str:
+    """The Temporal UI's list of the workflows a visibility query finds."""
+    namespace = quote(settings.temporal.namespace, safe="")
+    return f"{settings.temporal.ui}/namespaces/{namespace}/workflows?{urlencode({'query': query})}"
 
 
 def workflow_url(settings: Settings, workflow_id: str) -> str:

@@ -7,15 +7,15 @@ passwords hashed off the create's path, the events a line's changes record)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from itertools import groupby
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import ConfigDict, with_config
-from sqlalchemy import Index, bindparam, case, func, literal, text, update
+from sqlalchemy import ColumnElement, Index, bindparam, case, func, literal, text, update
 from sqlmodel import Field as Column
 from sqlmodel import SQLModel, col, select
 from sqlmodel.sql.expression import SelectOfScalar
@@ -217,7 +217,8 @@ class EnrollmentOrder:
 
 @dataclass(frozen=True)
 class LineStart:
-    """Input of LineWorkflow: the line as its order left it (ACTIVE, ACTIVATING, WAITING_ACTIVATION, or stuck)."""
+    """Input of LineWorkflow: the line as its order left it (ACTIVATING, WAITING_ACTIVATION, or stuck; an ACTIVE
+    line has none)."""
 
     plan: LinePlan
     order_id: str
@@ -289,6 +290,23 @@ class LineActivated:
     msid: str
     msl: str
     iccid: str | None = None
+
+
+@dataclass(frozen=True)
+class FirstTries:
+    """The order's first try of its lines' activations, all in one local activity."""
+
+    calls: list[CarrierCall]
+
+
+@dataclass(frozen=True)
+class FirstTryOutcome:
+    """One line of FirstTries: activated; refused by the carrier (its words: the line is stuck); or neither (no
+    answer in time, the carrier away), which the order tries again or leaves to the line's own workflow."""
+
+    enrollment_id: str
+    activated: LineActivated | None = None
+    refused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -548,43 +566,75 @@ class Activating(NamedTuple):
     esim_profile: str | None
 
 
-_STARTING = col(Line.status).in_(STARTING)
-_BEGIN = (
-    update(Line)
-    .where(col(Line.enrollment_id) == bindparam("eid"))
-    .values(
-        status=case((_STARTING, literal(LineStatus.ACTIVATING.value)), else_=col(Line.status)),
-        status_since=case((_STARTING, bindparam("now")), else_=col(Line.status_since)),
-        shipment_reference=case(
-            ((col(Line.enrollment_type) == "SHIPMENT") & col(Line.shipment_reference).is_(None), bindparam("shipment")),
-            else_=col(Line.shipment_reference),
-        ),
+class Recorded(NamedTuple):
+    """What the carrier's activation gave a line, as its row records it."""
+
+    mdn: str
+    msid: str
+    msl: str
+    iccid: str | None
+    profile: str | None  # the eSIM profile, sealed
+
+
+def _by_line(values: Mapping[str, object]) -> ColumnElement[Any]:  # type: ignore[explicit-any]
+    """A value for each line of one UPDATE, chosen by its enrollment id."""
+    return case(dict(values), value=col(Line.enrollment_id))
+
+
+async def begin_activations(
+    transaction: Session, shipments: Mapping[str, str], *, now: datetime
+) -> dict[str, Activating]:
+    """The lines (by enrollment id, with the shipment reference each gets if it ships) ACTIVATING unless a retried
+    attempt finds one past that, and what each carrier order needs: one statement for any number of lines."""
+    starting = col(Line.status).in_(STARTING)
+    ships = (col(Line.enrollment_type) == "SHIPMENT") & col(Line.shipment_reference).is_(None)
+    begin = (
+        update(Line)
+        .where(col(Line.enrollment_id).in_(list(shipments)))
+        .values(
+            status=case((starting, literal(LineStatus.ACTIVATING.value)), else_=col(Line.status)),
+            status_since=case((starting, bindparam("now")), else_=col(Line.status_since)),
+            shipment_reference=case((ships, _by_line(shipments)), else_=col(Line.shipment_reference)),
+        )
+        .returning(col(Line.enrollment_id), *(getattr(Line, name) for name in Activating._fields))
     )
-    .returning(*(getattr(Line, name) for name in Activating._fields))
-)
-_RECORD = (
-    update(Line)
-    .where(col(Line.enrollment_id) == bindparam("eid"), col(Line.status) != LineStatus.ACTIVE.value)
-    .values(
-        mdn=bindparam("mdn"),
-        msid=bindparam("msid"),
-        msl=bindparam("msl"),
-        iccid=func.coalesce(col(Line.iccid), bindparam("iccid")),
-        esim_profile=func.coalesce(bindparam("profile"), col(Line.esim_profile)),
-        status=LineStatus.ACTIVE.value,
-        last_error=None,
-        status_since=bindparam("now"),
-        activated_at=bindparam("now"),
-    )
-)
+    found = {str(row[0]): Activating._make(row[1:]) for row in await transaction.rows(begin, {"now": now})}
+    if missing := [enrollment_id for enrollment_id in shipments if enrollment_id not in found]:
+        raise RecordNotFound(f"lines {', '.join(missing)} not found")
+    return found
 
 
 async def begin_activation(transaction: Session, enrollment_id: str, *, shipment: str, now: datetime) -> Activating:
-    """The line ACTIVATING (unless a retried attempt finds it past that), and what the carrier order needs."""
-    rows = await transaction.rows(_BEGIN, {"eid": enrollment_id, "now": now, "shipment": shipment})
-    if not rows:
-        raise RecordNotFound(f"line {enrollment_id} not found")
-    return Activating._make(rows[0])
+    """One line's begin_activations."""
+    return (await begin_activations(transaction, {enrollment_id: shipment}, now=now))[enrollment_id]
+
+
+async def record_activations(transaction: Session, records: Mapping[str, Recorded], *, now: datetime) -> set[str]:
+    """The carrier's numbers (and eSIM profiles) of the lines, in one statement; the lines it recorded (not one
+    that was ACTIVE already: a repeated attempt)."""
+    if not records:
+        return set()
+
+    def each(field: str) -> ColumnElement[Any]:  # type: ignore[explicit-any]
+        return _by_line({eid: getattr(done, field) for eid, done in records.items()})
+
+    recorded = (
+        update(Line)
+        .where(col(Line.enrollment_id).in_(list(records)), col(Line.status) != LineStatus.ACTIVE.value)
+        .values(
+            mdn=each("mdn"),
+            msid=each("msid"),
+            msl=each("msl"),
+            iccid=func.coalesce(col(Line.iccid), each("iccid")),
+            esim_profile=func.coalesce(each("profile"), col(Line.esim_profile)),
+            status=LineStatus.ACTIVE.value,
+            last_error=None,
+            status_since=bindparam("now"),
+            activated_at=bindparam("now"),
+        )
+        .returning(col(Line.enrollment_id))
+    )
+    return {str(row[0]) for row in await transaction.rows(recorded, {"now": now})}
 
 
 async def record_activation(
@@ -597,9 +647,8 @@ async def record_activation(
     now: datetime,
 ) -> bool:
     """The carrier's numbers (and eSIM profile); False when the line was ACTIVE already (a repeated attempt)."""
-    mdn, msid, msl = numbers
-    values = {"eid": enrollment_id, "mdn": mdn, "msid": msid, "msl": msl, "iccid": iccid, "profile": profile}
-    return await transaction.run(_RECORD, {**values, "now": now}) == 1
+    done = Recorded(*numbers, iccid=iccid, profile=profile)
+    return bool(await record_activations(transaction, {enrollment_id: done}, now=now))
 
 
 log = logging.getLogger(__name__)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from activities.enrollment import EnrollmentActivities
 from adapters.carrier import CarrierClient
 from models.crypto import FieldCipher, cipher_for
 from models.db import Database
@@ -35,3 +36,8 @@ async def carrier(settings: Any) -> AsyncIterator[CarrierClient]:
 @pytest.fixture
 def cipher(settings: Any) -> FieldCipher:
     return cipher_for(settings)
+
+
+@pytest.fixture
+def activities(carrier: CarrierClient, db: Database, cipher: FieldCipher) -> EnrollmentActivities:
+    return EnrollmentActivities(carrier, db, cipher)

@@ -8,22 +8,10 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.enrollment import EnrollmentActivities
 from models.enrollment.lines import CarrierCall, InquiryRequest, LineState, LineStatus, SimChange
 from tests.support.builders import new_iccid
-from tests.support.lines import event_types, stored_line
-from tests.support.received import carrier_down, carrier_lines, received, retried
-
-
-@pytest.fixture
-def activities(carrier, db, cipher) -> EnrollmentActivities:
-    return EnrollmentActivities(carrier, db, cipher)
-
-
-async def with_customer(api, **overrides) -> str:
-    """A line as intake stores it: RECEIVED with its customer record."""
-    [enrollment_id] = await received(api, overrides)
-    return enrollment_id
+from tests.support.lines import activated_once, event_types, stored_line
+from tests.support.received import carrier_down, carrier_lines, retried, with_customer
 
 
 async def test_activate_and_record_retried_gives_one_line_one_number(api, activities, sandbox_url):
@@ -31,11 +19,7 @@ async def test_activate_and_record_retried_gives_one_line_one_number(api, activi
     call = CarrierCall(enrollment_id, "DEMO", f"line-{enrollment_id}:activate:0")
     activated = await ActivityEnvironment().run(activities.activate_and_record, call)
     assert await retried().run(activities.activate_and_record, call) == activated
-    line = await stored_line(api, enrollment_id)
-    assert (line.status, line.mdn, line.msid) == (LineStatus.ACTIVE, activated.mdn, activated.msid)
-    assert line.shipment_reference  # the builders' line ships
-    assert len(await carrier_lines(sandbox_url, enrollment_id)) == 1
-    assert (await event_types(api, enrollment_id))[-2:] == ["line.activation_attempted", "line.activated"]
+    await activated_once(api, sandbox_url, enrollment_id, activated)
 
 
 async def test_a_sim_another_line_holds_is_a_final_refusal_in_the_lines_events(api, activities):

@@ -15,7 +15,7 @@ import pytest
 from api.catalog import CATALOG
 from api.edge import label
 from api.porting import signature
-from models.types import MEMBER_NAME, NUL_TEXT
+from models.types import MEMBER_NAME, NUL_TEXT, plain_text
 from tests.support.app import make_settings
 from tests.support.builders import body, create, imei, line
 from tests.support.console import csrf_of
@@ -127,3 +127,26 @@ async def test_a_nul_in_a_console_path_names_no_line_and_no_endpoint(api):
     assert (sim.status_code, "No enrollment of yours has that id." in sim.text) == (404, True), sim.text
     endpoint = await api.http.post("/console/webhooks/whe_1%00/disable", data={"csrf": csrf})
     assert (endpoint.status_code, "No such endpoint" in endpoint.text) == (400, True), endpoint.text
+
+
+@pytest.mark.parametrize(
+    ("raw", "plain"),
+    [
+        (b'{"agent_id": "demo.agent", "username": "Ana Mar\xc3\xada"}', True),  # UTF-8 text, no escape: not walked
+        (b'{"agent_id": "demo.\\u0000agent"}', False),  # an escaped NUL
+        (b'{"agent_id": "demo.\\u00e9"}', False),  # any escape takes the walk
+        (b'{"agent_id": "demo.\xed\xb2\x80"}', False),  # a lone surrogate sent raw (json decodes it as it is)
+    ],
+)
+def test_only_a_body_that_cannot_hold_a_nul_or_a_surrogate_skips_the_text_walk(raw, plain):
+    """Issue 36: the dispatcher skips models.types' walk of every string for a body whose bytes rule both out."""
+    assert plain_text(raw) is plain
+
+
+async def test_a_lone_surrogate_sent_raw_is_still_the_fields_error(api):
+    """The surrogate's UTF-8 form sent as bytes (no `\\u` escape): the walk runs, and the field names it."""
+    token = await api.token()
+    raw = json.dumps(body("update_location_coordinate", username="X")).encode().replace(b'"X"', b'"\xed\xb2\x80"')
+    answer = (await api.http.post("/agent", content=raw, headers={"token": token, "content-type": JSON})).json()
+    assert answer["msg_code"] == "RESTAPI110", answer
+    assert any("Username" in error for error in answer["errors"]), answer

@@ -22,27 +22,21 @@ def recorded(name: str) -> dict[str, Any]:
 
 def test_a_one_line_enrollment_activated_by_its_first_try() -> None:
     # EnrollmentWorkflow: started [1] = 1 (its search attributes are part of the start); update accepted [5] = 1;
-    # the first try's local activity, marker [6] of workflow task [4] = 1; the line's child start initiated [7] = 1
-    # (the child's own start, in its history, is the other). 1 + 1 + 1 + 1 = 4.
+    # the first try's local activity, marker [6] of workflow task [4] = 1; the line's statuses upserted [7] = 1.
+    # Its line is done in it: no child, no workflow of the line's own. 1 + 1 + 1 + 1 = 4 for a one-line
+    # NEWACTIVATION enrollment (5 with its line's workflow before issue 36, 12 before issue 25).
     found = count(recorded("enrollment_one_line"))
-    assert found == Actions(starts=1, child_starts=1, local_activity_tasks=1, updates=1)
+    assert found == Actions(starts=1, upserts=1, local_activity_tasks=1, updates=1)
     assert found.total == 4
     assert workflow_type(recorded("enrollment_one_line")) == "EnrollmentWorkflow"
 
 
-def test_its_line_is_one_action() -> None:
-    # LineWorkflow started ACTIVE by its order [1] = 1, completed in its first task [4]: nothing else. A one-line
-    # NEWACTIVATION enrollment is 4 + 1 = 5 actions (12 before issue 25's one path per workflow).
-    found = count(recorded("line_new_activation"))
-    assert found == Actions(starts=1)
-    assert count_all([recorded("enrollment_one_line"), recorded("line_new_activation")]).total == 5
-
-
 def test_local_activities_of_one_workflow_task_are_one_action() -> None:
-    # Two lines: started [1], update [5], markers [6, 7, 8] all of task [4] = 1, child starts [9, 10] = 2.
-    # 1 + 1 + 1 + 2 = 5.
+    # Two lines: started [1], update [5], markers [6] (both lines' activations) and [7] (the refused one's STUCK) of
+    # task [4] = 1, the statuses' upsert [8] = 1, the stuck line's child start [9] = 1 (the line activated at once
+    # has none). 1 + 1 + 1 + 1 + 1 = 5.
     found = count(recorded("enrollment_two_lines_one_stuck"))
-    assert (found.local_activity_tasks, found.child_starts, found.total) == (1, 2, 5)
+    assert (found.local_activity_tasks, found.child_starts, found.upserts, found.total) == (1, 1, 1, 5)
 
 
 def test_a_port_polled_by_retries_to_completion() -> None:
@@ -82,10 +76,9 @@ def test_lookups(name: str, total: int) -> None:
 
 
 def test_workflow_tasks_are_the_tasks_a_worker_was_handed() -> None:
-    # The line: WORKFLOW_TASK_STARTED [3] = 1. Its enrollment: [3] (start, update and the first try) and [11] (the
-    # child started) = 2: 3 for a 1-line enrollment. The polled port: [3], [10], [16] = 3.
-    assert workflow_tasks(recorded("line_new_activation")) == 1
-    assert workflow_tasks(recorded("enrollment_one_line")) == 2
+    # A 1-line enrollment activated at once: [3] (start, update, the first try, the upsert and its end) = 1, and no
+    # line workflow's (3 in all before issue 36). The polled port: [3], [10], [16] = 3.
+    assert workflow_tasks(recorded("enrollment_one_line")) == 1
     assert workflow_tasks(recorded("port_in_completed")) == 3
 
 

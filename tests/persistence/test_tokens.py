@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from sqlmodel import select
 
 from models import auth
@@ -14,7 +15,10 @@ from models.envelope import LineupError
 CONCURRENT_USES = 20
 
 
-async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
+@pytest.mark.parametrize("at_once", [True, False], ids=["read-and-claimed", "claimed-after-the-read"])
+async def test_concurrent_uses_of_one_token_let_exactly_one_through(db, at_once):
+    """Read and claimed in one go (the dispatcher's way; one statement on PostgreSQL), or claimed again after the
+    read (a transaction rolled back takes its claim with it: the committing one claims it anew)."""
     async with db.transaction() as transaction:
         user = (await transaction.exec(select(ApiUser).where(ApiUser.username == "demo.api"))).one()
         assert user.id is not None
@@ -25,8 +29,9 @@ async def test_concurrent_uses_of_one_token_let_exactly_one_through(db):
         uow = UnitOfWork(db)
         try:
             transaction = await uow.session()
-            presented = await auth.present(transaction, token, username=None)
-            await auth.claim(transaction, presented.hashed)
+            presented = await auth.present(transaction, token, username=None, claim=at_once)
+            if not at_once:
+                await auth.claim(transaction, presented.hashed)
             await uow.commit()
             return "accepted"
         except LineupError as refusal:

@@ -117,3 +117,13 @@ async def line_workflow(stack: Any, enrollment_id: str, within: float = 20.0) ->
         every=0.05,
         what=f"a workflow for line {enrollment_id}",
     )
+
+
+async def activated_once(api: Any, sandbox_url: str, enrollment_id: str, activated: Any) -> None:
+    """The line is ACTIVE with the number and MSID the activation answered, shipped, one line at the carrier, and
+    its events end with the attempt and the activation (however often the activation was run)."""
+    line = await stored_line(api, enrollment_id)
+    assert (line.status, line.mdn, line.msid) == ("ACTIVE", activated.mdn, activated.msid)
+    assert line.shipment_reference  # the builders' line ships
+    assert len(await carrier_lines(sandbox_url, enrollment_id)) == 1
+    assert (await event_types(api, enrollment_id))[-2:] == ["line.activation_attempted", "line.activated"]

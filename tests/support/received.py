@@ -45,6 +45,12 @@ async def received(api: Any, *lines: dict[str, Any]) -> list[str]:
     return ids
 
 
+async def with_customer(api: Any, **overrides: Any) -> str:
+    """A line as intake stores it: RECEIVED with its customer record."""
+    [enrollment_id] = await received(api, overrides)
+    return enrollment_id
+
+
 async def order_of(db: Database, enrollment_id: str) -> EnrollmentOrder:
     """The order of the line as its workflow would get it."""
     async with db.transaction() as session:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlmodel import select
 from temporalio.api.enums.v1 import EventType
+from temporalio.service import RPCError, RPCStatusCode
 
 from models.enrollment.lines import Line
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.lines import line_workflow, waiting_line
-from workflows.enrollment import LINE_STATUS
+from workflows.enrollment import LINE_STATUS, line_workflow_id
 
 
 async def line_status(stack: Any, enrollment_id: str) -> str | None:
@@ -76,7 +78,10 @@ async def test_activate_line_after_checkout_activated_the_line(stack):
     assert entry["data"]["mdn"] is not None, created
     answer = await stack.call("/customer", body("activate_line", enrollment_id=parent))
     assert (answer["msg_code"], answer["data"][0]["data"]["mdn"]) == ("RESTAPI000", entry["data"]["mdn"])
-    assert await updates_of(stack, parent) == 0
+    # Answered from its row: its order activated it, so it has no workflow to ask (none was started for it).
+    with pytest.raises(RPCError) as missing:
+        await stack.env.client.get_workflow_handle(line_workflow_id(parent)).describe()
+    assert missing.value.status == RPCStatusCode.NOT_FOUND
 
 
 async def test_a_line_that_is_not_waiting_is_refused_and_its_port_goes_on(stack):

@@ -1,11 +1,12 @@
 """EnrollmentWorkflow alone on the dev server (its local activities' deadlines are wall-clock time, which the
-time-skipping server's clock is not), with `activate_and_record`, `submit_and_record`, `set_line_status` and
-`finish_port` stand-in activities and each line's workflow a stand-in, all under the real names. Its contract
+time-skipping server's clock is not), with `activate_all_and_record`, `submit_and_record`, `set_line_status`
+and `finish_port` stand-in activities and each line's workflow a stand-in, all under the real names. Its contract
 (intake gave every line its customer record): each line's carrier step tried at once, in local activities, all
-lines together, with the key its own workflow would use; the `customers` update answered in that same workflow
-task, with the MDNs the carrier gave and none for a line the carrier did not answer in time; then one workflow
-per line (`line-<id>`, or `port-<id>` for a PORTIN line) with the line as the order left it, outliving the
-order."""
+lines together (the activations in one local activity per attempt), with the key its own workflow would use; the
+`customers` update answered in that same workflow task, with the MDNs the carrier gave and none for a line the
+carrier did not answer in time; a line the first try activated is done in the order (no workflow of its own; the
+order's search attributes name it and its status); every other line goes on in a workflow of its own
+(`line-<id>`, or `port-<id>` for a PORTIN line) with the line as the order left it, outliving the order."""
 
 from __future__ import annotations
 
@@ -13,16 +14,19 @@ import asyncio
 import uuid
 from typing import Any
 
+import pytest
 from temporalio.client import WithStartWorkflowOperation, WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 from models.enrollment.lines import (
     CarrierCall,
     EnrollmentOrder,
     EnrollmentResult,
+    FirstTries,
+    FirstTryOutcome,
     LineActivated,
     LinePlan,
     LineStart,
@@ -35,7 +39,14 @@ from models.porting import PortFinish, PortOutcome, PortStart, PortSubmission
 from tests.support.alone import Calls, fresh_queue, stand_in, worker
 from tests.support.stand_in_workflows import StandInLine, StandInPort, mdn_of
 from tests.support.waiting import eventually
-from workflows.enrollment import EnrollmentWorkflow
+from workflows.enrollment import (
+    ENROLLMENT_IDS,
+    LINE_STATUSES,
+    MDNS,
+    EnrollmentWorkflow,
+    enrollment_search_attributes,
+    line_query,
+)
 
 RUN = 6  # the length of a test's own prefix of its enrollment ids
 PACING = Pacing(carrier_max_attempts=3, port_poll_seconds=60.0, stuck_retry_minutes=5.0, sync_wait_seconds=5.0)
@@ -104,10 +115,23 @@ def enroll(env, order: EnrollmentOrder) -> tuple[Carrier, Worker, str]:
     async def finished(*_: object) -> PortOutcome:
         return PortOutcome("PORT_REJECTED")
 
+    async def activate_all(tries: FirstTries) -> list[FirstTryOutcome]:
+        """As the real activity answers: each line's activation at once, each line's outcome its own."""
+
+        async def one(call: CarrierCall) -> FirstTryOutcome:
+            await calls.note("activation", call)
+            try:
+                return FirstTryOutcome(call.enrollment_id, activated=await carrier.activate(call))
+            except ApplicationError as error:
+                refused = error.message if error.type == CARRIER_REJECTED else None
+                return FirstTryOutcome(call.enrollment_id, refused=refused)
+
+        return list(await asyncio.gather(*(one(call) for call in tries.calls)))
+
     activities = [
         stand_in("set_line_status", calls, recorded, takes=[LineState], gives=None),
         stand_in("finish_port", calls, finished, takes=[PortFinish], gives=PortOutcome),
-        stand_in("activate_and_record", calls, carrier.activate, takes=[CarrierCall], gives=LineActivated),
+        stand_in("activate_all_and_record", calls, activate_all, takes=[FirstTries], gives=list[FirstTryOutcome]),
         stand_in("submit_and_record", calls, carrier.submit, takes=[CarrierCall], gives=PortSubmission),
     ]
     return (
@@ -125,11 +149,17 @@ async def update_with_start(env, order: EnrollmentOrder, queue: str) -> tuple[En
         id=order.order_id,
         task_queue=queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=enrollment_search_attributes(order),
     )
     answer = await env.client.execute_update_with_start_workflow(
         EnrollmentWorkflow.customers, start_workflow_operation=start
     )
     return answer, await start.workflow_handle()
+
+
+async def workflows_started_by(env, order_id: str) -> list[str]:
+    """The ids of the workflows the order started (its children), once it has completed."""
+    return [listed.id async for listed in env.client.list_workflows(f'ParentWorkflowId = "{order_id}"')]
 
 
 async def started_with(env, workflow_id: str, kind: type) -> Any:
@@ -156,26 +186,54 @@ def by_line(result: EnrollmentResult) -> dict[str, tuple[str, str | None]]:
     return {plan.enrollment_id[RUN:]: (plan.status, plan.mdn) for plan in result.lines}
 
 
-async def test_every_line_is_activated_at_once_and_gets_a_line_workflow_of_its_own(temporal_env):
+async def test_every_line_is_activated_at_once_and_a_line_activated_so_has_no_workflow_of_its_own(temporal_env):
     order = order_of("E1", "E2", "E3")
     carrier, running, queue = enroll(temporal_env, order)
     async with running:
         answer, handle = await update_with_start(temporal_env, order, queue)
         result = await handle.result()
-        given = {
-            line_id: await started_with(temporal_env, f"line-{line_id}", LineStart) for line_id in order.enrollment_ids
-        }
+        children = await workflows_started_by(temporal_env, order.order_id)
     assert by_line(answer) == {line_id[RUN:]: (LineStatus.ACTIVE, mdn_of(line_id)) for line_id in order.enrollment_ids}
     assert result == answer
     assert carrier.most_at_once == 3  # the lines' activations run together
     # Each activation keyed as the line's own workflow would key it: a late answer cannot make a second line.
-    assert sorted(call.idempotency_key for (call,) in carrier.calls.of("activate_and_record")) == [
+    assert sorted(call.idempotency_key for (call,) in carrier.calls.of("activation")) == [
         f"line-{line_id}:activate:0" for line_id in order.enrollment_ids
     ]
-    expected = (LineStatus.ACTIVE, None, PACING)
-    assert {
-        line_id: (start.plan.status, start.stuck, start.pacing) for line_id, start in given.items()
-    } == dict.fromkeys(order.enrollment_ids, expected)
+    assert children == []  # done in the order: no line-<id> (the UI finds the lines by the order's attributes)
+    for line_id in order.enrollment_ids:
+        with pytest.raises(RPCError) as missing:
+            await temporal_env.client.get_workflow_handle(f"line-{line_id}").describe()
+        assert missing.value.status == RPCStatusCode.NOT_FOUND
+
+
+async def test_the_order_carries_its_lines_ids_and_statuses_for_the_temporal_ui(temporal_env):
+    order = order_of("E1", "E2SIM", "E3LATER")
+    _, running, queue = enroll(temporal_env, order)
+    async with running:
+        _, handle = await update_with_start(temporal_env, order, queue)
+        await handle.result()
+        attributes = (await handle.describe()).typed_search_attributes
+        found = {
+            query: [listed.id async for listed in temporal_env.client.list_workflows(query)]
+            for query in (
+                f'EnrollmentIds = "{id_of(order, "E3LATER")}"',
+                f'LineStatuses = "{id_of(order, "E1")}:ACTIVE" AND LineStatuses = "STUCK"',
+                f'Mdns = "{mdn_of(id_of(order, "E1"))}"',
+                line_query(id_of(order, "E1")),
+            )
+        }
+    assert attributes.get(ENROLLMENT_IDS) == order.enrollment_ids
+    assert attributes.get(LINE_STATUSES) == [
+        "ACTIVE",
+        "STUCK",
+        "CUSTOMER_CREATED",
+        f"{id_of(order, 'E1')}:ACTIVE",
+        f"{id_of(order, 'E2SIM')}:STUCK",
+        f"{id_of(order, 'E3LATER')}:CUSTOMER_CREATED",
+    ]
+    assert attributes.get(MDNS) == [mdn_of(id_of(order, "E1"))]  # the one number its first tries gave
+    assert found == {query: [order.order_id] for query in found}  # each finds the order, and only it
 
 
 async def test_a_carrier_that_does_not_answer_in_time_leaves_the_line_activating_in_its_own_workflow(temporal_env):
@@ -191,7 +249,7 @@ async def test_a_carrier_that_does_not_answer_in_time_leaves_the_line_activating
         "E2DOWN": (LineStatus.ACTIVATING, None),
     }
     assert (answered - began).total_seconds() <= PACING.sync_wait_seconds + 1  # within the create's wait
-    assert len(carrier.calls.of("activate_and_record")) > 2  # retried within the wait…
+    assert len(carrier.calls.of("activation")) > 2  # retried within the wait…
     assert (start.plan.status, start.stuck) == (LineStatus.ACTIVATING, None)  # …and left to the line's workflow
 
 
@@ -207,7 +265,7 @@ async def test_a_refused_activation_starts_its_line_stuck_and_the_line_outlives_
         await stuck.signal("retry")
         retried = await stuck.result()
     assert by_line(answer)["E2SIM"] == (LineStatus.STUCK, None)
-    assert len(carrier.calls.of("activate_and_record")) == 2  # a refusal is not retried
+    assert len(carrier.calls.of("activation")) == 2  # a refusal is not retried
     assert start.stuck is not None and (start.stuck.key_round, start.stuck.error) == (1, "915 SIM already in use")
     assert still == WorkflowExecutionStatus.RUNNING  # the line outlives its completed order…
     assert retried.status == LineStatus.ACTIVE  # …so support may still retry it
@@ -239,6 +297,6 @@ async def test_a_line_waiting_for_activation_has_no_carrier_step_until_it_is_ask
     async with running:
         answer, _ = await update_with_start(temporal_env, order, queue)
         start = await started_with(temporal_env, f"line-{id_of(order, 'E1LATER')}", LineStart)
-    assert carrier.calls.of("activate_and_record") == []
+    assert carrier.calls.of("activation") == []
     assert by_line(answer) == {"E1LATER": (LineStatus.CUSTOMER_CREATED, None)}
     assert start.plan.activation_later

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import html
 import logging
 import sqlite3
+from urllib.parse import urlencode
 
+import pytest
 from sqlmodel import func, select
+from temporalio.service import RPCError, RPCStatusCode
 
 from models.enrollment.lines import Enrollment, Line
 from models.payment import PaymentRecord, SavedCard
 from tests.support.builders import body, create, line
+from tests.support.console import sign_in
 from tests.support.lines import line_workflow
-from workflows.enrollment import enrollment_workflow_id
+from workflows.enrollment import (
+    ENROLLMENT_IDS,
+    LINE_STATUSES,
+    MDNS,
+    enrollment_workflow_id,
+    line_query,
+    line_workflow_id,
+)
 
 
 async def test_full_flow_availability_plans_payment_customer_inquiry(stack):
@@ -145,9 +157,41 @@ async def test_line_inquiry_of_a_line_not_held_passes_the_909_through(stack):
     assert "does not belong" in inquiry["data"]["LINE_INQ"]["DESCRIPTION"]
 
 
-async def test_lines_run_in_parallel_workflows(stack):
+async def test_lines_with_work_left_run_in_parallel_workflows_of_their_own(stack):
     ids = [await stack.new_enrollment_id() for _ in range(4)]
-    created = await stack.call("/customer", create(ids[0], *(line(i) for i in ids)))
+    created = await stack.call("/customer", create(ids[0], *(line(i, activation_later="Y") for i in ids)))
     assert created["msg_code"] == "RESTAPI000"
     descriptions = await asyncio.gather(*(line_workflow(stack, i) for i in ids))
     assert all(d.parent_id and d.parent_id.startswith(f"enrollment-{ids[0]}") for d in descriptions)
+
+
+async def test_lines_activated_at_once_are_done_in_their_order_and_found_by_its_search_attributes(stack):
+    ids = [await stack.new_enrollment_id() for _ in range(3)]
+    created = await stack.call("/customer", create(ids[0], *(line(i) for i in ids)))
+    assert [entry["data"]["mdn"] is not None for entry in created["data"]] == [True] * 3, created
+    order = stack.env.client.get_workflow_handle(enrollment_workflow_id(ids[0], ids))
+    await order.result()
+    client = stack.env.client
+    for enrollment_id in ids:  # no workflow of its own: its row is its record
+        with pytest.raises(RPCError) as missing:
+            await client.get_workflow_handle(line_workflow_id(enrollment_id)).describe()
+        assert missing.value.status == RPCStatusCode.NOT_FOUND
+    attributes = (await order.describe()).typed_search_attributes
+    assert attributes.get(ENROLLMENT_IDS) == ids
+    assert attributes.get(LINE_STATUSES) == ["ACTIVE", *(f"{i}:ACTIVE" for i in ids)]
+    mdns = [entry["data"]["mdn"] for entry in created["data"]]
+    assert attributes.get(MDNS) == mdns
+    # As operations staff find a line in the Temporal UI.
+    queries = (
+        f'EnrollmentIds = "{ids[1]}"',
+        f'LineStatuses = "{ids[2]}:ACTIVE"',
+        f'Mdns = "{mdns[0]}"',
+        line_query(ids[0]),
+    )
+    for query in queries:
+        assert [listed.id async for listed in client.list_workflows(query)] == [order.id], query
+    # The console links such a line to that list in the Temporal UI, not to a line-<id> that does not exist.
+    assert (await sign_in(stack.http)).status_code in (200, 303)
+    page = await stack.http.get("/console/search", params={"q": ids[1]})
+    listed = f"/namespaces/default/workflows?{urlencode({'query': line_query(ids[1])})}"
+    assert html.escape(listed) in page.text and f"workflows/line-{ids[1]}" not in page.text

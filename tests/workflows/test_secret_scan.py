@@ -15,6 +15,7 @@ import pytest
 from sqlmodel import SQLModel
 from temporalio.api.enums.v1 import EventType
 
+from models.enrollment.lines import FirstTryOutcome
 from tests.support.builders import PORT_FIELDS, body, create, line, new_iccid
 from tests.support.lines import wait_for
 from tests.support.ports import port_number
@@ -108,19 +109,22 @@ async def test_no_customer_secret_in_tables_histories_or_logs(stack, caplog):
 
 @pytest.mark.parametrize("settings_overrides", [PACED])
 async def test_a_carrier_refusal_is_ciphertext_in_the_history_and_plain_to_a_client_with_the_key(stack):
-    """A failure's message and stack trace are encrypted as payloads are (workflows/codec.py): the carrier's
-    words may quote what the line sent."""
+    """A failure's message and stack trace are encrypted as payloads are (workflows/codec.py), and so is a
+    refusal a first try answers with: the carrier's words may quote what the line sent."""
     stuck = await stuck_on_a_sim_in_use(stack, new_iccid())
-    # The order's first try met the refusal, in a local activity: its failure is in the order's marker.
+    # The order's first try met the refusal, in a local activity: its line's outcome is the order's marker's
+    # result, a payload.
     order = stack.env.client.get_workflow_handle(enrollment_workflow_id(stuck, [stuck]))
     events = [event async for event in order.fetch_history_events()]
-    failed = [
-        event.marker_recorded_event_attributes.failure
+    markers = [
+        event.marker_recorded_event_attributes
         for event in events
         if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-        and event.marker_recorded_event_attributes.HasField("failure")
     ]
-    assert failed and {failure.message for failure in failed} == {"Encoded failure"}
+    results = [payload for marker in markers for payload in marker.details["result"].payloads]
+    assert results and {payload.metadata["encoding"] for payload in results} == {b"binary/encrypted"}
+    [outcomes] = await stack.env.client.data_converter.decode(results[:1], [list[FirstTryOutcome]])
+    assert outcomes == [FirstTryOutcome(stuck, refused=SIM_IN_USE)]  # plain to a client with the key
     handle = stack.env.client.get_workflow_handle(line_workflow_id(stuck))
     line_events = [event async for event in handle.fetch_history_events()]
     history = b"".join(event.SerializeToString() for event in [*events, *line_events])

@@ -10,12 +10,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from temporalio.service import RPCError, RPCStatusCode
 
 from tests.support.builders import create, line
-from tests.support.lines import activations_sent
+from tests.support.lines import activations_sent, event_types, sandbox_lines
 from tests.support.waiting import eventually
 from tests.support.worker_process import kill, own_queue, worker_process
 from worker import running_worker
+from workflows.enrollment import enrollment_workflow_id, line_workflow_id
 
 
 async def create_one(stack: Any, enrollment_id: str | None = None) -> tuple[float, dict[str, Any]]:
@@ -42,6 +44,15 @@ async def test_enrollments_in_flight_and_new_ones_recover_quickly_after_a_worker
             recovered = time.monotonic() - killed
             after = [await create_one(stack) for _ in range(3)]
     assert all(answer["data"][0]["data"]["mdn"] for answer in answers + [a for _, a in after])
+    # The killed worker's first tries were taken up by the next in the orders' workflows: each line ACTIVE once,
+    # with the one number the carrier gave it, and done in its order (no workflow of its own was needed).
+    for enrollment_id, answer in zip(ids, answers, strict=True):
+        [held] = await sandbox_lines(stack, enrollment_id)
+        assert held["mdn"] == answer["data"][0]["data"]["mdn"]
+        assert (await event_types(stack, enrollment_id)).count("line.activated") == 1
+        with pytest.raises(RPCError) as missing:
+            await stack.env.client.get_workflow_handle(line_workflow_id(enrollment_id)).describe()
+        assert missing.value.status == RPCStatusCode.NOT_FOUND
     print(f"\nin flight answered {recovered:.1f} s after the kill; then {', '.join(f'{t:.2f} s' for t, _ in after)}")
     # 15-21 s before (a dead worker's tasks waited out 10 s timeouts); now the new worker's start (~2 s), the
     # activity's heartbeat (2 s) and retry (1 s), and a second on each sticky queue: 6-10 s on 2 busy cores.
@@ -54,10 +65,12 @@ async def test_enrollments_in_flight_and_new_ones_recover_quickly_after_a_worker
 async def test_interactive_workflows_move_a_dead_workers_task_on_within_5_seconds(stack):
     enrollment_id = await stack.new_enrollment_id()
     assert (await stack.call("/customer", create(enrollment_id, line(enrollment_id))))["msg_code"] == "RESTAPI000"
-    for workflow_id in (f"line-{enrollment_id}",):
-        described = await stack.env.client.get_workflow_handle(workflow_id).describe()
-        config = described.raw_description.execution_config
-        assert config.default_workflow_task_timeout.ToTimedelta() == timedelta(seconds=5)
+    # The order's workflow (its line, activated at once, has none of its own).
+    described = await stack.env.client.get_workflow_handle(
+        enrollment_workflow_id(enrollment_id, [enrollment_id])
+    ).describe()
+    config = described.raw_description.execution_config
+    assert config.default_workflow_task_timeout.ToTimedelta() == timedelta(seconds=5)
 
 
 async def test_the_worker_gives_up_a_dead_sticky_queue_after_a_second(stack):
