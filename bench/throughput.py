@@ -255,12 +255,24 @@ async def call_cpu_figures(ctx: Context) -> list[Figure]:
     client = found["client"].cpu_ms
     floor_key, how = ctx.key("T1", "floor_call_cpu"), "in-process, one call at a time, net of the calling"
     floor = Figure(
-        floor_key, "T1", f"{ctx.db}: CPU per call, the floor of ../shared/bench ({how}) (baseline)", "ms", "call",
-        value=found["floor"].cpu_ms - client, count=found["floor"].calls,
-    )  # fmt: skip
+        floor_key,
+        "T1",
+        f"{ctx.db}: CPU per call, the floor of ../shared/bench ({how}) (baseline)",
+        "ms",
+        "call",
+        value=found["floor"].cpu_ms - client,
+        count=found["floor"].calls,
+    )
     lineup = Figure(
-        ctx.key("T1", "call_cpu"), "T1", f"{ctx.db}: CPU per update_location_coordinate ({how})", "ms", "call",
-        value=found["lineup"].cpu_ms - client, count=found["lineup"].ok, against=floor_key, goal=CPU_GOALS[database],
+        ctx.key("T1", "call_cpu"),
+        "T1",
+        f"{ctx.db}: CPU per update_location_coordinate ({how})",
+        "ms",
+        "call",
+        value=found["lineup"].cpu_ms - client,
+        count=found["lineup"].ok,
+        against=floor_key,
+        goal=CPU_GOALS[database],
         note=f"calling (httpx through ASGI) {client:.3f} ms a call, taken off both",
-    )  # fmt: skip
+    )
     return [floor, lineup]
